@@ -1,0 +1,42 @@
+"""Statistics for agent test results, importable without the CLI and without numpy/scipy.
+
+Pass rates (:func:`wilson_interval`, :func:`pass_at_k`, :func:`pass_hat_k`), comparing runs
+(:func:`newcombe_diff_interval`, :func:`fisher_exact`, :func:`holm_correction`), agreement
+between raters (:func:`percent_agreement`, :func:`confusion_matrix`, :func:`cohen_kappa`,
+:func:`bootstrap_kappa_interval`, :func:`fleiss_kappa`, :func:`krippendorff_alpha`) and
+latency summaries (:func:`percentile`). See SPEC section 6.
+"""
+
+from ._agreement import (
+    bootstrap_kappa_interval,
+    cohen_kappa,
+    confusion_matrix,
+    fleiss_kappa,
+    krippendorff_alpha,
+    percent_agreement,
+)
+from ._common import percentile
+from ._proportions import (
+    fisher_exact,
+    holm_correction,
+    newcombe_diff_interval,
+    pass_at_k,
+    pass_hat_k,
+    wilson_interval,
+)
+
+__all__ = [
+    "bootstrap_kappa_interval",
+    "cohen_kappa",
+    "confusion_matrix",
+    "fisher_exact",
+    "fleiss_kappa",
+    "holm_correction",
+    "krippendorff_alpha",
+    "newcombe_diff_interval",
+    "pass_at_k",
+    "pass_hat_k",
+    "percent_agreement",
+    "percentile",
+    "wilson_interval",
+]
