@@ -1,0 +1,48 @@
+"""Test blocks: the typed model, the YAML loader, overlays and the JSON Schema."""
+
+from ._loader import Battery, load_battery, load_block_file, load_overlay, merge_reference
+from ._model import (
+    ALWAYS_FAIL_RULES,
+    ASI_IDS,
+    CRITERION_TYPES,
+    TAGS,
+    TIERS,
+    Block,
+    Criteria,
+    Criterion,
+    CriterionType,
+    Fixture,
+    Overlay,
+    Reference,
+    SourceRef,
+    Teardown,
+    Turn,
+)
+from ._schema import battery_json_schema
+from ._summary import block_summaries, validate_paths
+
+__all__ = [
+    "ALWAYS_FAIL_RULES",
+    "ASI_IDS",
+    "CRITERION_TYPES",
+    "TAGS",
+    "TIERS",
+    "Battery",
+    "Block",
+    "Criteria",
+    "Criterion",
+    "CriterionType",
+    "Fixture",
+    "Overlay",
+    "Reference",
+    "SourceRef",
+    "Teardown",
+    "Turn",
+    "battery_json_schema",
+    "block_summaries",
+    "load_battery",
+    "load_block_file",
+    "load_overlay",
+    "merge_reference",
+    "validate_paths",
+]

@@ -1,0 +1,48 @@
+"""Library entry points behind `validate` and `list`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agenttest.errors import InputError
+
+from ._loader import Battery, load_battery
+
+
+def validate_paths(
+    paths: Sequence[str | Path], overlay: str | Path | None = None, strict: bool = False
+) -> Battery:
+    """Load and check; with ``strict`` also lint. Raises InputError listing every problem."""
+    battery = load_battery(paths, overlay=overlay)
+    if strict:
+        from ._lint import lint_battery
+
+        problems = lint_battery(battery)
+        if problems:
+            raise InputError(problems, f"{len(problems)} lint problem(s) found")
+    return battery
+
+
+def block_summaries(battery: Battery, tiers: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """One JSON-ready row per block, in battery order (the `list --json` contract)."""
+    wanted = {t.upper() for t in tiers}
+    rows = []
+    for b in battery:
+        if wanted and b.tier not in wanted:
+            continue
+        rows.append(
+            {
+                "id": b.id,
+                "aliases": list(b.aliases),
+                "tier": b.tier,
+                "category": b.category,
+                "title": b.title,
+                "owasp": list(b.owasp),
+                "k": b.k,
+                "turns": len(b.turns),
+                "file": b.source.file if b.source else None,
+            }
+        )
+    return rows

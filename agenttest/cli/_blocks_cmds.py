@@ -1,0 +1,73 @@
+"""`validate`, `list` and `schema`: commands over the block loader."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from . import app
+
+PATHS_ARG = typer.Argument(..., help="Block files or folders (searched recursively for *.yaml).")
+
+
+@app.command()
+def validate(
+    paths: list[Path] = PATHS_ARG,
+    overlay: Path | None = typer.Option(
+        None, "--overlay", help="Overlay file whose reference fields replace the blocks' own."
+    ),
+    strict: bool = typer.Option(
+        False,
+        "--strict",
+        help="Also run the battery lint (preconditions, inverses, rubrics, premises).",
+    ),
+) -> None:
+    """Check blocks (and an overlay): one `FILE:LINE: message` per problem, exit 2 on any."""
+    from agenttest.blocks import validate_paths
+
+    battery = validate_paths(paths, overlay=overlay, strict=strict)
+    tiers: dict[str, int] = {}
+    for b in battery:
+        tiers[b.tier] = tiers.get(b.tier, 0) + 1
+    per_tier = ", ".join(f"{t} {n}" for t, n in tiers.items())
+    extra = f" with overlay {battery.overlay.agent}" if battery.overlay else ""
+    print(f"{len(battery)} blocks valid{extra} ({per_tier}); battery {battery.digest}")
+
+
+@app.command("list")
+def list_blocks(
+    paths: list[Path] = PATHS_ARG,
+    tier: list[str] = typer.Option(
+        [], "--tier", help="Only these tiers (repeat or comma-separate)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON array instead of a table."),
+    overlay: Path | None = typer.Option(None, "--overlay", help="Apply this overlay first."),
+) -> None:
+    """List blocks with their ids, aliases, tier, OWASP items, k and number of turns."""
+    from agenttest.blocks import block_summaries, load_battery
+
+    battery = load_battery(paths, overlay=overlay)
+    rows = block_summaries(battery, tiers=[t for item in tier for t in item.split(",") if t])
+    if as_json:
+        json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return
+    widths = (16, 4, 3, 5)
+    for r in rows:
+        owasp = ",".join(r["owasp"]) or "-"
+        print(
+            f"{r['id']:<{widths[0]}} {r['tier']:<{widths[1]}} k={r['k']:<{widths[2]}} "
+            f"turns={r['turns']:<{widths[3]}} {owasp:<12} {r['title']}"
+        )
+    print(f"{len(rows)} blocks", file=sys.stderr)
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of block and overlay files (for editors)."""
+    from agenttest.blocks import battery_json_schema
+
+    print(json.dumps(battery_json_schema(), indent=2, ensure_ascii=False))

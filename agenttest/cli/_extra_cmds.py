@@ -1,0 +1,3 @@
+"""Commands whose library parts land in later issues register here."""
+
+from __future__ import annotations
