@@ -1,0 +1,39 @@
+"""Results on disk: typed schema 2.0 records, a durable writer and a streaming reader."""
+
+from ._files import RunWriter, check_not_temp, dumps, run_file_name, temp_roots, unused_path
+from ._reader import MIGRATIONS, ReadNotes, iter_records, read_run_meta
+from ._records import (
+    SCHEMA_VERSION,
+    Attempt,
+    CriterionResult,
+    Evidence,
+    Grade,
+    Record,
+    RunEnd,
+    RunMeta,
+    ToolCall,
+    TurnRecord,
+)
+
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "Attempt",
+    "CriterionResult",
+    "Evidence",
+    "Grade",
+    "ReadNotes",
+    "Record",
+    "RunEnd",
+    "RunMeta",
+    "RunWriter",
+    "ToolCall",
+    "TurnRecord",
+    "check_not_temp",
+    "dumps",
+    "iter_records",
+    "read_run_meta",
+    "run_file_name",
+    "temp_roots",
+    "unused_path",
+]

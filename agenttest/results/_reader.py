@@ -1,0 +1,118 @@
+"""Streaming reader of run files: tolerant of torn lines, strict about versions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agenttest.errors import InputError, Problem
+
+from ._records import SCHEMA_MAJOR, SCHEMA_VERSION
+
+#: Upgrades from older minor versions of schema 2, applied in order to each record.
+MIGRATIONS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+@dataclass
+class ReadNotes:
+    """What the reader skipped or repaired; reports show it under data integrity."""
+
+    path: str
+    torn_lines: list[int] = field(default_factory=list)
+    migrated: int = 0
+
+    def messages(self) -> list[str]:
+        out = []
+        if self.torn_lines:
+            where = ", ".join(str(n) for n in self.torn_lines[:10])
+            out.append(
+                f"{self.path}: skipped {len(self.torn_lines)} torn or unreadable line(s) (line {where}); "
+                "a crash mid-write leaves one, the rest of the file is intact"
+            )
+        return out
+
+
+def _version_major(version: str) -> int | None:
+    try:
+        return int(str(version).split(".", 1)[0])
+    except ValueError:
+        return None
+
+
+def _version_problem(version: str) -> str | None:
+    major = _version_major(version)
+    if major is None:
+        return f"missing or invalid schema_version {version!r}"
+    if major < SCHEMA_MAJOR:
+        return f"schema_version {version!r} predates 2.0; convert it with `agenttest import`"
+    if version == SCHEMA_VERSION or version in MIGRATIONS:
+        return None
+    return (
+        f"schema_version {version!r} is newer than this agenttest understands "
+        f"({SCHEMA_VERSION}); upgrade agenttest to read it"
+    )
+
+
+def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[dict[str, Any]]:
+    """Yield the records of one run file in order, one line at a time (memory stays flat)."""
+    path = Path(path)
+    notes = notes if notes is not None else ReadNotes(str(path))
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise InputError(
+            [Problem(str(path), 0, f"cannot read run file: {exc.strerror or exc}")]
+        ) from None
+    with handle:
+        first = True
+        for lineno, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+                if not isinstance(record, dict):
+                    raise ValueError("not an object")
+            except (ValueError, UnicodeDecodeError):
+                if first:
+                    raise InputError(
+                        [
+                            Problem(
+                                str(path),
+                                lineno,
+                                "not a JSONL run file (first line is not a JSON object)",
+                            )
+                        ]
+                    ) from None
+                notes.torn_lines.append(lineno)
+                continue
+            if "record_type" not in record:
+                hint = (
+                    "this looks like a methodology-v1 result file; convert it with "
+                    "`agenttest import FILE --from methodology-v1`"
+                    if "id" in record and "turns" in record
+                    else "every line needs `record_type`"
+                )
+                raise InputError([Problem(str(path), lineno, f"not a schema 2.0 record: {hint}")])
+            version = str(record.get("schema_version", ""))
+            problem = _version_problem(version)
+            if problem:
+                raise InputError([Problem(str(path), lineno, problem)])
+            migrate = MIGRATIONS.get(version)
+            if migrate is not None:
+                record = migrate(record)
+                notes.migrated += 1
+            if first and record.get("record_type") != "run_meta":
+                raise InputError(
+                    [Problem(str(path), lineno, "a run file must start with a run_meta record")]
+                )
+            first = False
+            yield record
+
+
+def read_run_meta(path: str | Path) -> dict[str, Any]:
+    for record in iter_records(path):
+        return record
+    raise InputError([Problem(str(path), 0, "empty run file")])
