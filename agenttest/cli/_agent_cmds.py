@@ -1,0 +1,3 @@
+"""`agent` commands: registered with the app on import."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""`run` commands: registered with the app on import."""
+
+from __future__ import annotations
