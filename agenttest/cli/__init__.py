@@ -46,9 +46,13 @@ def _root(
 
 def _register() -> None:
     # Importing a command module only registers it; heavy work is imported inside commands.
-    from . import (
-        _blocks_cmds,  # noqa: F401
-        _extra_cmds,  # noqa: F401
+    from . import (  # noqa: F401
+        _agent_cmds,
+        _blocks_cmds,
+        _grade_cmds,
+        _judge_cmds,
+        _report_cmds,
+        _run_cmds,
     )
 
 
