@@ -1,0 +1,87 @@
+"""The judge interface: a request, a result, and the protocol every judge implements.
+
+A judge compares an agent's ``candidate`` answer with a ``reference`` answer (under an
+optional ``rubric`` and ``context``) and returns a score in [0, 1] plus a verdict.
+``ERROR`` means the judge could not decide (no reference, model failure, bad input); it is
+never folded into ``FAIL``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Literal, Protocol, runtime_checkable
+
+Verdict = Literal["PASS", "FAIL", "ERROR"]
+VERDICTS: tuple[Verdict, ...] = ("PASS", "FAIL", "ERROR")
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    rubric: str
+    reference: str
+    candidate: str
+    context: str = ""
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    score: float
+    verdict: Verdict
+    evidence: str
+    judge: str
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, not {self.verdict!r}")
+        if not 0.0 <= self.score <= 1.0:
+            raise ValueError(f"score must lie in [0, 1], not {self.score!r}")
+
+
+@runtime_checkable
+class Judge(Protocol):
+    name: str
+
+    def judge(self, req: JudgeRequest) -> JudgeResult: ...
+
+
+def error_result(judge: str, evidence: str) -> JudgeResult:
+    """The result of a judge that could not decide."""
+    return JudgeResult(score=0.0, verdict="ERROR", evidence=evidence, judge=judge)
+
+
+def score_pairs(judge: Judge, pairs: Iterable[dict[str, object]]) -> Iterator[dict[str, object]]:
+    """Judge ``{id, reference, candidate[, rubric, context]}`` dicts; yield ``{id, score, verdict}``.
+
+    Output order is input order. A judge with a ``judge_batch(list[JudgeRequest])`` method
+    is fed chunks of 64 requests so it can batch its model calls; results still stream.
+    A malformed pair yields an ERROR row instead of stopping the stream.
+    """
+    batch_fn = getattr(judge, "judge_batch", None)
+    chunk: list[tuple[object, JudgeRequest | str]] = []
+
+    def flush() -> Iterator[dict[str, object]]:
+        requests = [req for _, req in chunk if isinstance(req, JudgeRequest)]
+        if callable(batch_fn):
+            results = iter(batch_fn(requests))
+        else:
+            results = iter([judge.judge(r) for r in requests])
+        for pair_id, req in chunk:
+            if isinstance(req, JudgeRequest):
+                res = next(results)
+                yield {"id": pair_id, "score": res.score, "verdict": res.verdict}
+            else:
+                yield {"id": pair_id, "score": 0.0, "verdict": "ERROR"}
+        chunk.clear()
+
+    for pair in pairs:
+        pair_id = pair.get("id")
+        fields = {key: pair.get(key, "") for key in ("reference", "candidate", "rubric", "context")}
+        if all(isinstance(value, str) for value in fields.values()):
+            chunk.append((pair_id, JudgeRequest(**fields)))  # type: ignore[arg-type]
+        else:
+            chunk.append((pair_id, "reference, candidate, rubric and context must be strings"))
+        if len(chunk) >= 64:
+            yield from flush()
+    if chunk:
+        yield from flush()
