@@ -1,6 +1,7 @@
 """Calibrate and score the openvino judge on agenttest/data/judge_calibration.jsonl.
 
     python benchmarks/judge_calibration.py            # accuracy and Cohen's kappa per split
+                                                      # (and a cosine-only baseline)
     python benchmarks/judge_calibration.py --errors   # also list every disagreement
     python benchmarks/judge_calibration.py --fit      # refit the logistic combiner on `tune`
 
@@ -42,6 +43,12 @@ except ImportError:  # the stats module is another issue; keep the script usable
         ca, cb = Counter(a), Counter(b)
         expected = sum(ca[k] * cb[k] for k in ca) / (n * n)
         return 1.0 if expected == 1 else (observed - expected) / (1 - expected)
+
+
+try:
+    from agenttest.stats import bootstrap_kappa_interval as interval
+except ImportError:
+    interval = None  # type: ignore[assignment]
 
 
 def load(path: Path = DATA) -> list[dict[str, str]]:
@@ -99,6 +106,29 @@ def fit(rows: list[dict[str, str]], judge: OpenVINOJudge, l2: float = 0.1) -> No
     print("}")
 
 
+def cosine_baseline(rows: list[dict[str, str]], judge: OpenVINOJudge) -> None:
+    """What the embedding alone does: one cosine threshold, chosen on tune."""
+    texts = [t for r in rows for t in (r["reference"], r["candidate"])]
+    emb = judge.encoder.encode(texts)
+    cos = [float(emb[2 * i] @ emb[2 * i + 1]) for i in range(len(rows))]
+    tune = [(c, r["label"]) for c, r in zip(cos, rows, strict=True) if r["split"] == "tune"]
+
+    def verdicts(pairs: list[tuple[float, str]], t: float) -> list[str]:
+        return ["PASS" if c >= t else "FAIL" for c, _ in pairs]
+
+    best = max(
+        (sum(v == y for v, (_, y) in zip(verdicts(tune, t), tune, strict=True)), t)
+        for t in sorted({c for c, _ in tune})
+    )[1]
+    for split in ("tune", "heldout"):
+        part = [(c, r["label"]) for c, r in zip(cos, rows, strict=True) if r["split"] == split]
+        s = summary([{"label": y} for _, y in part], verdicts(part, best))
+        print(
+            f"{split:8s} cosine-only (threshold {best:.3f} chosen on tune): "
+            f"accuracy={s['accuracy']:.3f}  kappa={s['kappa']:.3f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fit", action="store_true", help="refit the combiner on tune")
@@ -111,6 +141,7 @@ def main() -> None:
     if args.fit:
         fit([r for r in rows if r["split"] == "tune"], judge, args.l2)
         return
+    cosine_baseline(rows, judge)
     for split in ("tune", "heldout"):
         part = [r for r in rows if r["split"] == split]
         verdicts = evaluate(part, judge)
@@ -119,6 +150,9 @@ def main() -> None:
             f"{split:8s} n={s['n']:3d}  accuracy={s['accuracy']:.3f}  "
             f"kappa={s['kappa']:.3f}  errors={s['errors']}"
         )
+        if interval is not None:
+            low, high = interval([r["label"] for r in part], verdicts)
+            print(f"         kappa 95% bootstrap interval: [{low:.3f}, {high:.3f}]")
         if args.errors:
             for r, v in zip(part, verdicts, strict=True):
                 if v != r["label"]:
