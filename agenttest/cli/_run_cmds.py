@@ -1,3 +1,62 @@
-"""`run` commands: registered with the app on import."""
+"""`run`: drive an agent through a battery and write one JSONL run file."""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from . import app
+
+
+@app.command()
+def run(
+    paths: list[Path] = typer.Argument(
+        None, help="Block files or folders (not with --resume: the run file names them)."
+    ),
+    agent: str | None = typer.Option(
+        None,
+        "--agent",
+        help="`example` (the bundled agent, started and stopped here) or an agent config file "
+        "(see docs/agents.md). With --resume, defaults to the one the run used.",
+    ),
+    overlay: Path | None = typer.Option(None, "--overlay", help="Overlay for another agent."),
+    k: int | None = typer.Option(None, "--k", help="Attempts per block (default: each block's k)."),
+    only: list[str] = typer.Option([], "--only", help="Only these block ids (comma-separated)."),
+    tier: list[str] = typer.Option([], "--tier", help="Only these tiers (comma-separated)."),
+    out: Path = typer.Option(Path("reports"), "--out", help="Folder for the run file."),
+    label: str | None = typer.Option(None, "--label", help="Appended to the file name."),
+    resume: Path | None = typer.Option(
+        None, "--resume", help="Continue this run file: skip recorded attempts, append the rest."
+    ),
+    retry_errors: bool = typer.Option(
+        False, "--retry-errors", help="With --resume: run again the attempts that ended in ERROR."
+    ),
+    allow_temp: bool = typer.Option(
+        False, "--allow-temp", help="Allow writing under /tmp and other temp folders."
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress output."),
+) -> None:
+    """Run blocks k times each, one request at a time, appending every attempt to JSONL.
+
+    Prints the path of the run file. Exits 0 even when the agent fails tests; 3 when the
+    agent never became ready (resumable); 130 on Ctrl-C (resumable).
+    """
+    from agenttest.runner import RunRequest, print_path, split_list
+    from agenttest.runner import run as run_battery
+
+    request = RunRequest(
+        paths=[str(p) for p in paths or []],
+        agent=agent,
+        overlay=str(overlay) if overlay else None,
+        k=k,
+        only=split_list(only),
+        tiers=split_list(tier),
+        out=out,
+        label=label,
+        resume=resume,
+        retry_errors=retry_errors,
+        allow_temp=allow_temp,
+        quiet=quiet,
+    )
+    run_battery(request, announce=print_path)

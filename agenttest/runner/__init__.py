@@ -1,0 +1,35 @@
+"""The runner: drive one agent serially over HTTP and write every attempt to durable JSONL.
+
+Importable without the CLI::
+
+    from agenttest.runner import RunRequest, run
+    path = run(RunRequest(paths=["batteries"], agent="agent.yaml"))
+"""
+
+from ._client import AgentClient, AgentNotReady, OverlapError, TurnLost, retry_after_s
+from ._config import AgentConfig, example_config, load_agent_config, parse_agent_config
+from ._example import ExampleAgent
+from ._plan import PlanItem, make_plan, read_state, select_blocks, split_list
+from ._run import EXAMPLE, RunRequest, print_path, run
+
+__all__ = [
+    "EXAMPLE",
+    "AgentClient",
+    "AgentConfig",
+    "AgentNotReady",
+    "ExampleAgent",
+    "OverlapError",
+    "PlanItem",
+    "RunRequest",
+    "TurnLost",
+    "example_config",
+    "load_agent_config",
+    "make_plan",
+    "parse_agent_config",
+    "print_path",
+    "read_state",
+    "retry_after_s",
+    "run",
+    "select_blocks",
+    "split_list",
+]

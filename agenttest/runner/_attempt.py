@@ -1,0 +1,265 @@
+"""One attempt, start to record: ready → fresh session → fixtures → turns → evidence → grade.
+
+An attempt that the harness loses (the agent unreachable, no answer in time, a reply that
+is not one, busy for longer than the limit, a fixture that could not be made) ends as
+``ERROR`` with its cause, never as ``FAIL``: the agent was not tested.
+"""
+
+from __future__ import annotations
+
+import importlib
+import signal
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from agenttest.results import SCHEMA_VERSION
+
+from ._client import AgentClient, TurnLost, Waits
+from ._plan import PlanItem
+from ._workspace import FixtureError, LogTail, prepare, snapshot, teardown
+
+Log = Callable[[str], None]
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class StopRequested(BaseException):
+    """SIGINT or SIGTERM arrived. A BaseException, so no `except Exception` swallows it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+
+class StopSignals:
+    """Turns SIGINT/SIGTERM into :class:`StopRequested`, except inside shielded sections
+    (writing a record), where the signal is only noted and acted on right after."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._shield = 0
+        self._old: dict[int, Any] = {}
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._old[sig] = signal.signal(sig, self._handle)
+
+    def restore(self) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old.clear()
+
+    def _handle(self, signum: int, _frame: Any) -> None:
+        self.signum = signum
+        if self._shield == 0:
+            raise StopRequested(signum)
+
+    def check(self) -> None:
+        if self.signum is not None:
+            raise StopRequested(self.signum)
+
+    @contextmanager
+    def shielded(self) -> Iterator[None]:
+        self._shield += 1
+        try:
+            yield
+        finally:
+            self._shield -= 1
+
+
+@dataclass
+class Grader:
+    """The graders of issue 4, found lazily; without them attempts stay ungraded (ERROR)."""
+
+    battery_digest: str
+    judge: Any = None
+
+    @staticmethod
+    def _api(name: str) -> Any:
+        # Built in parallel (issue 4): found at run time, so a runner without graders still
+        # records every attempt's evidence for `agenttest grade` to judge later.
+        try:
+            module = importlib.import_module("agenttest.grading")
+        except ImportError:
+            return None
+        return getattr(module, name, None)
+
+    def files_of_interest(self, item: PlanItem) -> list[str]:
+        files_of_interest = self._api("files_of_interest")
+        return [] if files_of_interest is None else list(files_of_interest(item.block))
+
+    def grade(self, item: PlanItem, record: dict[str, Any], workspace: Path | None) -> None:
+        grade_attempt = self._api("grade_attempt")
+        if grade_attempt is None:
+            record.update(verdict="ERROR", criteria=[], critical=[], rater="ungraded")
+            record["error_cause"] = "ungraded"
+            record["error"] = "not graded: agenttest.grading is not available"
+            return
+        try:
+            outcome = grade_attempt(
+                item.block,
+                record,
+                workspace=workspace,
+                judge=self.judge,
+                battery_digest=self.battery_digest,
+            )
+        except Exception as exc:  # a grader bug must not cost the evidence
+            record.update(verdict="ERROR", criteria=[], critical=[], rater="ungraded")
+            record["error_cause"] = "grader"
+            record["error"] = f"grading failed: {type(exc).__name__}: {exc}"
+            return
+        record.update(
+            verdict=outcome.verdict,
+            criteria=list(outcome.criteria),
+            critical=list(outcome.critical),
+            rater=outcome.rater,
+        )
+        if outcome.verdict == "ERROR" and getattr(outcome, "error_cause", None):
+            record["error_cause"] = outcome.error_cause
+
+
+class AttemptRunner:
+    def __init__(
+        self,
+        client: AgentClient,
+        grader: Grader,
+        stop: StopSignals,
+        *,
+        run_id: str,
+        workspace: Path | None,
+        log_tail: LogTail | None,
+        log: Log,
+    ) -> None:
+        self.client = client
+        self.grader = grader
+        self.stop = stop
+        self.run_id = run_id
+        self.workspace = workspace
+        self.log_tail = log_tail
+        self.log = log
+
+    def run(self, item: PlanItem) -> dict[str, Any]:
+        """Run one attempt and return its record (not yet written).
+
+        Raises AgentNotReady or StopRequested only *before* anything reached the agent:
+        then there is no attempt to record.
+        """
+        block = item.block
+        self.client.waits = Waits()
+        self.client.wait_ready()
+        session_id = f"{self.run_id[:8]}-{block.id}-r{item.run}-{uuid.uuid4().hex[:8]}"
+        record: dict[str, Any] = {
+            "record_type": "attempt",
+            "schema_version": SCHEMA_VERSION,
+            "test_id": block.id,
+            "tier": block.tier,
+            "run": item.run,
+            "k": item.k,
+            "session_id": session_id,
+            "started_at": now_iso(),
+        }
+        turns: list[dict[str, Any]] = []
+        tokens: int | None = None
+        status, error, cause = "completed", None, None
+        try:
+            self.client.reset(session_id)
+            for _ in prepare(self.workspace, block.fixtures):
+                self.client.reset(session_id, memory=True)
+            for number, prompt in enumerate(block.prompts(), start=1):
+                reply_tokens = self._turn(session_id, number, prompt, turns)
+                if reply_tokens is not None:
+                    tokens = (tokens or 0) + reply_tokens
+        except TurnLost as lost:
+            status = "timeout" if lost.cause == "timeout" else "error"
+            error, cause = lost.message, lost.cause
+        except FixtureError as exc:
+            status, error, cause = "error", f"fixture: {exc}", "fixture"
+        except StopRequested as stop:
+            status, cause = "error", "interrupted"
+            error = f"interrupted by {stop.name}; --resume runs this attempt again"
+        with self.stop.shielded():
+            latencies = [t["latency_ms"] for t in turns if isinstance(t.get("latency_ms"), int)]
+            record.update(
+                completed_at=now_iso(),
+                latency_ms=sum(latencies) if latencies else None,
+                status=status,
+                error=error,
+                error_cause=cause,
+                turns=turns,
+                cost_tokens=tokens,
+                waits=self.client.waits.as_dict(),
+            )
+            self._evidence_and_grade(item, record)
+        return record
+
+    def _turn(
+        self, session_id: str, number: int, prompt: str, turns: list[dict[str, Any]]
+    ) -> int | None:
+        turn: dict[str, Any] = {
+            "prompt": prompt,
+            "response": "",
+            "tool_calls": [],
+            "trace": "",
+            "http_status": None,
+            "latency_ms": None,
+            "started_at": now_iso(),
+            "error": None,
+        }
+        turns.append(turn)
+        if self.log_tail is not None:
+            self.log_tail.mark()
+        try:
+            exchange = self.client.turn(session_id, prompt, number)
+        except TurnLost as lost:
+            turn.update(
+                http_status=lost.http_status, latency_ms=lost.latency_ms, error=lost.message
+            )
+            raise
+        finally:
+            turn["completed_at"] = now_iso()
+            if self.log_tail is not None:
+                turn["log_lines"] = self.log_tail.read()
+        reply = exchange.reply
+        turn.update(
+            response=reply.response,
+            tool_calls=reply.tool_calls,
+            trace=reply.trace,
+            http_status=exchange.http_status,
+            latency_ms=exchange.latency_ms,
+        )
+        return reply.tokens
+
+    def _evidence_and_grade(self, item: PlanItem, record: dict[str, Any]) -> None:
+        try:
+            record["workspace_files"] = snapshot(
+                self.workspace, self.grader.files_of_interest(item)
+            )
+        except OSError as exc:
+            record["workspace_files"] = {}
+            self.log(f"{item.block.id}: could not snapshot workspace files: {exc}")
+        if record["status"] != "completed":
+            record.update(verdict="ERROR", criteria=[], critical=[], rater="harness")
+            return
+        self.grader.grade(item, record, self.workspace)
+
+    def teardown(self, item: PlanItem, session_id: str) -> None:
+        """Undo the block's changes after its record is written; problems are only logged."""
+        try:
+            for _ in teardown(self.workspace, item.block.teardown):
+                self.client.reset(session_id, memory=True)
+        except (FixtureError, TurnLost, OSError) as exc:
+            self.log(f"{item.block.id} run {item.run}: teardown: {exc}")

@@ -1,0 +1,329 @@
+"""The HTTP client for one agent: strictly serial, patient, and honest about what went wrong.
+
+The agents this drives are single-user and slow. Three rules follow:
+
+* one request at a time, asserted (a second concurrent request would be rejected as busy
+  in a millisecond and look like a failure of the agent);
+* wait for ``ready`` before every attempt, with back-off, treating a refused connection as
+  "not yet"; wait out busy replies (honouring ``Retry-After``) without counting them;
+* after an answer timed out the agent is usually still working on it, so nothing else is
+  sent until it reports ready again.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from ._config import AgentConfig
+from ._modes import Adapter, Garbage, Reply, Request, dig, make_adapter, parse_json
+
+Log = Callable[[str], None]
+
+
+class AgentNotReady(Exception):
+    """The agent did not report ready within ``readiness.timeout_s``."""
+
+
+class OverlapError(AssertionError):
+    """A second request while one is in flight: a bug in the runner, never allowed."""
+
+
+class TurnLost(Exception):
+    """The harness could not obtain an answer; the attempt becomes ``ERROR`` with this cause."""
+
+    def __init__(
+        self,
+        cause: str,
+        message: str,
+        http_status: int | None = None,
+        latency_ms: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.cause = cause
+        self.message = message
+        self.http_status = http_status
+        self.latency_ms = latency_ms
+
+
+@dataclass
+class Exchange:
+    reply: Reply
+    http_status: int
+    latency_ms: int
+
+
+@dataclass
+class Waits:
+    """Time spent waiting on the agent, per attempt (kept apart from the answer latency)."""
+
+    ready_ms: int = 0
+    busy_ms: int = 0
+    busy_replies: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "ready_ms": self.ready_ms,
+            "busy_ms": self.busy_ms,
+            "busy_replies": self.busy_replies,
+        }
+
+
+def retry_after_s(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds from a ``Retry-After`` header (delta-seconds or HTTP date); None if unusable."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+class AgentClient:
+    """Talks to one agent. Not thread-safe by design: one caller, one request at a time."""
+
+    def __init__(
+        self,
+        config: AgentConfig,
+        *,
+        log: Log | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config
+        self.adapter: Adapter = make_adapter(config)
+        self.log = log or (lambda _msg: None)
+        self.sleep = sleep
+        self.clock = clock
+        self.waits = Waits()
+        self._in_flight = threading.Lock()
+        self._stale = False  # an abandoned request may still be running on the agent
+        t = config.timeouts
+        self._answer_timeout = httpx.Timeout(
+            connect=t.connect_s, read=t.answer_s, write=t.answer_s, pool=t.connect_s
+        )
+        self._probe_timeout = httpx.Timeout(
+            connect=t.connect_s,
+            read=config.readiness.probe_timeout_s,
+            write=config.readiness.probe_timeout_s,
+            pool=t.connect_s,
+        )
+        self._http = httpx.Client(
+            base_url=config.base_url,
+            headers=dict(config.headers),
+            timeout=self._answer_timeout,
+            follow_redirects=False,
+            trust_env=False,
+        )
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> AgentClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- transport ---------------------------------------------------------------------
+
+    def _send(self, req: Request, timeout: httpx.Timeout) -> httpx.Response:
+        if not self._in_flight.acquire(blocking=False):
+            raise OverlapError("a second request while one is in flight")
+        try:
+            return self._http.request(
+                req.method,
+                req.path,
+                content=req.content or None,
+                headers={"content-type": req.content_type} if req.content else None,
+                timeout=timeout,
+            )
+        finally:
+            self._in_flight.release()
+
+    def _exchange(self, req: Request, what: str) -> tuple[httpx.Response, int]:
+        """Send until the agent accepts (busy replies waited out); returns reply and latency."""
+        busy_started: float | None = None
+        pause = 0.5
+        cap = self.config.timeouts.retry_after_cap_s
+        while True:
+            if self._stale:
+                self.log("the abandoned request may still be running: waiting for ready first")
+                self.wait_ready()
+            started = self.clock()
+            try:
+                resp = self._send(req, self._answer_timeout)
+            except httpx.ConnectError as exc:
+                raise TurnLost(
+                    "unreachable", f"{what}: cannot connect to the agent ({exc})"
+                ) from None
+            except httpx.ConnectTimeout:
+                raise TurnLost(
+                    "unreachable",
+                    f"{what}: no connection within {self.config.timeouts.connect_s:g}s",
+                ) from None
+            except httpx.TimeoutException:
+                self._stale = True
+                raise TurnLost(
+                    "timeout",
+                    f"{what}: no answer within {self.config.timeouts.answer_s:g}s",
+                    latency_ms=_ms(self.clock() - started),
+                ) from None
+            except httpx.HTTPError as exc:
+                self._stale = True
+                raise TurnLost(
+                    "lost",
+                    f"{what}: the connection broke before the answer ({type(exc).__name__}: {exc});"
+                    " did the agent crash or restart?",
+                    latency_ms=_ms(self.clock() - started),
+                ) from None
+            latency = _ms(self.clock() - started)
+            if resp.status_code not in self.config.busy_statuses:
+                if busy_started is not None:
+                    self.waits.busy_ms += _ms(self.clock() - busy_started)
+                return resp, latency
+            now = self.clock()
+            busy_started = now if busy_started is None else busy_started
+            self.waits.busy_replies += 1
+            hinted = retry_after_s(resp.headers.get("retry-after"))
+            wait = min(cap, hinted if hinted is not None else pause)
+            wait = max(wait, 0.05)
+            pause = min(pause * 2, cap)
+            busy_for = now - busy_started
+            if busy_for + wait > self.config.timeouts.busy_s:
+                self.waits.busy_ms += _ms(busy_for)
+                raise TurnLost(
+                    "busy",
+                    f"{what}: the agent stayed busy for {busy_for:.1f}s "
+                    f"({self.waits.busy_replies} busy replies, last HTTP {resp.status_code}); "
+                    f"limit timeouts.busy_s={self.config.timeouts.busy_s:g}",
+                    http_status=resp.status_code,
+                )
+            self.log(
+                f"agent busy (HTTP {resp.status_code}); retrying {what} in {wait:.2f}s"
+                + (" (Retry-After)" if hinted is not None else "")
+            )
+            self.sleep(wait)
+
+    # -- readiness ---------------------------------------------------------------------
+
+    def probe(self) -> str:
+        """One readiness check: "ready", or what the agent looks like instead."""
+        r = self.config.readiness
+        if r.path is None:
+            url = urlsplit(self.config.base_url)
+            port = url.port or (443 if url.scheme == "https" else 80)
+            try:
+                with socket.create_connection(
+                    (url.hostname or "127.0.0.1", port), timeout=self.config.timeouts.connect_s
+                ):
+                    return "ready"
+            except OSError as exc:
+                return f"unreachable ({exc.strerror or exc})"
+        try:
+            resp = self._send(Request("GET", r.path, b"", ""), self._probe_timeout)
+        except httpx.ConnectError:
+            return "unreachable (connection refused)"
+        except httpx.TimeoutException:
+            return "not answering its health check"
+        except httpx.HTTPError as exc:
+            return f"unreachable ({type(exc).__name__})"
+        if resp.status_code in self.config.busy_statuses:
+            return f"busy (HTTP {resp.status_code})"
+        if not 200 <= resp.status_code < 300:
+            hint = " (is readiness.path right?)" if resp.status_code in (404, 405) else ""
+            return f"HTTP {resp.status_code} at {r.path}{hint}"
+        if r.ready_field is None:
+            return "ready"
+        try:
+            value: Any = dig(parse_json(resp.content), r.ready_field)
+        except Garbage:
+            return "health reply is not JSON"
+        if isinstance(value, str | int | float | bool) and str(value) in r.ready:
+            return "ready"
+        return str(value) if isinstance(value, str) else f"{r.ready_field}={value!r}"
+
+    def wait_ready(self) -> float:
+        """Poll with back-off until ready; raise :class:`AgentNotReady` after the limit."""
+        r = self.config.readiness
+        started = self.clock()
+        deadline = started + r.timeout_s
+        pause = r.poll_s
+        last = None
+        while True:
+            state = self.probe()
+            if state == "ready":
+                self._stale = False
+                waited = self.clock() - started
+                self.waits.ready_ms += _ms(waited)
+                if last is not None:
+                    self.log(f"agent ready after {waited:.1f}s")
+                return waited
+            if state != last:
+                self.log(f"waiting for the agent to be ready: {state}")
+                last = state
+            remaining = deadline - self.clock()
+            if remaining <= 0:
+                self.waits.ready_ms += _ms(self.clock() - started)
+                raise AgentNotReady(
+                    f"the agent at {self.config.base_url} was not ready within "
+                    f"{r.timeout_s:g}s (last seen: {state})"
+                )
+            self.sleep(min(pause, remaining))
+            pause = min(pause * 1.5, r.max_poll_s)
+
+    # -- protocol ----------------------------------------------------------------------
+
+    def reset(self, session_id: str, *, memory: bool = False) -> int | None:
+        """Start a fresh session (and with ``memory`` forget persistent memory too)."""
+        self.adapter.forget(session_id)
+        req = self.adapter.reset_request(session_id, memory)
+        if req is None:
+            return None
+        resp, _latency = self._exchange(req, "reset")
+        if not 200 <= resp.status_code < 300:
+            raise TurnLost(
+                "http_error",
+                f"reset: HTTP {resp.status_code}: {resp.text[:200]!r}",
+                http_status=resp.status_code,
+            )
+        return resp.status_code
+
+    def turn(self, session_id: str, prompt: str, turn: int) -> Exchange:
+        req = self.adapter.turn_request(session_id, prompt, turn)
+        resp, latency = self._exchange(req, f"turn {turn}")
+        if not 200 <= resp.status_code < 300:
+            raise TurnLost(
+                "http_error",
+                f"turn {turn}: HTTP {resp.status_code}: {resp.text[:200]!r}",
+                http_status=resp.status_code,
+                latency_ms=latency,
+            )
+        try:
+            reply = self.adapter.parse(session_id, prompt, resp.content)
+        except Garbage as exc:
+            raise TurnLost(
+                "garbage", f"turn {turn}: {exc}", http_status=resp.status_code, latency_ms=latency
+            ) from None
+        return Exchange(reply, resp.status_code, latency)
+
+
+def _ms(seconds: float) -> int:
+    return round(seconds * 1000)

@@ -1,0 +1,346 @@
+"""The agent config file (SPEC section 5): how to reach an agent and how to read its replies.
+
+Three modes map an agent's own HTTP API onto the runner's view of a turn:
+
+* ``native``: the agenttest protocol (``GET /health``, ``POST /v1/turn``, ``POST /v1/reset``);
+* ``rest``: any JSON-over-HTTP agent, through a Jinja request template and dotted response
+  paths for the text, the tool calls and the trace;
+* ``openai``: an OpenAI-compatible chat-completions endpoint; the runner keeps each
+  session's history and reads tool calls from the reply.
+
+Loading reuses the block loader's located YAML and typed converter, so an unknown key or a
+wrong type is reported as ``FILE:LINE: message`` (exit 2). Secrets are written as
+``${ENV_NAME}`` and substituted at load time; :meth:`AgentConfig.redacted` is the only form
+that ever reaches a run file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from agenttest.blocks._typed import MISSING, Converter
+from agenttest.blocks._yaml import Located, load_located
+from agenttest.errors import InputError, Problem
+
+Mode = Literal["native", "rest", "openai"]
+REDACTED = "***"
+_ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_SECRET_KEY_RE = re.compile(r"(?i)(secret|token|password|passwd|api[_-]?key|auth|cookie)")
+
+NATIVE_TURN_BODY = '{"session_id": {{ session_id | tojson }}, "message": {{ prompt | tojson }}}'
+NATIVE_RESET_BODY = '{"session_id": {{ session_id | tojson }}}'
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    connect_s: float = field(default=10.0, metadata={"doc": "to open a connection"})
+    answer_s: float = field(default=1200.0, metadata={"doc": "for one turn's answer"})
+    busy_s: float = field(
+        default=900.0, metadata={"doc": "longest wait for a busy agent to accept one request"}
+    )
+    retry_after_cap_s: float = field(
+        default=60.0, metadata={"doc": "a Retry-After longer than this is shortened to it"}
+    )
+
+
+@dataclass(frozen=True)
+class Readiness:
+    timeout_s: float = 900.0
+    path: str | None = field(
+        default="/health", metadata={"doc": "null: only check that the port accepts"}
+    )
+    ready_field: str | None = field(
+        default="status",
+        metadata={"yaml": "field", "doc": "dotted path in the JSON reply; null: any 2xx"},
+    )
+    ready: tuple[str, ...] = ("ready",)
+    poll_s: float = field(default=0.25, metadata={"doc": "first pause between polls"})
+    max_poll_s: float = field(default=5.0, metadata={"doc": "the back-off stops growing here"})
+    probe_timeout_s: float = 10.0
+
+
+@dataclass(frozen=True)
+class RestRequest:
+    method: str = "POST"
+    path: str = "/v1/turn"
+    body: str = field(
+        default=NATIVE_TURN_BODY,
+        metadata={"doc": "Jinja template over prompt, session_id, turn, model"},
+    )
+    content_type: str = "application/json"
+
+
+@dataclass(frozen=True)
+class ToolCallFields:
+    """Where the fields of one tool call sit inside one item of the tool-call list."""
+
+    name: str = "name"
+    arguments: str = "arguments"
+    ok: str | None = "ok"
+    result: str | None = "result"
+
+
+@dataclass(frozen=True)
+class RestResponse:
+    text: str = "response"
+    tool_calls: str | None = "tool_calls"
+    trace: str | None = "trace"
+    tool_call: ToolCallFields = field(default_factory=ToolCallFields)
+    tokens: str | None = field(default=None, metadata={"doc": "dotted path to tokens used"})
+
+
+@dataclass(frozen=True)
+class RestReset:
+    method: str = "POST"
+    path: str | None = field(default=None, metadata={"doc": "null: no reset call"})
+    body: str = NATIVE_RESET_BODY
+    content_type: str = "application/json"
+
+
+@dataclass(frozen=True)
+class Rest:
+    request: RestRequest = field(default_factory=RestRequest)
+    response: RestResponse = field(default_factory=RestResponse)
+    reset: RestReset = field(default_factory=RestReset)
+
+
+@dataclass(frozen=True)
+class OpenAI:
+    path: str = "/v1/chat/completions"
+    model: str | None = field(default=None, metadata={"doc": "model name sent; default `model`"})
+    system: str | None = None
+    params: Mapping[str, Any] = field(
+        default_factory=dict, metadata={"doc": "extra request fields (temperature, tools, ...)"}
+    )
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    base_url: str
+    model: str
+    name: str | None = None
+    mode: Mode = "native"
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    readiness: Readiness = field(default_factory=Readiness)
+    workspace: str | None = None
+    log_file: str | None = None
+    log_max_bytes: int = 65536
+    headers: Mapping[str, str] = field(default_factory=dict)
+    busy_statuses: tuple[int, ...] = (409, 503, 429)
+    rest: Rest | None = None
+    openai: OpenAI | None = None
+    source: str | None = field(default=None, metadata={"internal": True})
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.model
+
+    @property
+    def workspace_path(self) -> Path | None:
+        return Path(self.workspace) if self.workspace else None
+
+    @property
+    def log_path(self) -> Path | None:
+        return Path(self.log_file) if self.log_file else None
+
+    def redacted(self) -> dict[str, Any]:
+        """The config as written to ``run_meta``: every header and secret-looking value ``***``."""
+        data = _plain(self)
+        data["headers"] = {k: REDACTED for k in self.headers}
+        data["base_url"] = redact_url(self.base_url)
+        return _redact_secrets(data)
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _redact_secrets(value: Any, key: str = "") -> Any:
+    if isinstance(value, dict):
+        return {k: _redact_secrets(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_secrets(v, key) for v in value]
+    if isinstance(value, str) and key and key != "headers" and _SECRET_KEY_RE.search(key):
+        return REDACTED
+    return value
+
+
+def redact_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None and not parts.query:
+        return url
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    if parts.username:
+        netloc = f"{parts.username}:{REDACTED}@{netloc}"
+    query = "&".join(
+        f"{item.split('=', 1)[0]}={REDACTED}" if "=" in item else item
+        for item in parts.query.split("&")
+        if item
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _substitute(conv: Converter, node: Located, where: str) -> None:
+    """Replace ``${NAME}`` in a string node with the environment variable, in place."""
+    if not isinstance(node.value, str):
+        return
+
+    def repl(m: re.Match[str]) -> str:
+        name = m.group(1)
+        if name not in os.environ:
+            conv.problem(node.line, f"`{where}` needs the environment variable {name}, not set")
+            return ""
+        return os.environ[name]
+
+    node.value = _ENV_RE.sub(repl, node.value)
+
+
+def _resolve_path(text: str | None, base: Path) -> str | None:
+    if text is None:
+        return None
+    path = Path(os.path.expandvars(text)).expanduser()
+    return str(path if path.is_absolute() else (base / path).resolve())
+
+
+_MODE_READINESS: dict[str, dict[str, Any]] = {
+    "native": {},
+    "rest": {"ready_field": None},
+    "openai": {"path": "/v1/models", "ready_field": None},
+}
+
+
+def parse_agent_config(text: str, filename: str, base_dir: Path | None = None) -> AgentConfig:
+    """Parse and check one agent config; raise :class:`InputError` with every problem."""
+    located, problems = load_located(text, filename)
+    if located is None:
+        raise InputError(problems)
+    conv = Converter(filename)
+    if not isinstance(located.value, dict):
+        raise InputError([*problems, Problem(filename, located.line, "expected a mapping")])
+    top = located.value
+    params: dict[str, Any] = {}
+    openai_node = top.get("openai")
+    if openai_node is not None and isinstance(openai_node.value, dict):
+        raw = openai_node.value.pop("params", None)
+        if raw is not None:
+            if not isinstance(raw.value, dict):
+                conv.problem(raw.line, "`openai.params` must be a mapping")
+            else:
+                params = raw.plain()
+    headers = top.get("headers")
+    if headers is not None and isinstance(headers.value, dict):
+        for key, child in headers.value.items():
+            _substitute(conv, child, f"headers.{key}")
+    if "base_url" in top:
+        _substitute(conv, top["base_url"], "base_url")
+    cfg = conv.record(AgentConfig, located, "agent config")
+    problems += conv.problems
+    if cfg is MISSING or problems:
+        raise InputError(problems or [Problem(filename, located.line, "invalid agent config")])
+    assert isinstance(cfg, AgentConfig)
+    base = base_dir if base_dir is not None else Path(filename).resolve().parent
+    given = top["readiness"].value if "readiness" in top else {}
+    given = {"ready_field" if k == "field" else k for k in given}
+    defaults = {k: v for k, v in _MODE_READINESS[cfg.mode].items() if k not in given}
+    cfg = dataclasses.replace(
+        cfg,
+        readiness=dataclasses.replace(cfg.readiness, **defaults),
+        workspace=_resolve_path(cfg.workspace, base),
+        log_file=_resolve_path(cfg.log_file, base),
+        rest=cfg.rest or (Rest() if cfg.mode == "rest" else None),
+        openai=(
+            dataclasses.replace(cfg.openai or OpenAI(), params=params)
+            if cfg.mode == "openai"
+            else cfg.openai
+        ),
+        source=str(Path(filename).resolve()) if base_dir is None else filename,
+    )
+    _check(cfg, located, filename)
+    return cfg
+
+
+def _check(cfg: AgentConfig, node: Located, filename: str) -> None:
+    problems: list[Problem] = []
+
+    def line_of(key: str) -> int:
+        return node.key_lines.get(key, node.line)
+
+    url = urlsplit(cfg.base_url)
+    if url.scheme not in ("http", "https") or not url.hostname:
+        problems.append(
+            Problem(
+                filename,
+                line_of("base_url"),
+                f"`base_url` must be an http(s) URL, got `{cfg.base_url}`",
+            )
+        )
+    t = cfg.timeouts
+    for name in ("connect_s", "answer_s", "busy_s", "retry_after_cap_s"):
+        if getattr(t, name) <= 0:
+            problems.append(
+                Problem(filename, line_of("timeouts"), f"`timeouts.{name}` must be > 0")
+            )
+    r = cfg.readiness
+    if r.timeout_s < 0 or r.poll_s <= 0 or r.max_poll_s < r.poll_s:
+        problems.append(
+            Problem(
+                filename,
+                line_of("readiness"),
+                "`readiness` needs timeout_s >= 0 and 0 < poll_s <= max_poll_s",
+            )
+        )
+    for status in cfg.busy_statuses:
+        if not 400 <= status <= 599:
+            problems.append(
+                Problem(filename, line_of("busy_statuses"), f"busy status {status} is not 4xx/5xx")
+            )
+    if cfg.rest is not None and cfg.mode != "rest":
+        problems.append(Problem(filename, line_of("rest"), "`rest` needs `mode: rest`"))
+    if cfg.openai is not None and cfg.mode != "openai":
+        problems.append(Problem(filename, line_of("openai"), "`openai` needs `mode: openai`"))
+    if cfg.rest is not None:
+        from ._modes import check_templates
+
+        for message in check_templates(cfg.rest):
+            problems.append(Problem(filename, line_of("rest"), message))
+    if cfg.log_max_bytes < 0:
+        problems.append(Problem(filename, line_of("log_max_bytes"), "`log_max_bytes` must be >= 0"))
+    if problems:
+        raise InputError(problems)
+
+
+def load_agent_config(path: str | Path) -> AgentConfig:
+    """Read an agent config file; raise :class:`InputError` (exit 2) on any problem."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError([Problem(str(p), 0, f"cannot read agent config: {exc}")]) from None
+    return parse_agent_config(text, str(p))
+
+
+def example_config(base_url: str, workspace: Path | None, **overrides: Any) -> AgentConfig:
+    """The config of the bundled example agent started by ``--agent example``."""
+    cfg = AgentConfig(
+        base_url=base_url,
+        model="example-agent",
+        name="example",
+        workspace=str(workspace) if workspace else None,
+        source="example",
+    )
+    return dataclasses.replace(cfg, **overrides) if overrides else cfg

@@ -1,0 +1,275 @@
+"""How one turn is asked and read in each mode: request bodies, response paths, sessions.
+
+The transport (timeouts, busy replies, readiness, one request at a time) lives in
+:mod:`._client`; this module only turns a prompt into bytes and bytes into a reply, and
+raises :class:`Garbage` when a reply cannot be read as one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._config import AgentConfig, OpenAI, Rest, RestRequest, RestReset, RestResponse
+
+NATIVE = Rest(
+    request=RestRequest(),
+    response=RestResponse(),
+    reset=RestReset(
+        path="/v1/reset",
+        body='{"session_id": {{ session_id | tojson }}, "memory": {{ memory | tojson }}}',
+    ),
+)
+
+
+class Garbage(Exception):
+    """A reply that arrived but cannot be read as a turn (not JSON, missing the text, ...)."""
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    path: str
+    content: bytes
+    content_type: str
+
+
+@dataclass
+class Reply:
+    response: str
+    tool_calls: list[dict[str, Any]]
+    trace: str
+    tokens: int | None = None
+
+
+_MISSING = object()
+
+
+def dig(data: Any, path: str) -> Any:
+    """Follow a dotted path (`a.b.0.c`) through dicts and lists; `_MISSING` when absent."""
+    current = data
+    for part in path.split(".") if path else ():
+        if isinstance(current, Mapping):
+            if part not in current:
+                return _MISSING
+            current = current[part]
+        elif isinstance(current, list) and part.lstrip("-").isdigit():
+            index = int(part)
+            if not -len(current) <= index < len(current):
+                return _MISSING
+            current = current[index]
+        else:
+            return _MISSING
+    return current
+
+
+def _excerpt(body: bytes, limit: int = 200) -> str:
+    text = body[:limit].decode("utf-8", "replace")
+    return text + ("…" if len(body) > limit else "")
+
+
+def parse_json(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise Garbage(f"reply is not JSON: {_excerpt(body)!r}") from None
+
+
+def _environment() -> Any:
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
+    return SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
+
+
+def check_templates(rest: Rest) -> list[str]:
+    """Syntax problems in a rest config's templates (checked at load time, exit 2)."""
+    from jinja2 import TemplateError
+
+    env = _environment()
+    sample = {"prompt": "p", "session_id": "s", "turn": 1, "model": "m", "memory": False}
+    problems = []
+    for where, text in (
+        ("rest.request.body", rest.request.body),
+        ("rest.request.path", rest.request.path),
+        ("rest.reset.body", rest.reset.body),
+        ("rest.reset.path", rest.reset.path or ""),
+    ):
+        try:
+            env.from_string(text).render(sample)
+        except TemplateError as exc:
+            problems.append(
+                f"`{where}` is not a valid template ({exc.message}); it may use "
+                "prompt, session_id, turn, model (and memory in rest.reset)"
+            )
+    return problems
+
+
+def _text(value: Any) -> str:
+    if value is None or value is _MISSING:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(_text(v) for v in value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _arguments(value: Any) -> dict[str, Any]:
+    if value is _MISSING or value is None:
+        return {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {"input": value}
+    return value if isinstance(value, dict) else {"input": value}
+
+
+class Adapter:
+    """One mode's request building and reply reading. Sessions live here (openai history)."""
+
+    def turn_request(self, session_id: str, prompt: str, turn: int) -> Request:
+        raise NotImplementedError
+
+    def parse(self, session_id: str, prompt: str, body: bytes) -> Reply:
+        raise NotImplementedError
+
+    def reset_request(self, session_id: str, memory: bool) -> Request | None:
+        return None
+
+    def forget(self, session_id: str) -> None:
+        """Drop what the runner itself keeps for a session."""
+
+
+class RestAdapter(Adapter):
+    """Native and rest modes: a templated request, replies read through dotted paths."""
+
+    def __init__(self, rest: Rest, model: str) -> None:
+        self.rest = rest
+        self.model = model
+        env = _environment()
+        self._body = env.from_string(rest.request.body)
+        self._path = env.from_string(rest.request.path)
+        self._reset_body = env.from_string(rest.reset.body)
+        self._reset_path = env.from_string(rest.reset.path) if rest.reset.path else None
+
+    def turn_request(self, session_id: str, prompt: str, turn: int) -> Request:
+        values = {"prompt": prompt, "session_id": session_id, "turn": turn, "model": self.model}
+        req = self.rest.request
+        return Request(
+            req.method.upper(),
+            self._path.render(values),
+            self._body.render(values).encode("utf-8"),
+            req.content_type,
+        )
+
+    def reset_request(self, session_id: str, memory: bool) -> Request | None:
+        if self._reset_path is None:
+            return None
+        values = {"session_id": session_id, "memory": memory, "model": self.model}
+        reset = self.rest.reset
+        return Request(
+            reset.method.upper(),
+            self._reset_path.render(values),
+            self._reset_body.render(values).encode("utf-8"),
+            reset.content_type,
+        )
+
+    def parse(self, session_id: str, prompt: str, body: bytes) -> Reply:
+        data = parse_json(body)
+        spec = self.rest.response
+        text = dig(data, spec.text)
+        if text is _MISSING or not isinstance(text, str | type(None)):
+            raise Garbage(f"reply has no text at `{spec.text}`: {_excerpt(body)!r}")
+        calls_raw = dig(data, spec.tool_calls) if spec.tool_calls else []
+        if calls_raw is _MISSING or calls_raw is None:
+            calls_raw = []
+        if not isinstance(calls_raw, list):
+            raise Garbage(f"`{spec.tool_calls}` in the reply is not a list: {_excerpt(body)!r}")
+        tokens = dig(data, spec.tokens) if spec.tokens else None
+        return Reply(
+            response=text or "",
+            tool_calls=[self._tool_call(item) for item in calls_raw],
+            trace=_text(dig(data, spec.trace)) if spec.trace else "",
+            tokens=tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
+        )
+
+    def _tool_call(self, item: Any) -> dict[str, Any]:
+        if not isinstance(item, Mapping):
+            return {"name": _text(item), "arguments": {}, "ok": None, "result": None}
+        f = self.rest.response.tool_call
+        ok = dig(item, f.ok) if f.ok else None
+        result = dig(item, f.result) if f.result else None
+        return {
+            "name": _text(dig(item, f.name)),
+            "arguments": _arguments(dig(item, f.arguments)),
+            "ok": ok if isinstance(ok, bool) else None,
+            "result": None if result is _MISSING else result,
+        }
+
+
+class OpenAIAdapter(Adapter):
+    """Chat completions: the runner keeps each session's messages and resends them."""
+
+    def __init__(self, spec: OpenAI, model: str) -> None:
+        self.spec = spec
+        self.model = spec.model or model
+        self.history: dict[str, list[dict[str, Any]]] = {}
+
+    def turn_request(self, session_id: str, prompt: str, turn: int) -> Request:
+        messages = list(self.history.get(session_id, []))
+        if self.spec.system and not messages:
+            messages.append({"role": "system", "content": self.spec.system})
+        messages.append({"role": "user", "content": prompt})
+        body = {**self.spec.params, "model": self.model, "messages": messages}
+        return Request("POST", self.spec.path, json.dumps(body).encode(), "application/json")
+
+    def parse(self, session_id: str, prompt: str, body: bytes) -> Reply:
+        data = parse_json(body)
+        message = dig(data, "choices.0.message")
+        if not isinstance(message, Mapping):
+            raise Garbage(f"reply has no choices[0].message: {_excerpt(body)!r}")
+        content = message.get("content")
+        if content is not None and not isinstance(content, str):
+            content = _text(content)
+        calls = []
+        trace = []
+        for raw in message.get("tool_calls") or []:
+            fn = raw.get("function", {}) if isinstance(raw, Mapping) else {}
+            call = {
+                "name": _text(fn.get("name")),
+                "arguments": _arguments(fn.get("arguments")),
+                "ok": None,
+                "result": None,
+            }
+            calls.append(call)
+            trace.append(f"CALL {call['name']} {json.dumps(call['arguments'], ensure_ascii=False)}")
+        finish = dig(data, "choices.0.finish_reason")
+        if isinstance(finish, str):
+            trace.append(f"FINISH {finish}")
+        tokens = dig(data, "usage.total_tokens")
+        history = self.history.setdefault(session_id, [])
+        if self.spec.system and not history:
+            history.append({"role": "system", "content": self.spec.system})
+        history.append({"role": "user", "content": prompt})
+        history.append({"role": "assistant", "content": content or ""})
+        return Reply(
+            response=content or "",
+            tool_calls=calls,
+            trace="\n".join(trace),
+            tokens=tokens if isinstance(tokens, int) else None,
+        )
+
+    def forget(self, session_id: str) -> None:
+        self.history.pop(session_id, None)
+
+
+def make_adapter(config: AgentConfig) -> Adapter:
+    if config.mode == "openai":
+        return OpenAIAdapter(config.openai or OpenAI(), config.model)
+    if config.mode == "rest":
+        return RestAdapter(config.rest or Rest(), config.model)
+    return RestAdapter(NATIVE, config.model)

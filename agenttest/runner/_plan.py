@@ -1,0 +1,133 @@
+"""What a run will do and what it has already done: the plan, and resuming it.
+
+The plan is the selected blocks × k, in rounds: every block's run 1, then every block's
+run 2, and so on. A run stopped half-way therefore has some attempts of every block rather
+than all attempts of half the blocks, and slow drift of the agent (warming caches, a
+filling disk) spreads evenly over the blocks.
+
+Every attempt is keyed by ``(test_id, run)``. Readers take the last attempt record of a
+key: a re-run (``--retry-errors``, or an attempt cut short by Ctrl-C) supersedes the
+earlier record without rewriting it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agenttest.blocks import TIERS, Battery, Block
+from agenttest.blocks._typed import suggest
+from agenttest.errors import UsageError
+from agenttest.results import ReadNotes, iter_records
+
+Key = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    block: Block
+    run: int
+    k: int
+
+    @property
+    def key(self) -> Key:
+        return (self.block.id, self.run)
+
+
+def split_list(values: Iterable[str]) -> list[str]:
+    """`--only A,B --only C` → [A, B, C]."""
+    return [v.strip() for item in values for v in item.split(",") if v.strip()]
+
+
+def select_blocks(battery: Battery, only: Sequence[str], tiers: Sequence[str]) -> list[Block]:
+    """The blocks a run covers, in battery order; unknown ids or tiers are usage errors."""
+    for tier in tiers:
+        if tier not in TIERS:
+            raise UsageError(
+                f"--tier {tier}: not a tier ({', '.join(TIERS)}){suggest(tier, TIERS)}"
+            )
+    wanted: set[str] = set()
+    for test_id in only:
+        block = battery.get(test_id)
+        if block is None:
+            known = [b.id for b in battery]
+            raise UsageError(f"--only {test_id}: no such block{suggest(test_id, known)}")
+        wanted.add(block.id)
+    blocks = [
+        b for b in battery if (not wanted or b.id in wanted) and (not tiers or b.tier in tiers)
+    ]
+    if not blocks:
+        raise UsageError("nothing to run: no block matches --only/--tier")
+    return blocks
+
+
+def make_plan(blocks: Sequence[Block], k: int | None) -> list[PlanItem]:
+    ks = {b.id: k or b.k for b in blocks}
+    rounds = max(ks.values(), default=0)
+    return [
+        PlanItem(b, run, ks[b.id])
+        for run in range(1, rounds + 1)
+        for b in blocks
+        if run <= ks[b.id]
+    ]
+
+
+def nominal_k(blocks: Sequence[Block], k: int | None) -> int:
+    """The k a run is labelled with: `--k`, else the smallest block k (so a run is only
+    called published when every block got at least 5 attempts)."""
+    return k if k is not None else min(b.k for b in blocks)
+
+
+@dataclass
+class RunState:
+    """What a run file holds: its meta record and the latest attempt of every key."""
+
+    meta: dict[str, Any]
+    latest: dict[Key, dict[str, Any]]
+    attempts: int
+    notes: ReadNotes
+
+
+def read_state(path: Path) -> RunState:
+    notes = ReadNotes(str(path))
+    meta: dict[str, Any] | None = None
+    latest: dict[Key, dict[str, Any]] = {}
+    attempts = 0
+    for record in iter_records(path, notes):
+        kind = record.get("record_type")
+        if kind == "run_meta" and meta is None:
+            meta = record
+        elif kind == "attempt":
+            attempts += 1
+            latest[(str(record.get("test_id")), int(record.get("run", 0)))] = record
+    if meta is None:
+        raise UsageError(f"{path} holds no run_meta record; it cannot be resumed (start a new run)")
+    return RunState(meta, latest, attempts, notes)
+
+
+def needs_run(record: dict[str, Any] | None, retry_errors: bool) -> bool:
+    """Whether a key still needs an attempt, given its latest record."""
+    if record is None:
+        return True
+    if record.get("error_cause") == "interrupted":
+        return True  # cut short by Ctrl-C: never a real attempt, so always run again
+    # Grading problems are fixed with `agenttest grade`, not by asking the agent again.
+    return (
+        retry_errors
+        and record.get("verdict") == "ERROR"
+        and record.get("error_cause") not in ("ungraded", "grader")
+    )
+
+
+def counts(plan: Sequence[PlanItem], latest: dict[Key, dict[str, Any]]) -> dict[str, Any]:
+    status: Counter[str] = Counter()
+    verdict: Counter[str] = Counter()
+    for item in plan:
+        record = latest.get(item.key)
+        if record is not None:
+            status[str(record.get("status"))] += 1
+            verdict[str(record.get("verdict"))] += 1
+    return {"status": dict(status), "verdict": dict(verdict)}

@@ -1,0 +1,131 @@
+"""Progress on stderr: a rich bar in a terminal, timestamped lines under cron, or nothing.
+
+rich is imported only when a terminal is there to draw on.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+from typing import Any, TextIO
+
+
+class Progress:
+    """Silent progress (``--quiet``); the base of the other two."""
+
+    def start(self, total: int, done: int, path: str) -> None:
+        pass
+
+    def attempt_started(self, test_id: str, run: int, k: int) -> None:
+        pass
+
+    def attempt_done(self, record: dict[str, Any]) -> None:
+        pass
+
+    def note(self, message: str) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _outcome(record: dict[str, Any]) -> str:
+    verdict = record.get("verdict", "?")
+    if verdict == "ERROR" and record.get("error_cause"):
+        return f"ERROR ({record['error_cause']})"
+    return str(verdict)
+
+
+class LineProgress(Progress):
+    """One timestamped line per event: readable in a cron mail or a log file."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.total = 0
+        self.done = 0
+
+    def _line(self, text: str) -> None:
+        stamp = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        print(f"{stamp} {text}", file=self.stream, flush=True)
+
+    def start(self, total: int, done: int, path: str) -> None:
+        self.total, self.done = total, done
+        self._line(f"run: {total - done} attempt(s) to go of {total}; writing {path}")
+
+    def attempt_started(self, test_id: str, run: int, k: int) -> None:
+        self._line(f"[{self.done + 1}/{self.total}] {test_id} run {run}/{k} ...")
+
+    def attempt_done(self, record: dict[str, Any]) -> None:
+        self.done += 1
+        latency = record.get("latency_ms")
+        took = f" in {latency / 1000:.1f}s" if isinstance(latency, int) else ""
+        self._line(
+            f"[{self.done}/{self.total}] {record.get('test_id')} run {record.get('run')}: "
+            f"{_outcome(record)}{took}"
+        )
+
+    def note(self, message: str) -> None:
+        self._line(message)
+
+
+class RichProgress(Progress):
+    """A live bar with ETA and the current block, drawn on a terminal."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+        from rich.progress import Progress as Bar
+
+        self.console = Console(stderr=True)
+        self.bar = Bar(
+            TextColumn("[bold]{task.fields[current]}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            console=self.console,
+            transient=False,
+        )
+        self.task: Any = None
+
+    def start(self, total: int, done: int, path: str) -> None:
+        self.bar.start()
+        self.console.print(f"writing {path}", markup=False, highlight=False)
+        self.task = self.bar.add_task("run", total=total, completed=done, current="starting")
+
+    def attempt_started(self, test_id: str, run: int, k: int) -> None:
+        self.bar.update(self.task, current=f"{test_id} {run}/{k}")
+
+    def attempt_done(self, record: dict[str, Any]) -> None:
+        outcome = _outcome(record)
+        if outcome != "PASS":
+            self.console.print(
+                f"{record.get('test_id')} run {record.get('run')}: {outcome}",
+                markup=False,
+                highlight=False,
+            )
+        self.bar.advance(self.task)
+
+    def note(self, message: str) -> None:
+        from rich.text import Text
+
+        self.console.print(Text(message, style="dim"))
+
+    def close(self) -> None:
+        self.bar.stop()
+
+
+def make_progress(quiet: bool, stream: TextIO | None = None) -> Progress:
+    if quiet:
+        return Progress()
+    stream = stream or sys.stderr
+    if stream.isatty():
+        return RichProgress()
+    return LineProgress(stream)

@@ -1,0 +1,313 @@
+"""A run: plan it (or re-plan it from its file), drive the agent serially, write every record.
+
+``run_meta`` comes first, one ``attempt`` record per attempt (written whole and fsynced
+before the next attempt starts), and a ``run_end`` when the session stops for any reason.
+A resumed run appends to the same file and ends with its own ``run_end``; readers take the
+last one.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import platform
+import socket
+import sys
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agenttest import __version__
+from agenttest.blocks import Battery, load_battery
+from agenttest.errors import AgentUnavailable, Interrupted, UsageError
+from agenttest.results import (
+    SCHEMA_VERSION,
+    RunWriter,
+    check_not_temp,
+    run_file_name,
+    unused_path,
+)
+
+from ._attempt import AttemptRunner, Grader, StopRequested, StopSignals, now_iso
+from ._client import AgentClient, AgentNotReady
+from ._config import AgentConfig, example_config, load_agent_config
+from ._example import ExampleAgent
+from ._plan import (
+    Key,
+    PlanItem,
+    counts,
+    make_plan,
+    needs_run,
+    nominal_k,
+    read_state,
+    select_blocks,
+)
+from ._progress import Progress, make_progress
+from ._workspace import LogTail
+
+EXAMPLE = "example"
+
+
+@dataclass
+class RunRequest:
+    """Everything `agenttest run` was asked for."""
+
+    paths: Sequence[str] = ()
+    agent: str | None = None
+    overlay: str | None = None
+    k: int | None = None
+    only: Sequence[str] = ()
+    tiers: Sequence[str] = ()
+    out: Path = Path("reports")
+    label: str | None = None
+    resume: Path | None = None
+    retry_errors: bool = False
+    allow_temp: bool = False
+    quiet: bool = False
+    example_args: tuple[str, ...] = field(default=())
+
+
+@dataclass
+class _Session:
+    path: Path
+    battery: Battery
+    plan: list[PlanItem]
+    latest: dict[Key, dict[str, Any]]
+    agent: str
+    config: AgentConfig | None
+    run_id: str
+    meta: dict[str, Any] | None  # to write first (a new run), None when resuming
+    retry_errors: bool
+
+
+def _abs(path: str | Path) -> str:
+    return str(Path(path).expanduser().resolve())
+
+
+def _agent_config(agent: str) -> AgentConfig | None:
+    """The loaded config, or None for the example agent (configured once it has started)."""
+    return None if agent == EXAMPLE else load_agent_config(agent)
+
+
+def _plan_new(req: RunRequest) -> _Session:
+    if not req.paths:
+        raise UsageError("give the battery: agenttest run PATH... --agent example|FILE")
+    if req.agent is None:
+        raise UsageError("--agent is required: `example` or an agent config file")
+    if req.k is not None and req.k < 1:
+        raise UsageError(f"--k must be at least 1, got {req.k}")
+    check_not_temp(req.out, req.allow_temp)
+    battery = load_battery(list(req.paths), overlay=req.overlay)
+    blocks = select_blocks(battery, req.only, req.tiers)
+    plan = make_plan(blocks, req.k)
+    config = _agent_config(req.agent)
+    model = config.model if config else "example-agent"
+    k_nom = nominal_k(blocks, req.k)
+    req.out.mkdir(parents=True, exist_ok=True)
+    path = unused_path(req.out, run_file_name(model, k_nom, req.label))
+    run_id = uuid.uuid4().hex
+    meta: dict[str, Any] = {
+        "record_type": "run_meta",
+        "schema_version": SCHEMA_VERSION,
+        "run_id": run_id,
+        "model": model,
+        "agent": None,  # filled once the agent's config is final
+        "tester": os.environ.get("AGENTTEST_TESTER") or _user(),
+        "run_type": "exploratory" if k_nom < 5 else "published",
+        "k_nominal": k_nom,
+        "started_at": now_iso(),
+        "battery": {
+            "paths": [_abs(p) for p in req.paths],
+            "digest": battery.digest,
+            "overlay": _abs(req.overlay) if req.overlay else None,
+            "blocks": len(blocks),
+        },
+        "harness": {"agenttest": __version__, "python": platform.python_version()},
+        "host": {"hostname": socket.gethostname(), "platform": platform.platform()},
+        "plan": [{"test_id": b.id, "runs": req.k or b.k} for b in blocks],
+        "selection": {
+            "only": [b.id for b in blocks] if req.only else [],
+            "tiers": list(req.tiers),
+            "k": req.k,
+            "order": "rounds",
+        },
+        "label": req.label,
+    }
+    return _Session(path, battery, plan, {}, req.agent, config, run_id, meta, False)
+
+
+def _plan_resume(req: RunRequest, path: Path) -> _Session:
+    if req.paths or req.overlay or req.k or req.only or req.tiers or req.label:
+        raise UsageError(
+            "--resume takes the battery, overlay, k, selection and label from the run file; "
+            "leave out PATH, --overlay, --k, --only, --tier and --label"
+        )
+    state = read_state(path)
+    meta = state.meta
+    battery_meta = meta.get("battery") or {}
+    selection = meta.get("selection") or {}
+    paths = battery_meta.get("paths") or []
+    battery = load_battery(paths, overlay=battery_meta.get("overlay"))
+    if battery.digest != battery_meta.get("digest"):
+        raise UsageError(
+            f"the battery changed since {path} was started ({battery_meta.get('digest')} → "
+            f"{battery.digest}); a run holds one battery version, so start a new run"
+        )
+    blocks = select_blocks(battery, selection.get("only") or [], selection.get("tiers") or [])
+    plan = make_plan(blocks, selection.get("k"))
+    agent = req.agent or (meta.get("agent") or {}).get("source")
+    if not agent:
+        raise UsageError(f"{path} does not say which agent config it used; pass --agent")
+    config = _agent_config(agent)
+    model = config.model if config else "example-agent"
+    if model != meta.get("model"):
+        raise UsageError(
+            f"{path} is a run of model {meta.get('model')!r}; the agent config says {model!r}. "
+            "One run file holds one model."
+        )
+    return _Session(
+        path, battery, plan, state.latest, agent, config, str(meta.get("run_id", "")), None,
+        req.retry_errors,
+    )  # fmt: skip
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+def run(
+    req: RunRequest,
+    *,
+    announce: Callable[[Path], None] | None = None,
+    progress: Progress | None = None,
+) -> Path:
+    """Run (or resume) and return the path of the JSONL file.
+
+    Raises AgentUnavailable (exit 3) when the agent never becomes ready, Interrupted (130)
+    on SIGINT/SIGTERM; both after writing a `run_end`, both resumable.
+    """
+    if req.retry_errors and req.resume is None:
+        raise UsageError("--retry-errors needs --resume RUN.jsonl (the run whose errors to retry)")
+    writer: RunWriter
+    if req.resume is not None:
+        path = req.resume
+        if not path.is_file():
+            raise UsageError(f"--resume {path}: no such run file")
+        check_not_temp(path, req.allow_temp)
+        writer = RunWriter(path, create=False)  # the lock first, then read what is there
+        try:
+            session = _plan_resume(req, path)
+        except BaseException:
+            writer.close()
+            raise
+    else:
+        session = _plan_new(req)
+    progress = progress or make_progress(req.quiet)
+    example: ExampleAgent | None = None
+    stop = StopSignals()
+    stop.install()
+    try:
+        config = session.config
+        if config is None:
+            example = ExampleAgent(req.example_args)
+            url = example.start()
+            config = example_config(url, example.workspace, log_file=str(example.log_file))
+        if session.meta is not None:
+            session.meta["agent"] = {**config.redacted(), "source": session.agent}
+            writer = RunWriter(session.path, create=True)
+            writer.append(session.meta)
+        if announce is not None:
+            announce(session.path)
+        try:
+            _drive(session, config, writer, stop, progress)
+        finally:
+            writer.close()
+    except StopRequested as exc:
+        raise Interrupted(
+            f"interrupted by {exc.name}; continue with: agenttest run --resume {session.path}"
+        ) from None
+    finally:
+        stop.restore()
+        progress.close()
+        if example is not None:
+            example.stop()
+    return session.path
+
+
+def _drive(
+    session: _Session,
+    config: AgentConfig,
+    writer: RunWriter,
+    stop: StopSignals,
+    progress: Progress,
+) -> None:
+    latest = session.latest
+    todo = [item for item in session.plan if needs_run(latest.get(item.key), session.retry_errors)]
+    written = 0
+
+    def finish(reason: str) -> None:
+        with stop.shielded():
+            writer.append(
+                {
+                    "record_type": "run_end",
+                    "schema_version": SCHEMA_VERSION,
+                    "completed_at": now_iso(),
+                    "counts": counts(session.plan, latest),
+                    "attempts": {
+                        "planned": len(session.plan),
+                        "recorded": sum(1 for i in session.plan if i.key in latest),
+                        "written_this_session": written,
+                    },
+                    "reason": reason,
+                }
+            )
+
+    client = AgentClient(config, log=progress.note)
+    tail = LogTail(config.log_path, config.log_max_bytes) if config.log_path else None
+    attempts = AttemptRunner(
+        client,
+        Grader(session.battery.digest),
+        stop,
+        run_id=session.run_id,
+        workspace=config.workspace_path,
+        log_tail=tail,
+        log=progress.note,
+    )
+    progress.start(len(session.plan), len(session.plan) - len(todo), str(session.path))
+    try:
+        for item in todo:
+            stop.check()
+            progress.attempt_started(item.block.id, item.run, item.k)
+            try:
+                record = attempts.run(item)
+            except AgentNotReady as exc:
+                finish(f"aborted: {exc}")
+                raise AgentUnavailable(
+                    f"{exc}. What was recorded stays in {session.path}; "
+                    f"continue with: agenttest run --resume {session.path}"
+                ) from None
+            with stop.shielded():
+                writer.append(record)
+                written += 1
+                latest[item.key] = record
+            progress.attempt_done(record)
+            if record.get("error_cause") == "interrupted":
+                raise StopRequested(stop.signum or 2)
+            stop.check()
+            attempts.teardown(item, record["session_id"])
+        finish("completed")
+    except StopRequested:
+        finish("interrupted")
+        raise
+    finally:
+        client.close()
+
+
+def print_path(path: Path) -> None:
+    print(path, flush=True)
+    sys.stdout.flush()
