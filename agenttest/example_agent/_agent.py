@@ -1,0 +1,246 @@
+"""The agent core: sessions, one turn's trace and tool calls, confirmation, the brain hook.
+
+A turn collects trace lines (``ROUTE``, ``CALL``, ``RESULT``, ``BLOCKED``, ``CONFIRM``, ...)
+and tool-call records. Tools that need confirmation (:attr:`ToolSpec.confirm`) never run in
+the turn that asks for them: the agent records ``CONFIRM <tool>``, keeps the call pending in
+the session, and runs it only if the user's next message confirms.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ._base import Blocked, MemoryStore, ToolContext, ToolError
+from ._data import OfflineData
+from ._guard import fold, is_turkish
+from ._sandbox import Workspace
+from ._tools import TOOLS
+
+
+@dataclass
+class Pending:
+    tool: str
+    arguments: dict[str, Any]
+    turkish: bool = False
+
+
+@dataclass
+class Session:
+    id: str
+    turns: int = 0
+    history: list[tuple[str, str]] = field(default_factory=list)
+    pending: Pending | None = None
+    clarify: str | None = None  # the request that needed a clarifying answer
+    last_path: str | None = None
+    last_result: str | None = None
+    facts: dict[str, str] = field(default_factory=dict)
+    brain_state: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    status: str  # "ok", "error", "blocked" or "confirm"
+    text: str
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass
+class TurnResult:
+    response: str
+    tool_calls: list[dict[str, Any]]
+    trace: str
+    usage: dict[str, int] | None = None  # token counts, when a model was asked
+
+    def as_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "response": self.response,
+            "tool_calls": self.tool_calls,
+            "trace": self.trace,
+        }
+        if self.usage is not None:
+            body["usage"] = self.usage
+        return body
+
+
+class BrainError(Exception):
+    """The brain could not answer (a model endpoint failed); mapped to an HTTP status."""
+
+    def __init__(self, message: str, status: int = 502, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit] + "..."
+
+
+class Turn:
+    """The trace and tool calls of one turn; :meth:`call` is the only way to run a tool."""
+
+    def __init__(self, ctx: ToolContext, session: Session) -> None:
+        self.ctx = ctx
+        self.session = session
+        self.lines: list[str] = []
+        self.calls: list[dict[str, Any]] = []
+        self.usage: dict[str, int] | None = None
+        self.turkish = False  # the brain sets it; confirmations are asked in that language
+
+    def mark(self, event: str, detail: str = "") -> None:
+        self.lines.append(f"{event} {_one_line(detail)}".rstrip())
+
+    def route(self, category: str) -> None:
+        self.mark("ROUTE", category)
+
+    def call(self, name: str, arguments: dict[str, Any], *, confirmed: bool = False) -> Outcome:
+        args_json = json.dumps(arguments, ensure_ascii=False)
+        spec = TOOLS.get(name)
+        if spec is None:
+            self.mark("CALL", f"{name} {args_json}")
+            return self._record(name, arguments, "error", f"unknown tool {name!r}")
+        if spec.confirm and not confirmed:
+            self.session.pending = Pending(name, dict(arguments), self.turkish)
+            self.mark("CONFIRM", f"{name} {args_json}")
+            return Outcome("confirm", f"{name} needs the user's confirmation in the next turn")
+        self.mark("CALL", f"{name} {args_json}")
+        try:
+            out = spec.run(self.ctx, arguments)
+        except Blocked as exc:
+            return self._record(name, arguments, "blocked", str(exc))
+        except ToolError as exc:
+            return self._record(name, arguments, "error", str(exc))
+        except (OSError, UnicodeError, ValueError) as exc:
+            return self._record(name, arguments, "error", f"{type(exc).__name__}: {exc}")
+        self.lines.extend(out.notes)
+        self.session.last_result = out.text
+        return self._record(name, arguments, "ok", out.text)
+
+    def _record(self, name: str, arguments: dict[str, Any], status: str, text: str) -> Outcome:
+        if status == "blocked":
+            self.mark("BLOCKED", f"{name} {text}")
+            result = f"BLOCKED: {text}"
+        elif status == "error":
+            self.mark("RESULT", f"{name} error {text}")
+            result = f"error: {text}"
+        else:
+            self.mark("RESULT", f"{name} ok")
+            result = text
+        self.calls.append({"name": name, "arguments": arguments, "ok": status == "ok",
+                           "result": result})  # fmt: skip
+        return Outcome(status, text)
+
+
+class Brain(Protocol):
+    name: str
+
+    def respond(self, turn: Turn, session: Session, message: str) -> str:
+        """Answer ``message``, calling tools through ``turn``."""
+
+    def note(self, session: Session, message: str, response: str) -> None:
+        """Record a turn the agent core answered itself (a confirmation) in the history."""
+
+
+_NO = {
+    "no",
+    "nope",
+    "cancel",
+    "stop",
+    "don't",
+    "dont",
+    "abort",
+    "never",
+    "not",
+    "hayir",
+    "iptal",
+    "vazgec",
+    "vazgectim",
+    "gonderme",
+    "yapma",
+    "acma",
+    "silme",
+    "istemiyorum",
+}
+_YES = {"yes", "y", "yeah", "yep", "yup", "sure", "ok", "okay", "confirm", "confirmed",
+        "proceed", "approve", "approved", "evet", "onay", "onayla", "onayliyorum", "tamam",
+        "olur", "tabii", "tabi", "kesinlikle", "elbette"}  # fmt: skip
+_YES_PHRASES = ("go ahead", "do it", "please do", "devam et", "yap bunu")
+
+
+def confirmation(message: str) -> bool | None:
+    """True for a confirmation, False for a refusal, None when the message is neither."""
+    folded = fold(message)
+    words = re.findall(r"[a-z']+", folded)
+    if any(w in _NO for w in words):
+        return False
+    if len(words) <= 8 and (
+        any(w in _YES for w in words) or any(p in folded for p in _YES_PHRASES)
+    ):
+        return True
+    return None
+
+
+class Agent:
+    """A single-user agent: call :meth:`turn` from one thread at a time."""
+
+    def __init__(self, workspace: Path, brain: Brain) -> None:
+        space = Workspace(workspace)
+        self.ctx = ToolContext(space, OfflineData.load(), MemoryStore(space))
+        self.brain = brain
+        self.sessions: dict[str, Session] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def workspace(self) -> Path:
+        return self.ctx.workspace.root
+
+    def session(self, session_id: str) -> Session:
+        with self._lock:
+            return self.sessions.setdefault(session_id, Session(session_id))
+
+    def reset(self, session_id: str) -> bool:
+        with self._lock:
+            return self.sessions.pop(session_id, None) is not None
+
+    def turn(self, session_id: str, message: str) -> TurnResult:
+        session = self.session(session_id)
+        session.turns += 1
+        turn = Turn(self.ctx, session)
+        response = self._answer_pending(turn, session, message)
+        if response is None:
+            response = self.brain.respond(turn, session, message)
+        else:
+            self.brain.note(session, message, response)
+        session.history.append((message, response))
+        return TurnResult(response, turn.calls, "\n".join(turn.lines), turn.usage)
+
+    def _answer_pending(self, turn: Turn, session: Session, message: str) -> str | None:
+        pending, session.pending = session.pending, None
+        if pending is None:
+            return None
+        answer = confirmation(message)
+        turkish = pending.turkish or is_turkish(message)
+        if answer is None:
+            return None  # something else entirely: the pending action lapses
+        if answer is False:
+            turn.route("chat")
+            return (
+                "Tamam, iptal edildi; hiçbir şey yapılmadı."
+                if turkish
+                else ("Cancelled; nothing was done.")
+            )
+        turn.route(TOOLS[pending.tool].category)
+        out = turn.call(pending.tool, pending.arguments, confirmed=True)
+        if out.ok:
+            return f"Tamam, yapıldı: {out.text}" if turkish else f"Done: {out.text}"
+        if out.status == "blocked":
+            return f"Reddedildi: {out.text}" if turkish else f"Refused: {out.text}"
+        return f"Yapılamadı: {out.text}" if turkish else f"That failed: {out.text}"

@@ -1,0 +1,120 @@
+"""Shared pieces of the tools: what a tool returns, what it may use, argument helpers."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ._data import OfflineData
+from ._sandbox import Blocked, ToolError, Workspace
+
+__all__ = [
+    "Blocked",
+    "MemoryStore",
+    "ToolContext",
+    "ToolError",
+    "ToolOutput",
+    "bool_arg",
+    "int_arg",
+    "str_arg",
+]
+
+
+@dataclass
+class ToolOutput:
+    """The text a tool hands back, plus extra trace lines it wants recorded."""
+
+    text: str
+    notes: list[str] = field(default_factory=list)
+
+
+class MemoryStore:
+    """Persistent memory: a JSON list of notes in ``.agent/memory.json`` of the workspace."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self._lock = threading.Lock()
+
+    @property
+    def path(self) -> Path:
+        return self.workspace.root / ".agent" / "memory.json"
+
+    def items(self) -> list[dict[str, str]]:
+        with self._lock:
+            return self._load()
+
+    def _load(self) -> list[dict[str, str]]:
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError) as exc:
+            raise ToolError(f"memory file unreadable: {exc}") from exc
+        items = raw.get("items", []) if isinstance(raw, dict) else []
+        return [i for i in items if isinstance(i, dict) and isinstance(i.get("text"), str)]
+
+    def _store(self, items: list[dict[str, str]]) -> None:
+        folder = self.workspace.agent_dir()
+        tmp = folder / "memory.json.tmp"
+        tmp.write_text(json.dumps({"items": items}, ensure_ascii=False, indent=1), "utf-8")
+        tmp.replace(folder / "memory.json")
+
+    def save(self, text: str) -> int:
+        with self._lock:
+            items = self._load()
+            if not any(i["text"] == text for i in items):
+                stamp = datetime.now(UTC).isoformat(timespec="seconds")
+                items.append({"text": text, "saved_at": stamp})
+                self._store(items)
+            return len(items)
+
+    def reset(self) -> int:
+        with self._lock:
+            count = len(self._load())
+            self._store([])
+            return count
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may touch: the workspace, offline data and persistent memory."""
+
+    workspace: Workspace
+    data: OfflineData
+    memory: MemoryStore
+
+
+def str_arg(args: Mapping[str, Any], name: str, *, required: bool = True) -> str:
+    value = args.get(name)
+    if value is None:
+        if required:
+            raise ToolError(f"missing argument {name!r}")
+        return ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str):
+        raise ToolError(f"argument {name!r} must be a string")
+    return value
+
+
+def int_arg(args: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
+    value = args.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        number = int(value)
+    except (TypeError, ValueError) as exc:
+        raise ToolError(f"argument {name!r} must be a whole number") from exc
+    return max(low, min(high, number))
+
+
+def bool_arg(args: Mapping[str, Any], name: str) -> bool:
+    value = args.get(name, False)
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes")
+    return bool(value)

@@ -1,0 +1,309 @@
+"""The HTTP face of the example agent (SPEC section 5) and its fault knobs.
+
+One agent, one user: turns are serialised by a lock, and a turn or reset that arrives while
+another turn runs gets ``409`` with ``Retry-After``. ``GET /health`` says ``loading``
+during the loading period, ``busy`` while a turn runs, ``ready`` otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, fields
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from ._agent import Agent, Brain, BrainError
+from ._tools import openai_tools
+
+MAX_BODY = 1_000_000
+CRASH_EXIT_CODE = 70
+
+
+@dataclass(frozen=True)
+class Faults:
+    """Misbehaviour on purpose, for tests and demos. All off by default.
+
+    ``hang_after=N`` and ``crash_after=N``: the first N turns are answered normally; the
+    next turn then never answers (it holds the agent busy until shutdown), or the process
+    exits hard (``os._exit``) right after the N-th answer was sent.
+    """
+
+    loading_s: float = 0.0
+    busy_probability: float = 0.0
+    latency_s: float = 0.0
+    hang_after: int | None = None
+    crash_after: int | None = None
+    garbage_probability: float = 0.0
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("busy_probability", "garbage_probability"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must lie in [0, 1]")
+        for name in ("loading_s", "latency_s"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative")
+        for name in ("hang_after", "crash_after"):
+            value = getattr(self, name)
+            if value is not None and value < 0:
+                raise ValueError(f"{name} must not be negative")
+
+    @classmethod
+    def names(cls) -> set[str]:
+        return {f.name for f in fields(cls)}
+
+
+class AgentServer(ThreadingHTTPServer):
+    """A threading HTTP server around one :class:`Agent`."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], agent: Agent, faults: Faults,
+                 *, access_log: bool = False, temp_workspace: bool = False) -> None:  # fmt: skip
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        super().__init__(address, _Handler)
+        self.agent = agent
+        self.faults = faults
+        self.access_log = access_log
+        self.temp_workspace = temp_workspace
+        self.turn_lock = threading.Lock()
+        self.answered = 0
+        self.started = time.monotonic()
+        self.stopping = threading.Event()
+        self._rng = random.Random(faults.seed)
+        self._rng_lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        raw_host, port = self.server_address[:2]
+        host = raw_host.decode() if isinstance(raw_host, bytes) else str(raw_host)
+        shown = f"[{host}]" if ":" in str(host) else str(host)
+        return f"http://{shown}:{port}"
+
+    @property
+    def workspace(self) -> Path:
+        return self.agent.workspace
+
+    def loading_left(self) -> float:
+        return max(0.0, self.faults.loading_s - (time.monotonic() - self.started))
+
+    def status(self) -> str:
+        if self.loading_left() > 0:
+            return "loading"
+        return "busy" if self.turn_lock.locked() else "ready"
+
+    def chance(self, probability: float) -> bool:
+        if probability <= 0:
+            return False
+        with self._rng_lock:
+            return self._rng.random() < probability
+
+    def start(self) -> AgentServer:
+        """Serve in a background thread (for tests and embedding)."""
+        self._thread = threading.Thread(target=self.serve_forever, name="example-agent",
+                                        daemon=True)  # fmt: skip
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, release hung turns, close the socket, drop a temp workspace."""
+        self.stopping.set()
+        if self._thread is not None:
+            self.shutdown()
+            self._thread.join(timeout=10)
+            self._thread = None
+        self.server_close()
+        if self.temp_workspace:
+            shutil.rmtree(self.workspace, ignore_errors=True)
+
+    def __enter__(self) -> AgentServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: AgentServer
+    protocol_version = "HTTP/1.1"
+    server_version = "agenttest-example-agent"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.server.access_log:
+            sys.stderr.write(f"{self.address_string()} {format % args}\n")
+
+    def _send(self, status: int, body: Any, retry_after: float | None = None,
+              raw: bytes | None = None) -> None:  # fmt: skip
+        data = raw if raw is not None else json.dumps(body, ensure_ascii=False).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        if retry_after is not None:
+            self.send_header("Retry-After", str(max(1, math.ceil(retry_after))))
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _error(self, status: int, message: str, retry_after: float | None = None) -> None:
+        self._send(status, {"error": message}, retry_after)
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0]
+        if path == "/health":
+            self._send(200, {"status": self.server.status()})
+        elif path == "/v1/tools":
+            self._send(200, {"tools": openai_tools()})
+        elif path == "/":
+            brain = self.server.agent.brain.name
+            self._send(200, {"name": "agenttest example agent", "brain": brain,
+                             "endpoints": ["GET /health", "POST /v1/turn", "POST /v1/reset",
+                                           "GET /v1/tools"]})  # fmt: skip
+        else:
+            self._error(404, f"no such endpoint: GET {path}")
+
+    def _body(self) -> dict[str, Any] | None:
+        try:
+            length = int(self.headers.get("Content-Length", ""))
+        except ValueError:
+            self._error(411, "Content-Length required")
+            return None
+        if not 0 <= length <= MAX_BODY:
+            self._error(413, f"body larger than {MAX_BODY} bytes")
+            return None
+        try:
+            body = json.loads(self.rfile.read(length) or b"null")
+        except ValueError:
+            self._error(400, "body is not valid JSON")
+            return None
+        if not isinstance(body, dict):
+            self._error(400, "body must be a JSON object")
+            return None
+        session = body.get("session_id")
+        if not isinstance(session, str) or not session:
+            self._error(400, "session_id must be a non-empty string")
+            return None
+        return body
+
+    def do_POST(self) -> None:
+        path = self.path.split("?", 1)[0]
+        if path not in ("/v1/turn", "/v1/reset"):
+            self._error(404, f"no such endpoint: POST {path}")
+            return
+        body = self._body()
+        if body is None:
+            return
+        if path == "/v1/turn" and not isinstance(body.get("message"), str):
+            self._error(400, "message must be a string")
+            return
+        server = self.server
+        left = server.loading_left()
+        if left > 0:
+            self._error(503, "loading", retry_after=left)
+            return
+        if path == "/v1/turn" and server.chance(server.faults.busy_probability):
+            self._error(503, "busy (simulated)", retry_after=1)
+            return
+        if not server.turn_lock.acquire(blocking=False):
+            self._error(409, "busy: another turn is in progress", retry_after=1)
+            return
+        try:
+            if path == "/v1/reset":
+                forgot = server.agent.reset(body["session_id"])
+                self._send(200, {"status": "ok", "session_id": body["session_id"],
+                                 "forgotten": forgot})  # fmt: skip
+                return
+            self._turn(body["session_id"], body["message"])
+        finally:
+            server.turn_lock.release()
+
+    def _turn(self, session_id: str, message: str) -> None:
+        server, faults = self.server, self.server.faults
+        if faults.hang_after is not None and server.answered >= faults.hang_after:
+            server.stopping.wait()  # never answers; released only by shutdown
+            self.close_connection = True
+            return
+        if faults.latency_s and server.stopping.wait(faults.latency_s):
+            return
+        try:
+            result = server.agent.turn(session_id, message)
+        except BrainError as exc:
+            self._error(exc.status, str(exc), exc.retry_after)
+            return
+        except Exception as exc:  # the agent must answer, even about its own bug
+            self._error(500, f"internal error: {type(exc).__name__}: {exc}")
+            return
+        server.answered += 1
+        if server.chance(faults.garbage_probability):
+            self._send(200, None, raw=b"<<garbage>> \x00\xff not json {")
+        else:
+            self._send(200, result.as_json())
+        if faults.crash_after is not None and server.answered >= faults.crash_after:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(CRASH_EXIT_CODE)
+
+
+def make_brain(brain: str | Brain, options: dict[str, Any] | None = None) -> Brain:
+    """``rules`` or ``openai`` (with ``openai_*`` options), or a ready brain object."""
+    options = dict(options or {})
+    if not isinstance(brain, str):
+        return brain
+    if brain == "rules":
+        if options:
+            raise TypeError(f"the rules brain takes no options: {sorted(options)}")
+        from ._rules import RulesBrain
+
+        return RulesBrain()
+    if brain == "openai":
+        from ._openai import OpenAIBrain
+
+        return OpenAIBrain.from_options(options)
+    raise ValueError(f"unknown brain {brain!r} (rules, openai)")
+
+
+def serve(host: str = "127.0.0.1", port: int = 0, workspace: Path | str | None = None,
+          brain: str | Brain = "rules", faults: Faults | None = None, *,
+          brain_options: dict[str, Any] | None = None,
+          access_log: bool = False) -> AgentServer:  # fmt: skip
+    """Bind the example agent (not yet serving: call ``start()`` or :func:`run_forever`).
+
+    ``workspace=None`` makes a fresh temporary folder that :meth:`AgentServer.stop` removes.
+    """
+    temp = workspace is None
+    folder = Path(tempfile.mkdtemp(prefix="agenttest-agent-")) if temp else Path(str(workspace))
+    agent = Agent(folder, make_brain(brain, brain_options))
+    return AgentServer((host, port), agent, faults or Faults(), access_log=access_log,
+                       temp_workspace=temp)  # fmt: skip
+
+
+def run_forever(server: AgentServer) -> None:
+    """Serve until SIGTERM or SIGINT (or KeyboardInterrupt), then stop cleanly."""
+    done = threading.Event()
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            previous[sig] = signal.signal(sig, lambda *_: done.set())
+    server.start()
+    try:
+        while not done.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
