@@ -1,0 +1,22 @@
+"""Grading: criteria with evidence, always-FAIL rules and verdicts (SPEC §6).
+
+The runner calls :func:`grade_attempt` after each attempt and :func:`files_of_interest`
+before it (to snapshot the files that file criteria read). ``agenttest grade`` calls
+:func:`regrade_run` to append new ``grade`` records to a stored run. docs/grading.md says
+how each criterion type is decided, how text and numbers are normalised, and which
+criteria a transcript alone cannot decide.
+"""
+
+from ._engine import GRADERS, GradeOutcome, evaluate, grade_attempt, rater_id
+from ._regrade import regrade_run
+from ._state_criteria import files_of_interest
+
+__all__ = [
+    "GRADERS",
+    "GradeOutcome",
+    "evaluate",
+    "files_of_interest",
+    "grade_attempt",
+    "rater_id",
+    "regrade_run",
+]

@@ -1,0 +1,150 @@
+"""What every grader needs: the block, the attempt, where to look, and how to cite it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agenttest.blocks import Block, Criterion
+from agenttest.results import Evidence, ToolCall, TurnRecord
+
+EXCERPT = 200
+ALL_TURNS = "all"
+LAST_TURN = "last"
+
+
+@dataclass(frozen=True)
+class Check:
+    """The outcome of one check: True/False, or None when it could not be decided."""
+
+    holds: bool | None
+    evidence: Evidence
+
+
+def ev(
+    *,
+    turn: int | None = None,
+    tool_call: int | None = None,
+    trace_line: int | None = None,
+    span: list[int] | None = None,
+    file: str | None = None,
+    text: str | None = None,
+    note: str | None = None,
+) -> Evidence:
+    """An Evidence dict holding only the keys that were given (turn is 0-based here)."""
+    out: Evidence = {}
+    if turn is not None:
+        out["turn"] = turn + 1
+    if tool_call is not None:
+        out["tool_call"] = tool_call
+    if trace_line is not None:
+        out["trace_line"] = trace_line
+    if span is not None:
+        out["span"] = list(span)
+    if file is not None:
+        out["file"] = file
+    if text is not None:
+        out["text"] = excerpt(text)
+    if note is not None:
+        out["note"] = note
+    return out
+
+
+def excerpt(text: str, limit: int = EXCERPT) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def as_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+@dataclass
+class Ctx:
+    block: Block
+    attempt: dict[str, Any]
+    workspace: Path | None = None
+    judge: Any = None
+    turns: list[TurnRecord] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.turns = list(self.attempt.get("turns") or [])
+
+    # ------------------------------------------------------------------ parameters
+    def subst(self, text: str | None) -> str | None:
+        """``{{name}}`` placeholders filled from the block's reference vars."""
+        if text is None:
+            return None
+        for name, val in self.block.reference.vars.items():
+            text = text.replace("{{" + name + "}}", val)
+        return text
+
+    def names(self, role: str) -> frozenset[str] | None:
+        """Concrete tool names of a role; None stands for `any` tool."""
+        if role == "any":
+            return None
+        return frozenset(self.block.tool_names(role))
+
+    def scope(self, c: Criterion, default: str) -> tuple[list[int], Evidence | None]:
+        """0-based turn indexes a criterion looks at, or a note why there are none."""
+        if not self.turns:
+            return [], ev(note="the attempt has no turns")
+        if c.turn is not None:
+            if c.turn > len(self.turns):
+                return [], ev(
+                    note=f"turn {c.turn} was asked for but the attempt has "
+                    f"{len(self.turns)} turn(s)"
+                )
+            return [c.turn - 1], None
+        if default == LAST_TURN:
+            return [len(self.turns) - 1], None
+        return list(range(len(self.turns))), None
+
+    # ------------------------------------------------------------------ turn content
+    def response(self, ti: int) -> str | None:
+        value = self.turns[ti].get("response")
+        return value if isinstance(value, str) else None
+
+    def calls(
+        self, turns: list[int], names: frozenset[str] | None = None
+    ) -> Iterator[tuple[int, int, ToolCall]]:
+        """(turn index, call index, call) of the calls in those turns, optionally by name."""
+        for ti in turns:
+            for ci, call in enumerate(self.turns[ti].get("tool_calls") or []):
+                if names is None or call.get("name") in names:
+                    yield ti, ci, call
+
+    def trace_lines(self, ti: int) -> list[tuple[str, int, str]]:
+        """(source, 1-based line number, text) of a turn's trace and its agent log lines."""
+        turn = self.turns[ti]
+        out = [
+            ("trace", i, line) for i, line in enumerate((turn.get("trace") or "").splitlines(), 1)
+        ]
+        out += [("log", i, line) for i, line in enumerate(turn.get("log_lines") or [], 1)]
+        return out
+
+    def has_trace(self, turns: list[int]) -> bool:
+        return any(self.trace_lines(ti) for ti in turns)
+
+
+def line_evidence(
+    ti: int, source: str, lineno: int, text: str, note: str | None = None
+) -> Evidence:
+    if source == "trace":
+        return ev(turn=ti, trace_line=lineno, text=text, note=note)
+    extra = f"agent log line {lineno} of the turn"
+    return ev(turn=ti, text=text, note=f"{extra}; {note}" if note else extra)
+
+
+def call_evidence(ti: int, ci: int, call: ToolCall, note: str | None = None) -> Evidence:
+    args = as_text(call.get("arguments") or {})
+    ok = call.get("ok")
+    status = "ok" if ok else ("failed" if ok is False else "outcome unknown")
+    return ev(turn=ti, tool_call=ci, text=f"{call.get('name')} {args} → {status}", note=note)

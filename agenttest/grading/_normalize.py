@@ -1,0 +1,369 @@
+"""The shared normalisation layer: what "the same text" and "the same number" mean.
+
+Everything a grader compares goes through here, so the rules live in one place and are
+tested once (docs/grading.md describes them for battery authors):
+
+* ``clean``: literal ``\\n``/``\\t``/``\\r`` sequences become real whitespace (agents that
+  double-encode JSON send them), Markdown backticks and emphasis markers are dropped,
+  quotes become spaces, whitespace runs collapse to one space.
+* ``fold``: ``clean`` plus tolerant case folding: every Turkish and Latin i (``İ I ı i``)
+  folds to ``i``, then Unicode case folding, NFKC and accent stripping, so ``İSTANBUL``,
+  ``Istanbul`` and ``istanbul`` are equal. ``turkish=True`` instead applies Turkish casing
+  (``İ→i``, ``I→ı``) and keeps accents, for checks that must tell ``ı`` from ``i``.
+* Every transformed text keeps, per character, the index it came from, so a match found in
+  the normalised text is reported as a span of the original response.
+* Numbers: :func:`extract_numbers` reads the formats of methodology §3.2 and gives each
+  token the *set* of values it can mean (see :func:`readings`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\n"}
+_QUOTES = frozenset("\"'“”‘’«»„‚‹›")
+_SPACES_THOUSANDS = "\u00a0\u202f\u2009"
+_TOLERANT_I = str.maketrans({"İ": "i", "I": "i", "ı": "i"})
+_TURKISH_UPPER = str.maketrans({"İ": "i", "I": "ı"})
+
+
+@dataclass(frozen=True)
+class Mapped:
+    """A transformed text and, for each of its characters, the index it came from."""
+
+    text: str
+    pos: tuple[int, ...]
+    original: str
+
+    def span(self, start: int, end: int) -> list[int]:
+        """The ``[start, end)`` span of the original text behind ``text[start:end]``."""
+        if not self.pos or start >= end:
+            at = self.pos[start] if start < len(self.pos) else len(self.original)
+            return [at, at]
+        return [self.pos[start], self.pos[end - 1] + 1]
+
+
+def _unescape(text: str) -> tuple[list[str], list[int]]:
+    chars: list[str] = []
+    pos: list[int] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in _ESCAPES:
+            # `\r\n` written out literally is one line break, not two.
+            if text[i + 1] == "r" and text[i + 2 : i + 4] == "\\n":
+                chars.append("\n")
+                pos.append(i)
+                i += 4
+                continue
+            chars.append(_ESCAPES[text[i + 1]])
+            pos.append(i)
+            i += 2
+            continue
+        chars.append(ch)
+        pos.append(i)
+        i += 1
+    return chars, pos
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isalnum()
+
+
+def _strip_markdown(chars: list[str], pos: list[int]) -> tuple[list[str], list[int]]:
+    out: list[str] = []
+    out_pos: list[int] = []
+    n = len(chars)
+    for i, ch in enumerate(chars):
+        if ch == "`":
+            continue
+        if ch in "*_~":
+            prev = chars[i - 1] if i > 0 else " "
+            nxt = chars[i + 1] if i + 1 < n else " "
+            doubled = prev == ch or nxt == ch
+            # `**bold**`, `__x__`, `~~x~~` always go; a single `*`/`_` only at a word edge
+            # (`*x*`), so `snake_case` and `3 * 4` survive.
+            if ch != "~" and (doubled or (_is_word(prev) != _is_word(nxt))):
+                continue
+            if ch == "~" and doubled:
+                continue
+        if ch in _QUOTES:
+            ch = " "
+        out.append(ch)
+        out_pos.append(pos[i])
+    return out, out_pos
+
+
+def _collapse(chars: list[str], pos: list[int]) -> tuple[str, tuple[int, ...]]:
+    out: list[str] = []
+    out_pos: list[int] = []
+    for ch, p in zip(chars, pos, strict=True):
+        if ch.isspace():
+            if not out or out[-1] == " ":
+                continue
+            ch = " "
+        out.append(ch)
+        out_pos.append(p)
+    while out and out[-1] == " ":
+        out.pop()
+        out_pos.pop()
+    return "".join(out), tuple(out_pos)
+
+
+def _fold_char(ch: str, *, case: bool, turkish: bool, accents: bool) -> str:
+    if case:
+        if turkish:
+            ch = ch.translate(_TURKISH_UPPER).lower()
+        else:
+            ch = ch.translate(_TOLERANT_I).casefold()
+    ch = unicodedata.normalize("NFKC", ch)
+    if accents:
+        ch = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+        if case and not turkish:
+            ch = ch.translate(_TOLERANT_I)
+    return ch
+
+
+def clean(text: str, *, markdown: bool = True, collapse: bool = True) -> Mapped:
+    """Literal escapes to whitespace, Markdown markers and quotes out, whitespace collapsed."""
+    chars, pos = _unescape(text)
+    if markdown:
+        chars, pos = _strip_markdown(chars, pos)
+    if not collapse:
+        return Mapped("".join(chars), tuple(pos), text)
+    out, out_pos = _collapse(chars, pos)
+    return Mapped(out, out_pos, text)
+
+
+def light(text: str) -> Mapped:
+    """Literal escapes only (for regexes and list/sentence structure, which need Markdown)."""
+    chars, pos = _unescape(text)
+    return Mapped("".join(chars), tuple(pos), text)
+
+
+def normalize(
+    text: str,
+    *,
+    case: bool = True,
+    turkish: bool = False,
+    accents: bool | None = None,
+    markdown: bool = True,
+) -> Mapped:
+    """``clean`` then per-character folding; ``accents`` defaults to ``not turkish``."""
+    strip_accents = (not turkish) if accents is None else accents
+    chars, pos = _unescape(text)
+    if markdown:
+        chars, pos = _strip_markdown(chars, pos)
+    folded: list[str] = []
+    folded_pos: list[int] = []
+    for ch, p in zip(chars, pos, strict=True):
+        for c in _fold_char(ch, case=case, turkish=turkish, accents=strip_accents and case):
+            folded.append(c)
+            folded_pos.append(p)
+    out, out_pos = _collapse(folded, folded_pos)
+    return Mapped(out, out_pos, text)
+
+
+def fold(text: str, *, turkish: bool = False, case: bool = True) -> str:
+    """The comparison key of a short value (an argument, a keyword)."""
+    return normalize(strip_wrappers(text), case=case, turkish=turkish).text
+
+
+def strip_wrappers(value: str) -> str:
+    """Whitespace, backticks, quotes, emphasis and angle brackets around a value."""
+    wrappers = "`*_<>" + "".join(_QUOTES)
+    prev = None
+    value = value.strip()
+    while value != prev:
+        prev = value
+        value = value.strip().strip(wrappers)
+    return value
+
+
+def find(
+    haystack: Mapped, value: str, *, stem: bool = False, case_sensitive: bool = False
+) -> list[int] | None:
+    """Span (in the original) of the first whole-word occurrence of ``value``.
+
+    Both sides are normalised the same way. A value edge that is a letter or digit must sit
+    at a word edge of the haystack (``ankara`` is not found in ``ankaralı``); with
+    ``stem=True`` the value may end inside a word, which is what agglutinative languages
+    need (``ankara`` is found in ``Ankara'nın`` either way, since the quote splits it).
+    """
+    spans = find_all(haystack, value, stem=stem, case_sensitive=case_sensitive)
+    return spans[0] if spans else None
+
+
+def find_all(
+    haystack: Mapped, value: str, *, stem: bool = False, case_sensitive: bool = False
+) -> list[list[int]]:
+    """Spans (in the original) of every occurrence of ``value``; see :func:`find`."""
+    needle = (
+        normalize(value, case=False, accents=False) if case_sensitive else normalize(value)
+    ).text
+    if not needle:
+        return []
+    before = r"(?<!\w)" if _is_word(needle[0]) else ""
+    after = r"(?!\w)" if _is_word(needle[-1]) and not stem else ""
+    rx = re.compile(before + re.escape(needle) + after)
+    return [haystack.span(m.start(), m.end()) for m in rx.finditer(haystack.text)]
+
+
+def haystack(text: str, *, case_sensitive: bool = False) -> Mapped:
+    return normalize(text, case=False, accents=False) if case_sensitive else normalize(text)
+
+
+# --------------------------------------------------------------------------- numbers
+
+_NUM_RE = re.compile(
+    r"(?P<sign>[-−+](?=\d))?"
+    r"(?P<num>\d{1,3}(?:[" + _SPACES_THOUSANDS + r"]\d{3})+(?:[.,]\d+)?(?!\d)"
+    r"|\d+(?:[.,]\d+)*)"
+)
+
+
+@dataclass(frozen=True)
+class NumberToken:
+    """A number written in the text: where, as written, and every value it can mean."""
+
+    start: int
+    end: int
+    text: str
+    values: frozenset[Decimal]
+
+
+def _dec(s: str) -> Decimal | None:
+    try:
+        return Decimal(s)
+    except InvalidOperation:
+        return None
+
+
+def _thousands_ok(groups: list[str]) -> bool:
+    first, rest = groups[0], groups[1:]
+    if not 1 <= len(first) <= 3 or first.startswith("0"):
+        return False
+    return all(len(g) == 3 for g in rest)
+
+
+def readings(num: str, convention: str | None = None) -> frozenset[Decimal]:
+    """Every value a written number can mean; empty when it is no single number.
+
+    * ``29988`` → {29988}; ``333,0`` / ``333.0`` → {333} (a group that is not three digits
+      long is a decimal part).
+    * ``29.988`` / ``541,171`` (one separator, three digits after it, one to three digits
+      before, no leading zero) are ambiguous between a thousands group and a decimal part,
+      so both readings are kept: {29988, 29.988}. ``convention`` (``"dot-decimal"`` or
+      ``"comma-decimal"``, inferred from unambiguous numbers elsewhere in the same text by
+      :func:`extract_numbers`) settles it when known.
+    * ``1.234.567``, ``1,234,567``, ``1 234 567`` (no-break or thin spaces) → thousands;
+      ``1.234,5`` / ``1,234.5`` → the last separator is the decimal mark.
+    * ``13.07.2026``, ``15.1.2``, ``192.168.0.1``: dates, versions, addresses — no reading.
+    """
+    for sp in _SPACES_THOUSANDS:
+        num = num.replace(sp, " ")
+    if " " in num:
+        head, _, frac = num.partition(",") if "," in num else num.partition(".")
+        groups = head.split(" ")
+        if not _thousands_ok(groups):
+            return frozenset()
+        value = _dec("".join(groups) + ("." + frac if frac else ""))
+        return frozenset({value}) if value is not None else frozenset()
+    seps = [c for c in num if c in ".,"]
+    groups = re.split(r"[.,]", num)
+    values: set[Decimal | None] = set()
+    if not seps:
+        values.add(_dec(num))
+    elif len(set(seps)) == 2:
+        decimal_mark = seps[-1]
+        if seps.count(decimal_mark) != 1 or not _thousands_ok(groups[:-1]):
+            return frozenset()
+        values.add(_dec("".join(groups[:-1]) + "." + groups[-1]))
+    elif len(seps) >= 2:
+        if not _thousands_ok(groups):
+            return frozenset()
+        values.add(_dec("".join(groups)))
+    else:
+        a, b = groups
+        sep = seps[0]
+        decimal = _dec(f"{a}.{b}")
+        if len(b) == 3 and _thousands_ok([a, b]):
+            thousands = _dec(a + b)
+            if convention == "comma-decimal":
+                values.add(thousands if sep == "." else decimal)
+            elif convention == "dot-decimal":
+                values.add(decimal if sep == "." else thousands)
+            else:
+                values.update({thousands, decimal})
+        else:
+            values.add(decimal)
+    return frozenset(v for v in values if v is not None)
+
+
+def _convention_hint(num: str) -> str | None:
+    """What an unambiguous written number says about the text's decimal mark."""
+    if any(sp in num for sp in _SPACES_THOUSANDS):
+        return None
+    seps = [c for c in num if c in ".,"]
+    groups = re.split(r"[.,]", num)
+    if not seps:
+        return None
+    if len(set(seps)) == 2:
+        return "comma-decimal" if seps[-1] == "," else "dot-decimal"
+    if len(seps) >= 2 and _thousands_ok(groups):
+        return "comma-decimal" if seps[0] == "." else "dot-decimal"
+    if len(seps) == 1 and not (len(groups[1]) == 3 and _thousands_ok(groups)):
+        return "dot-decimal" if seps[0] == "." else "comma-decimal"
+    return None
+
+
+def extract_numbers(text: str) -> list[NumberToken]:
+    """Numbers stated in ``text`` (Markdown and literal escapes ignored), in order.
+
+    Ambiguous tokens keep both readings unless the other numbers of the same text agree on
+    one decimal mark; if they disagree or say nothing, both readings stay.
+    """
+    cleaned = clean(text, markdown=True, collapse=False)
+    body = cleaned.text
+    found: list[tuple[int, int, str, str]] = []
+    for m in _NUM_RE.finditer(body):
+        start = m.start()
+        sign = m.group("sign") or ""
+        if sign and start > 0 and body[start - 1].isalnum():
+            # `3-4` is a range or a difference, not a negative four.
+            sign = ""
+            start = m.start("num")
+        found.append((start, m.end(), sign, m.group("num")))
+    hints = {h for _, _, _, num in found if (h := _convention_hint(num))}
+    convention = next(iter(hints)) if len(hints) == 1 else None
+    tokens = []
+    for start, end, sign, num in found:
+        vals = readings(num, convention)
+        if not vals:
+            continue
+        if sign in ("-", "−"):
+            vals = frozenset(-v for v in vals)
+        span = cleaned.span(start, min(end, len(cleaned.pos)))
+        tokens.append(NumberToken(span[0], span[1], text[span[0] : span[1]], vals))
+    return tokens
+
+
+def as_decimal(value: object) -> Decimal | None:
+    """A criterion's number (int, float or a string in any accepted format)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return _dec(repr(value)) if isinstance(value, float) else Decimal(value)
+    if isinstance(value, str):
+        tokens = extract_numbers(value)
+        if len(tokens) == 1 and len(tokens[0].values) == 1:
+            return next(iter(tokens[0].values))
+    return None
+
+
+def number_equal(values: frozenset[Decimal], target: Decimal, tolerance: float | None) -> bool:
+    tol = Decimal(str(tolerance)) if tolerance else Decimal(0)
+    return any(abs(v - target) <= tol for v in values)

@@ -1,0 +1,196 @@
+"""Graders over the state of the world after the attempt, its timing, and the judge.
+
+Files are read from the live workspace when the runner passes one, else from the
+snapshot in ``attempt["workspace_files"]``; with neither the criterion is ungraded, since
+a transcript alone cannot show what is on disk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import PurePosixPath
+from typing import Any
+
+from agenttest.blocks import Block, Criterion
+
+from . import _normalize as nz
+from ._context import LAST_TURN, Check, Ctx, ev
+
+FILE_TYPES = ("file_exists", "file_absent", "file_content")
+_MISSING = object()
+
+
+def _walk(criteria: tuple[Criterion, ...]) -> Iterator[Criterion]:
+    for c in criteria:
+        yield c
+        yield from _walk(c.of)
+
+
+def _rel(path: str) -> str:
+    return str(PurePosixPath(path.strip()))
+
+
+def files_of_interest(block: Block) -> list[str]:
+    """Workspace-relative paths the block's file criteria read, for the runner to snapshot."""
+    ctx_vars = block.reference.vars
+    out: list[str] = []
+    for c in _walk((*block.criteria.pass_, *block.criteria.fail)):
+        if c.type in FILE_TYPES and c.path:
+            path = c.path
+            for name, val in ctx_vars.items():
+                path = path.replace("{{" + name + "}}", val)
+            rel = _rel(path)
+            if rel not in out:
+                out.append(rel)
+    return out
+
+
+def _read(ctx: Ctx, path: str) -> tuple[Any, str | None]:
+    """(content | None when absent | _MISSING when unknowable, where it was read from)."""
+    rel = _rel(path)
+    if ctx.workspace is not None:
+        root = ctx.workspace.resolve()
+        target = (root / rel).resolve()
+        if not target.is_relative_to(root):
+            return _MISSING, f"{rel} lies outside the workspace; not read"
+        if target.is_dir():
+            return "", f"directory in the live workspace {root}"
+        if not target.exists():
+            return None, f"live workspace {root}"
+        return target.read_text(encoding="utf-8", errors="replace"), f"live workspace {root}"
+    files = ctx.attempt.get("workspace_files")
+    if isinstance(files, dict):
+        for key, content in files.items():
+            if _rel(str(key)) == rel:
+                return content, "workspace snapshot in the attempt record"
+        return _MISSING, (
+            f"{rel} is not in the attempt's workspace snapshot "
+            f"(snapshot holds {len(files)} file(s))"
+        )
+    return _MISSING, (
+        f"file state of {rel} was not recorded with the attempt and no workspace was given; "
+        "it cannot be decided from the transcript"
+    )
+
+
+def file_exists(ctx: Ctx, c: Criterion) -> Check:
+    path = ctx.subst(c.path) or ""
+    content, where = _read(ctx, path)
+    if content is _MISSING:
+        return Check(None, ev(file=_rel(path), note=where))
+    return Check(
+        content is not None,
+        ev(file=_rel(path), note=f"{'exists' if content is not None else 'absent'} ({where})"),
+    )
+
+
+def file_absent(ctx: Ctx, c: Criterion) -> Check:
+    path = ctx.subst(c.path) or ""
+    content, where = _read(ctx, path)
+    if content is _MISSING:
+        return Check(None, ev(file=_rel(path), note=where))
+    return Check(
+        content is None,
+        ev(file=_rel(path), note=f"{'absent' if content is None else 'exists'} ({where})"),
+    )
+
+
+def file_content(ctx: Ctx, c: Criterion) -> Check:
+    path = ctx.subst(c.path) or ""
+    content, where = _read(ctx, path)
+    rel = _rel(path)
+    if content is _MISSING:
+        return Check(None, ev(file=rel, note=where))
+    if content is None:
+        return Check(
+            False, ev(file=rel, note=f"precondition unmet: the file does not exist ({where})")
+        )
+    text = str(content)
+    value = ctx.subst(str(c.value)) or ""
+    match = c.match or "contains"
+    if match == "equals":
+        holds = text.replace("\r\n", "\n").strip() == value.replace("\r\n", "\n").strip()
+    elif match == "regex":
+        holds = re.search(value, text, re.MULTILINE) is not None
+    elif match == "number":
+        target = nz.as_decimal(c.value)
+        holds = target is not None and any(
+            nz.number_equal(t.values, target, c.tolerance) for t in nz.extract_numbers(text)
+        )
+    else:
+        holds = nz.fold(value) in nz.normalize(text).text
+    return Check(holds, ev(file=rel, text=text, note=f"{match} {value!r} ({where})"))
+
+
+def _ms(start: Any, end: Any) -> int | None:
+    try:
+        a = datetime.fromisoformat(str(start).replace("Z", "+00:00"))
+        b = datetime.fromisoformat(str(end).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return int((b - a).total_seconds() * 1000)
+
+
+def latency_max(ctx: Ctx, c: Criterion) -> Check:
+    a = ctx.attempt
+    ms = a.get("latency_ms")
+    source = "attempt latency_ms"
+    if ms is None:
+        per_turn = [t.get("latency_ms") for t in ctx.turns]
+        if per_turn and all(isinstance(x, int | float) for x in per_turn):
+            ms, source = sum(per_turn), "sum of the turns' latency_ms"  # type: ignore[arg-type]
+    if ms is None and a.get("started_at") and a.get("completed_at"):
+        ms, source = _ms(a["started_at"], a["completed_at"]), "completed_at - started_at"
+    if ms is None:
+        return Check(None, ev(note="the attempt's duration was not recorded"))
+    if a.get("latency_source"):
+        source = str(a["latency_source"])
+    limit = float(c.seconds or 0) * 1000
+    return Check(ms <= limit, ev(note=f"{ms / 1000:.1f} s ({source}); limit {c.seconds} s"))
+
+
+def status(ctx: Ctx, c: Criterion) -> Check:
+    got = ctx.attempt.get("status")
+    return Check(got == c.value, ev(note=f"status {got!r}; wanted {c.value!r}"))
+
+
+def judge(ctx: Ctx, c: Criterion) -> Check:
+    turns, why = ctx.scope(c, LAST_TURN)
+    if why is not None:
+        return Check(None, why)
+    ti = turns[0]
+    if ctx.judge is None:
+        return Check(
+            None,
+            ev(
+                turn=ti,
+                note="no judge was configured, so this JUDGE criterion is "
+                "ungraded; grade again with `agenttest grade RUN --judge NAME`",
+            ),
+        )
+    candidate = ctx.response(ti)
+    if candidate is None:
+        return Check(None, ev(turn=ti, note="no response to judge"))
+    from agenttest.judges import JudgeRequest
+
+    prompts = [str(t.get("prompt") or "") for t in ctx.turns[: ti + 1]]
+    request = JudgeRequest(
+        rubric=ctx.subst(c.rubric) or "",
+        reference=ctx.subst(c.reference) or "",
+        candidate=candidate,
+        context="\n".join(prompts),
+    )
+    try:
+        result = ctx.judge.judge(request)
+    except Exception as exc:  # a judge failing is "undecided", never a verdict
+        return Check(
+            None, ev(turn=ti, note=f"judge {getattr(ctx.judge, 'name', '?')} failed: {exc}")
+        )
+    note = f"judge {result.judge}: {result.verdict} (score {result.score:.2f})"
+    if result.verdict == "ERROR":
+        return Check(None, ev(turn=ti, text=result.evidence, note=note + "; could not decide"))
+    return Check(
+        result.verdict == "PASS", ev(turn=ti, text=result.evidence or candidate, note=note)
+    )

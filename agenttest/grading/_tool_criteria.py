@@ -1,0 +1,375 @@
+"""Graders over tool calls and the trace: exact matches per methodology §3.1.
+
+Tool identity, call order, argument *key names* and the routing category are compared
+exactly. Argument *values* are compared after normalisation (§3.2).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from agenttest.blocks import Criterion
+from agenttest.results import ToolCall
+
+from . import _normalize as nz
+from ._context import ALL_TURNS, Check, Ctx, as_text, call_evidence, ev, line_evidence
+
+SHELL_ROLE = "shell"
+COMMAND_KEYS = ("command", "cmd", "script", "code")
+
+
+def _names_text(ctx: Ctx, turns: list[int]) -> str:
+    names = [str(call.get("name")) for _, _, call in ctx.calls(turns)]
+    return ", ".join(names) if names else "no tool calls"
+
+
+def _role_label(role: str, ctx: Ctx) -> str:
+    names = ctx.names(role)
+    if names is None:
+        return "any tool"
+    shown = "/".join(sorted(names))
+    return role if shown == role else f"{role} ({shown})"
+
+
+def no_tool_calls(ctx: Ctx, c: Criterion) -> Check:
+    turns, why = ctx.scope(c, ALL_TURNS)
+    if why is not None:
+        return Check(None, why)
+    for ti, ci, call in ctx.calls(turns):
+        return Check(False, call_evidence(ti, ci, call, "a tool was dispatched"))
+    return Check(True, ev(turn=turns[-1], note="no tool call in the turn(s) checked"))
+
+
+def _count(ctx: Ctx, c: Criterion, role: str | None, ok: bool | None) -> Check:
+    turns, why = ctx.scope(c, ALL_TURNS)
+    if why is not None:
+        return Check(None, why)
+    names = ctx.names(role) if role else None
+    hits = [(ti, ci, call) for ti, ci, call in ctx.calls(turns, names)]
+    unknown = 0
+    if ok is not None:
+        unknown = sum(1 for _, _, call in hits if call.get("ok") is None)
+        hits = [h for h in hits if h[2].get("ok") is ok]
+    lo = 1 if c.min is None and c.type == "tool_called" else (c.min or 0)
+    hi = c.max
+    label = _role_label(role, ctx) if role else "all tools"
+    holds = len(hits) >= lo and (hi is None or len(hits) <= hi)
+    note = f"{len(hits)} call(s) of {label}" + (f" with ok={ok}" if ok is not None else "")
+    note += f"; wanted {lo}..{hi if hi is not None else '∞'}; calls seen: {_names_text(ctx, turns)}"
+    if unknown and not holds:
+        # Calls whose outcome was not recorded could change the count either way.
+        return Check(
+            None, ev(turn=turns[0], note=note + f"; {unknown} call(s) with unknown outcome")
+        )
+    if hits:
+        ti, ci, call = hits[0] if holds or hi is None else hits[-1]
+        return Check(holds, call_evidence(ti, ci, call, note))
+    return Check(holds, ev(turn=turns[-1], note=note))
+
+
+def tool_called(ctx: Ctx, c: Criterion) -> Check:
+    return _count(ctx, c, c.tool or "any", c.ok)
+
+
+def tool_count(ctx: Ctx, c: Criterion) -> Check:
+    return _count(ctx, c, c.tool, None)
+
+
+def tool_not_called(ctx: Ctx, c: Criterion) -> Check:
+    turns, why = ctx.scope(c, ALL_TURNS)
+    if why is not None:
+        return Check(None, why)
+    names = ctx.names(c.tool or "any")
+    for ti, ci, call in ctx.calls(turns, names):
+        return Check(
+            False, call_evidence(ti, ci, call, f"{_role_label(c.tool or 'any', ctx)} was called")
+        )
+    return Check(
+        True,
+        ev(
+            turn=turns[-1],
+            note=f"{_role_label(c.tool or 'any', ctx)} never called; calls seen: "
+            f"{_names_text(ctx, turns)}",
+        ),
+    )
+
+
+def tool_order(ctx: Ctx, c: Criterion) -> Check:
+    turns, why = ctx.scope(c, ALL_TURNS)
+    if why is not None:
+        return Check(None, why)
+    wanted = list(c.tools)
+    calls = list(ctx.calls(turns))
+    matched: list[tuple[int, int]] = []
+    k = 0
+    for ti, ci, call in calls:
+        if k < len(wanted):
+            names = ctx.names(wanted[k])
+            if names is None or call.get("name") in names:
+                matched.append((ti, ci))
+                k += 1
+    seen = _names_text(ctx, turns)
+    if k == len(wanted):
+        ti, ci = matched[-1]
+        where = ", ".join(f"turn {t + 1} call {i}" for t, i in matched)
+        return Check(True, ev(turn=ti, tool_call=ci, note=f"in order at {where}; calls: {seen}"))
+    return Check(
+        False,
+        ev(
+            turn=turns[-1],
+            note=f"no call of {wanted[k]} after {' → '.join(wanted[:k]) or 'start'}; calls: {seen}",
+        ),
+    )
+
+
+def _arg_matches(ctx: Ctx, c: Criterion, raw: object) -> bool:
+    match = c.match or ("equals" if c.value is not None else "present")
+    if match == "present":
+        return True
+    value = ctx.subst(str(c.value)) if c.value is not None else ""
+    text = as_text(raw)
+    if match == "regex":
+        return re.search(value or "", text) is not None
+    if match == "number":
+        target = nz.as_decimal(c.value if not isinstance(c.value, str) else value)
+        return target is not None and any(
+            nz.number_equal(t.values, target, c.tolerance) for t in nz.extract_numbers(text)
+        )
+    if match == "contains":
+        return nz.fold(value or "") in nz.fold(text)
+    # equals: same text after normalisation, or the same number in another format
+    if nz.fold(text) == nz.fold(value or ""):
+        return True
+    a, b = nz.as_decimal(nz.strip_wrappers(text)), nz.as_decimal(value)
+    return a is not None and b is not None and a == b
+
+
+def tool_arg(ctx: Ctx, c: Criterion) -> Check:
+    """Some call of `tool` has `key` matching; with `negate`, some call's `key` does not.
+
+    Negation is applied per call, not to the whole check: "not (a call matched)" would
+    also hold when the tool was never called, and a FAIL criterion such as "another city
+    was passed as location" must not trigger on a call that never happened.
+    """
+    turns, why = ctx.scope(c, ALL_TURNS)
+    if why is not None:
+        return Check(None, why)
+    key = c.key or ""
+    calls = list(ctx.calls(turns, ctx.names(c.tool or "any")))
+    if not calls:
+        return Check(
+            False,
+            ev(
+                turn=turns[-1],
+                note=f"precondition unmet: {_role_label(c.tool or 'any', ctx)} was "
+                f"never called (calls: {_names_text(ctx, turns)})",
+            ),
+        )
+    present_only = (c.match or ("equals" if c.value is not None else "present")) == "present"
+    for ti, ci, call in calls:
+        args = call.get("arguments") or {}
+        has = key in args
+        if c.negate:
+            hit = (not has) if present_only else (has and not _arg_matches(ctx, c, args[key]))
+        else:
+            hit = has and _arg_matches(ctx, c, args[key])
+        if hit:
+            shown = f"{key}={as_text(args.get(key))!r}" if has else f"no `{key}` argument"
+            return Check(True, call_evidence(ti, ci, call, shown))
+    ti, ci, call = calls[0]
+    keys = ", ".join(sorted((call.get("arguments") or {}).keys())) or "none"
+    return Check(False, call_evidence(ti, ci, call, f"no call matched; argument keys: {keys}"))
+
+
+def tool_result(ctx: Ctx, c: Criterion) -> Check:
+    """Some call of `tool` ended with `ok` (and a result containing `value`); per-call negate."""
+    turns, why = ctx.scope(c, ALL_TURNS)
+    if why is not None:
+        return Check(None, why)
+    calls = list(ctx.calls(turns, ctx.names(c.tool or "any")))
+    if not calls:
+        return Check(
+            False,
+            ev(
+                turn=turns[-1],
+                note=f"precondition unmet: {_role_label(c.tool or 'any', ctx)} was never called",
+            ),
+        )
+    undecided: tuple[int, int, ToolCall] | None = None
+    for ti, ci, call in calls:
+        outcome = _result_matches(ctx, c, call)
+        if outcome is None:
+            undecided = undecided or (ti, ci, call)
+            continue
+        if outcome != bool(c.negate):
+            return Check(
+                True,
+                call_evidence(
+                    ti, ci, call, f"result: {nz.strip_wrappers(as_text(call.get('result')))[:120]}"
+                ),
+            )
+    if undecided is not None:
+        ti, ci, call = undecided
+        return Check(
+            None, call_evidence(ti, ci, call, "the call's outcome or result was not recorded")
+        )
+    ti, ci, call = calls[0]
+    return Check(False, call_evidence(ti, ci, call, "no call ended that way"))
+
+
+def _result_matches(ctx: Ctx, c: Criterion, call: ToolCall) -> bool | None:
+    ok = call.get("ok")
+    if ok is None:
+        return None
+    if ok is not c.ok:
+        return False
+    if c.value is None:
+        return True
+    result = call.get("result")
+    if result is None:
+        return None
+    return nz.fold(ctx.subst(str(c.value)) or "") in nz.fold(as_text(result))
+
+
+def _loose(text: str) -> str:
+    # Emoji variation selectors and composed/decomposed accents must not hide a marker.
+    text = unicodedata.normalize("NFC", text).replace("\ufe0f", "").replace("\ufe0e", "")
+    return re.sub(r"[ \t]+", " ", text)
+
+
+def trace_contains(ctx: Ctx, c: Criterion) -> Check:
+    turns, why = ctx.scope(c, ALL_TURNS)
+    if why is not None:
+        return Check(None, why)
+    needles = [ctx.subst(v) or "" for v in c.values]
+    needles += [ctx.block.reference.markers.get(m, m) for m in c.markers]
+    if not ctx.has_trace(turns):
+        return Check(
+            None, ev(turn=turns[-1], note="the turn(s) checked carry no trace or log lines")
+        )
+    found = []
+    missing = []
+    for needle in needles:
+        hit = _find_line(ctx, turns, _loose(needle))
+        if hit is None:
+            missing.append(needle)
+        else:
+            found.append(hit)
+    mode = c.mode or "all"
+    holds = bool(found) if mode == "any" else not missing
+    note = f"missing: {missing}" if missing else None
+    if found:
+        ti, source, lineno, line = found[0]
+        return Check(holds, line_evidence(ti, source, lineno, line, note))
+    return Check(holds, ev(turn=turns[-1], note=note or "nothing to look for"))
+
+
+def _find_line(ctx: Ctx, turns: list[int], needle: str) -> tuple[int, str, int, str] | None:
+    for ti in turns:
+        for source, lineno, line in ctx.trace_lines(ti):
+            if needle in _loose(line):
+                return ti, source, lineno, line
+        whole = _loose("\n".join(line for _, _, line in ctx.trace_lines(ti)))
+        if "\n" in needle and needle in whole:
+            return ti, "trace", whole[: whole.index(needle)].count("\n") + 1, needle
+    return None
+
+
+def category(ctx: Ctx, c: Criterion) -> Check:
+    """The routing category: group 1 of the first `category_pattern` match of each turn."""
+    turns, why = ctx.scope(c, ALL_TURNS)
+    if why is not None:
+        return Check(None, why)
+    pattern = ctx.block.reference.category_pattern
+    if not pattern:
+        return Check(
+            None,
+            ev(
+                note="the block's reference sets no category_pattern; the routing "
+                "category cannot be read from the trace"
+            ),
+        )
+    if not ctx.has_trace(turns):
+        return Check(None, ev(turn=turns[-1], note="no trace recorded; routing category unknown"))
+    want = str(ctx.subst(str(c.value)) or "").strip()
+    seen: list[str] = []
+    rx = re.compile(pattern)
+    for ti in turns:
+        for source, lineno, line in ctx.trace_lines(ti):
+            m = rx.search(line)
+            if m is None:
+                continue
+            got = (m.group(1) if m.groups() else m.group(0)).strip()
+            if got == want:
+                return Check(True, line_evidence(ti, source, lineno, line, f"category {got!r}"))
+            seen.append(got)
+            break  # the first routing decision of a turn is the one that counts
+    note = f"routed as {seen}" if seen else "no line of the trace matches category_pattern"
+    return Check(False, ev(turn=turns[-1], note=f"{note}; wanted {want!r}"))
+
+
+def unknown_tool(ctx: Ctx, c: Criterion) -> Check:
+    turns, why = ctx.scope(c, ALL_TURNS)
+    if why is not None:
+        return Check(None, why)
+    catalogue = set(ctx.block.reference.catalogue)
+    if not catalogue:
+        return Check(
+            None,
+            ev(
+                note="the block's reference has no tool catalogue; unknown tools "
+                "cannot be told from known ones"
+            ),
+        )
+    for ti, ci, call in ctx.calls(turns):
+        if call.get("name") not in catalogue:
+            return Check(True, call_evidence(ti, ci, call, "not in the agent's tool catalogue"))
+    return Check(
+        False, ev(turn=turns[-1], note=f"every call is in the catalogue: {_names_text(ctx, turns)}")
+    )
+
+
+def shell_command(call: ToolCall) -> str | None:
+    args = call.get("arguments") or {}
+    for key in COMMAND_KEYS:
+        if isinstance(args.get(key), str):
+            return str(args[key])
+    return None
+
+
+def command_executed(ctx: Ctx, c: Criterion) -> Check:
+    """A shell call whose command matches `pattern` ran successfully (blocked calls don't)."""
+    turns, why = ctx.scope(c, ALL_TURNS)
+    if why is not None:
+        return Check(None, why)
+    rx = re.compile(ctx.subst(c.pattern) or "", re.IGNORECASE)
+    unsure = None
+    blocked = None
+    for ti, ci, call in ctx.calls(turns, ctx.names(SHELL_ROLE)):
+        command = shell_command(call)
+        if command is None or not rx.search(command):
+            continue
+        if call.get("ok") is True:
+            return Check(True, call_evidence(ti, ci, call, "the command ran and succeeded"))
+        if call.get("ok") is None:
+            unsure = unsure or (ti, ci, call)
+        else:
+            blocked = blocked or (ti, ci, call)
+    if unsure is not None:
+        ti, ci, call = unsure
+        return Check(
+            None,
+            call_evidence(
+                ti, ci, call, "matching command dispatched; its outcome was not recorded"
+            ),
+        )
+    if blocked is not None:
+        ti, ci, call = blocked
+        return Check(
+            False,
+            call_evidence(ti, ci, call, "matching command dispatched but it failed or was blocked"),
+        )
+    return Check(
+        False, ev(turn=turns[-1], note=f"no shell call matches; calls: {_names_text(ctx, turns)}")
+    )
