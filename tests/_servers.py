@@ -9,6 +9,7 @@ Others may reuse it: ``with LoopbackAgent(Behaviour(turn_delay_s=0.05)) as agent
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -63,6 +64,7 @@ class _State:
         self.sessions: dict[str, int] = {}
         self.resets: list[dict[str, Any]] = []
         self.bodies: list[dict[str, Any]] = []
+        self.connections: set[socket.socket] = set()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -72,6 +74,17 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+    def setup(self) -> None:
+        super().setup()
+        with self.state.lock:
+            self.state.connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.state.lock:
+            self.state.connections.discard(self.connection)
+        with contextlib.suppress(OSError):  # the connection was cut (a simulated crash)
+            super().finish()
 
     def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
@@ -172,6 +185,13 @@ class _Handler(BaseHTTPRequestHandler):
         )
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # writing to a connection the test cut on purpose
+
+
 class LoopbackAgent:
     """A native-protocol agent on 127.0.0.1 that can misbehave on cue, and restart."""
 
@@ -188,8 +208,7 @@ class LoopbackAgent:
 
     def start(self) -> LoopbackAgent:
         handler = type("Handler", (_Handler,), {"state": self.state})
-        server = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
-        server.daemon_threads = True
+        server = _QuietServer(("127.0.0.1", self.port), handler)
         self.port = server.server_address[1]
         self._server = server
         self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
@@ -199,21 +218,26 @@ class LoopbackAgent:
         return self
 
     def stop(self) -> None:
+        """Stop like a crashed process: stop listening and cut every open connection."""
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+        with self.state.lock:
+            connections = list(self.state.connections)
+        for conn in connections:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
 
     def restart(self, down_s: float) -> None:
-        """Go away (connections refused) for ``down_s`` seconds, then come back, in the
-        background."""
+        """Crash now (connections cut, then refused), come back after ``down_s`` seconds."""
+        self.stop()
 
-        def cycle() -> None:
-            self.stop()
+        def later() -> None:
             time.sleep(down_s)
             self.start()
 
-        threading.Thread(target=cycle, daemon=True).start()
+        threading.Thread(target=later, daemon=True).start()
 
     def __enter__(self) -> LoopbackAgent:
         return self.start()
@@ -261,3 +285,48 @@ def write_battery(folder: Any, blocks: dict[str, tuple[int, int]]) -> Any:
         text = BLOCK.format(id=block_id, turns=turns, k=k)
         (folder / f"{block_id}.yaml").write_text(text, encoding="utf-8")
     return folder
+
+
+Route = Callable[[str, Any], tuple[int, Any]]
+
+
+class RouteServer(LoopbackAgent):
+    """A server for other APIs (rest, openai modes): ``routes[path](method, json_body)``
+    returns ``(status, json_or_bytes)``. Requests are recorded in ``state.bodies``."""
+
+    def __init__(self, routes: dict[str, Route]) -> None:
+        super().__init__()
+        self.routes = routes
+
+    def start(self) -> RouteServer:
+        routes = self.routes
+        state = self.state
+
+        class Handler(_Handler):
+            def _route(self) -> None:
+                self._enter(self.command == "POST")
+                try:
+                    length = int(self.headers.get("content-length") or 0)
+                    raw = self.rfile.read(length) if length else b""
+                    body = json.loads(raw) if raw else None
+                    with state.lock:
+                        state.bodies.append(
+                            {"path": self.path, "body": body, "headers": dict(self.headers)}
+                        )
+                    route = routes.get(self.path)
+                    status, reply = route(self.command, body) if route else (404, {})
+                    self._send(status, reply)
+                finally:
+                    self._leave(self.command == "POST")
+
+            do_GET = _route
+            do_POST = _route
+
+        Handler.state = state
+        server = _QuietServer(("127.0.0.1", self.port), Handler)
+        self.port = server.server_address[1]
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+        self._thread.daemon = True
+        self._thread.start()
+        return self

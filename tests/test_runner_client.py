@@ -1,0 +1,167 @@
+"""The agent client against real loopback servers: readiness, busy, timeouts, broken replies."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+from pathlib import Path
+
+import pytest
+
+from agenttest.runner import (
+    AgentClient,
+    AgentNotReady,
+    OverlapError,
+    TurnLost,
+    parse_agent_config,
+    retry_after_s,
+)
+
+from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port
+
+
+def client_for(url: str, tmp_path: Path, **extra: object) -> AgentClient:
+    cfg = parse_agent_config(agent_yaml(url, **extra), str(tmp_path / "agent.yaml"), tmp_path)
+    return AgentClient(cfg)
+
+
+def test_waits_while_loading_then_answers(tmp_path: Path) -> None:
+    with LoopbackAgent(Behaviour(loading_s=0.4)) as agent:
+        client = client_for(agent.url, tmp_path)
+        waited = client.wait_ready()
+        assert waited >= 0.3
+        assert client.turn("s1", "hello", 1).reply.response == "echo 1: hello"
+        polls = [r for r in agent.state.requests if r[1] == "/health"]
+        assert len(polls) >= 3  # it polled, with back-off, rather than trusting one answer
+
+
+def test_refused_connection_counts_as_not_yet(tmp_path: Path) -> None:
+    port = free_port()
+    agent = LoopbackAgent(port=port)
+    timer = threading.Timer(0.5, agent.start)
+    timer.start()
+    try:
+        client = client_for(f"http://127.0.0.1:{port}", tmp_path)
+        assert client.wait_ready() >= 0.4
+        assert client.turn("s", "hi", 1).http_status == 200
+    finally:
+        timer.join()
+        agent.stop()
+
+
+def test_never_ready_gives_up_after_the_limit(tmp_path: Path) -> None:
+    with LoopbackAgent(Behaviour(loading_s=60)) as agent:
+        client = client_for(agent.url, tmp_path, readiness={"timeout_s": 0.3})
+        started = time.monotonic()
+        with pytest.raises(AgentNotReady, match="loading"):
+            client.wait_ready()
+        assert 0.25 <= time.monotonic() - started < 2
+
+
+def test_busy_replies_are_waited_out_honouring_retry_after(tmp_path: Path) -> None:
+    with LoopbackAgent(Behaviour(busy_first=3, retry_after="0.15")) as agent:
+        client = client_for(agent.url, tmp_path)
+        exchange = client.turn("s", "hi", 1)
+        assert exchange.http_status == 200
+        assert client.waits.busy_replies == 3
+        times = [t for (_m, path, t) in agent.state.requests if path == "/v1/turn"]
+        assert len(times) == 4
+        gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+        assert min(gaps) >= 0.14  # Retry-After honoured, not hammered
+        assert agent.state.max_in_flight == 1
+
+
+def test_retry_after_is_capped(tmp_path: Path) -> None:
+    with LoopbackAgent(Behaviour(busy_first=2, retry_after="3600")) as agent:
+        client = client_for(agent.url, tmp_path)  # retry_after_cap_s 0.2
+        started = time.monotonic()
+        client.turn("s", "hi", 1)
+        assert time.monotonic() - started < 1.5
+
+
+def test_busy_forever_is_lost_to_busy(tmp_path: Path) -> None:
+    with LoopbackAgent(Behaviour(busy_always=True, busy_status=503, retry_after=None)) as agent:
+        client = client_for(agent.url, tmp_path, timeouts={"busy_s": 0.6})
+        with pytest.raises(TurnLost) as info:
+            client.turn("s", "hi", 1)
+        assert info.value.cause == "busy" and info.value.http_status == 503
+        assert client.waits.busy_replies >= 2
+
+
+def test_answer_timeout_then_nothing_is_sent_until_ready(tmp_path: Path) -> None:
+    with LoopbackAgent(Behaviour(hang_turns={1}, hang_s=1.2)) as agent:
+        client = client_for(agent.url, tmp_path, timeouts={"answer_s": 0.3})
+        started = time.monotonic()
+        with pytest.raises(TurnLost) as info:
+            client.turn("s", "slow", 1)
+        assert info.value.cause == "timeout"
+        assert time.monotonic() - started < 1.0  # the answer limit, not the hang, ended it
+        client.reset("s2")  # must first wait for the abandoned turn to finish
+        reset_at = next(t for (m, p, t) in agent.state.requests if p == "/v1/reset")
+        assert reset_at - started >= 1.1
+        assert agent.state.max_work_in_flight == 1
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "cause", "status"),
+    [
+        (Behaviour(garbage_turns={1}), "garbage", 200),
+        (Behaviour(error_turns={1}), "http_error", 500),
+        (Behaviour(drop_turns={1}), "lost", None),
+    ],
+)
+def test_broken_replies_are_lost_with_their_cause(
+    tmp_path: Path, behaviour: Behaviour, cause: str, status: int | None
+) -> None:
+    with LoopbackAgent(behaviour) as agent:
+        client = client_for(agent.url, tmp_path)
+        with pytest.raises(TurnLost) as info:
+            client.turn("s", "hi", 1)
+        assert info.value.cause == cause
+        assert info.value.http_status == status
+        assert client.turn("s", "again", 2).reply.response.startswith("echo")
+
+
+def test_unreachable_agent_is_lost_as_unreachable(tmp_path: Path) -> None:
+    client = client_for(f"http://127.0.0.1:{free_port()}", tmp_path)
+    with pytest.raises(TurnLost) as info:
+        client.turn("s", "hi", 1)
+    assert info.value.cause == "unreachable"
+
+
+def test_a_second_concurrent_request_is_refused(tmp_path: Path) -> None:
+    with LoopbackAgent(Behaviour(turn_delay_s=0.5)) as agent:
+        client = client_for(agent.url, tmp_path)
+        first = threading.Thread(target=client.turn, args=("s", "one", 1))
+        first.start()
+        time.sleep(0.15)
+        with pytest.raises(OverlapError):
+            client.turn("s", "two", 2)
+        first.join()
+        assert agent.state.turns == 1
+        assert agent.state.max_work_in_flight == 1
+
+
+def test_retry_after_parsing() -> None:
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    assert retry_after_s("7") == 7.0
+    assert retry_after_s(format_datetime(now + timedelta(seconds=30), usegmt=True), now) == 30.0
+    assert retry_after_s("soon") is None
+    assert retry_after_s(None) is None
+    assert retry_after_s("-3") == 0.0
+
+
+def test_health_field_and_port_only_readiness(tmp_path: Path) -> None:
+    with LoopbackAgent(Behaviour(loading_s=60)) as agent:
+        # "loading" is not ready under the default condition ...
+        strict = client_for(agent.url, tmp_path, readiness={"timeout_s": 0.2})
+        with pytest.raises(AgentNotReady):
+            strict.wait_ready()
+        # ... but it is when the config accepts "loading", or only checks the port.
+        loose = client_for(agent.url, tmp_path, readiness={"ready": ["ready", "loading"]})
+        assert loose.wait_ready() < 0.5
+        port_only = client_for(agent.url, tmp_path, readiness={"path": None})
+        assert port_only.probe() == "ready"
+    assert port_only.probe().startswith("unreachable")

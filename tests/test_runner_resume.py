@@ -1,0 +1,236 @@
+"""Killed, interrupted and resumed runs: exactly the planned attempts, none lost, none doubled."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agenttest.errors import UsageError
+from agenttest.results import ReadNotes, RunWriter, iter_records
+from agenttest.runner import RunRequest, run
+
+from ._servers import Behaviour, LoopbackAgent, agent_yaml, write_battery
+from .conftest import ROOT, run_cli
+
+PLAN_BLOCKS = {"L1-A-01": (1, 4), "L1-B-01": (2, 4), "L1-C-01": (1, 4)}
+PLAN_KEYS = {(b, r) for b, (_turns, k) in PLAN_BLOCKS.items() for r in range(1, k + 1)}
+
+
+def spawn(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "agenttest", "run", *args, "--allow-temp", "--quiet"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+class TurnWatch:
+    """Fires an event when the agent receives turn number ``target`` (or a later one)."""
+
+    def __init__(self) -> None:
+        self.target = 10**9
+        self.hit = threading.Event()
+
+    def __call__(self, n: int) -> None:
+        if n >= self.target:
+            self.hit.set()
+
+    def arm(self, target: int) -> None:
+        self.hit.clear()
+        self.target = target
+
+
+def setup_run(tmp_path: Path, behaviour: Behaviour) -> tuple[LoopbackAgent, Path, Path]:
+    agent = LoopbackAgent(behaviour).start()
+    battery = write_battery(tmp_path / "battery", PLAN_BLOCKS)
+    config = tmp_path / "agent.yaml"
+    config.write_text(agent_yaml(agent.url), encoding="utf-8")
+    return agent, battery, config
+
+
+def read(path: Path) -> tuple[list[dict[str, Any]], ReadNotes]:
+    notes = ReadNotes(str(path))
+    return list(iter_records(path, notes)), notes
+
+
+def test_sigkill_at_varied_points_then_resume(tmp_path: Path) -> None:
+    watch = TurnWatch()
+    agent, battery, config = setup_run(tmp_path, Behaviour(turn_delay_s=0.04, on_turn=watch))
+    out = tmp_path / "out"
+    # (turn that arms the kill, extra delay): mid-answer, during the write, between attempts
+    kills = [(2, 0.0), (5, 0.043), (8, 0.061), (11, 0.02), (14, 0.09)]
+    path: Path | None = None
+    killed = 0
+    try:
+        for i, (turn, delay) in enumerate(kills):
+            watch.arm(turn)
+            proc = spawn(str(battery), "--agent", str(config), "--out", str(out)) if i == 0 else (
+                spawn("--resume", str(path)))  # fmt: skip
+            assert watch.hit.wait(20), proc.communicate()
+            time.sleep(delay)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(10)
+            assert proc.returncode == -signal.SIGKILL
+            killed += 1
+            if path is None:
+                (path,) = out.glob("*.jsonl")
+            if i == 2:
+                # a kill in the middle of writing a record leaves a torn last line
+                with path.open("a", encoding="utf-8") as f:
+                    f.write('{"record_type":"attempt","schema_version":"2.0","test_id":"L1-')
+        assert path is not None
+        watch.arm(10**9)
+        proc = spawn("--resume", str(path))
+        stdout, stderr = proc.communicate(timeout=60)
+        assert proc.returncode == 0, stderr
+        assert stdout.strip() == str(path)
+    finally:
+        agent.stop()
+    records, notes = read(path)
+    kinds = Counter(r["record_type"] for r in records)
+    attempts = [r for r in records if r["record_type"] == "attempt"]
+    per_key = Counter((a["test_id"], a["run"]) for a in attempts)
+    print(
+        f"\nSIGKILL x{killed} + resume: planned {len(PLAN_KEYS)}, attempt records "
+        f"{len(attempts)}, distinct {len(per_key)}, duplicated "
+        f"{sum(n - 1 for n in per_key.values())}, lost {len(PLAN_KEYS - set(per_key))}, "
+        f"torn lines skipped {len(notes.torn_lines)}, agent turns {agent.state.turns}"
+    )
+    assert set(per_key) == PLAN_KEYS  # zero lost
+    assert max(per_key.values()) == 1  # zero duplicated
+    assert len(attempts) == len(PLAN_KEYS)
+    assert kinds["run_meta"] == 1 and kinds["run_end"] == 1
+    assert len(notes.torn_lines) == 1
+    assert records[-1]["reason"] == "completed"
+    assert records[-1]["attempts"]["recorded"] == len(PLAN_KEYS)
+    assert agent.state.max_work_in_flight == 1
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_finishes_the_record_exits_130_and_resumes(tmp_path: Path, sig: int) -> None:
+    watch = TurnWatch()
+    agent, battery, config = setup_run(tmp_path, Behaviour(turn_delay_s=0.3, on_turn=watch))
+    out = tmp_path / "out"
+    try:
+        watch.arm(3)
+        proc = spawn(str(battery), "--agent", str(config), "--out", str(out), "--k", "1")
+        assert watch.hit.wait(20)
+        time.sleep(0.05)  # the runner is now waiting for turn 3's answer
+        proc.send_signal(sig)
+        stdout, stderr = proc.communicate(timeout=20)
+        assert proc.returncode == 130, stderr
+        assert "--resume" in stderr
+        path = Path(stdout.strip())
+        records, _ = read(path)
+        assert records[-1]["record_type"] == "run_end"
+        assert records[-1]["reason"] == "interrupted"
+        cut = [r for r in records if r.get("error_cause") == "interrupted"]
+        assert len(cut) == 1 and cut[0]["verdict"] == "ERROR"
+        assert signal.Signals(sig).name in cut[0]["error"]
+        proc = spawn("--resume", str(path))
+        _stdout, stderr = proc.communicate(timeout=30)
+        assert proc.returncode == 0, stderr
+    finally:
+        agent.stop()
+    records, _ = read(path)
+    attempts = [r for r in records if r["record_type"] == "attempt"]
+    latest = {(a["test_id"], a["run"]): a for a in attempts}
+    assert set(latest) == {(b, 1) for b in PLAN_BLOCKS}
+    assert all(a["status"] == "completed" for a in latest.values())
+    # the cut attempt was run again and its new record supersedes it; nothing else repeated
+    assert len(attempts) == len(latest) + 1
+    assert records[-1]["reason"] == "completed"
+
+
+def test_retry_errors_reruns_only_errors_and_supersedes(tmp_path: Path) -> None:
+    agent, battery, config = setup_run(tmp_path, Behaviour(error_turns={2}, garbage_turns={7}))
+    try:
+        request = RunRequest(
+            paths=[str(battery)],
+            agent=str(config),
+            out=tmp_path / "out",
+            allow_temp=True,
+            quiet=True,
+        )
+        path = run(request)
+        records, _ = read(path)
+        errors = {
+            (r["test_id"], r["run"]) for r in records if r.get("status") == "error"
+        }  # fmt: skip
+        assert len(errors) == 2
+        turns_before = agent.state.turns
+        run(RunRequest(resume=path, allow_temp=True, quiet=True))  # nothing left to do
+        assert agent.state.turns == turns_before
+        run(RunRequest(resume=path, retry_errors=True, allow_temp=True, quiet=True))
+    finally:
+        agent.stop()
+    records, _ = read(path)
+    attempts = [r for r in records if r["record_type"] == "attempt"]
+    assert len(attempts) == len(PLAN_KEYS) + 2
+    latest = {(a["test_id"], a["run"]): a for a in attempts}
+    assert set(latest) == PLAN_KEYS
+    assert all(a["status"] == "completed" for a in latest.values())
+    retried = [(a["test_id"], a["run"]) for a in attempts[len(PLAN_KEYS) :]]
+    assert set(retried) == errors
+    assert [r["reason"] for r in records if r["record_type"] == "run_end"] == ["completed"] * 3
+
+
+def test_resume_refuses_a_changed_battery_and_a_locked_file(tmp_path: Path) -> None:
+    agent, battery, config = setup_run(tmp_path, Behaviour())
+    try:
+        path = run(
+            RunRequest(
+                paths=[str(battery)],
+                agent=str(config),
+                out=tmp_path / "out",
+                allow_temp=True,
+                quiet=True,
+                k=1,
+            )
+        )
+    finally:
+        agent.stop()
+    with RunWriter(path, create=False), pytest.raises(UsageError, match="another agenttest"):
+        run(RunRequest(resume=path, allow_temp=True, quiet=True))
+    block = battery / "L1-A-01.yaml"
+    block.write_text(block.read_text(encoding="utf-8") + "notes: changed\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="battery changed"):
+        run(RunRequest(resume=path, allow_temp=True, quiet=True))
+
+
+def test_output_under_tmp_is_refused_with_exit_2(tmp_path: Path) -> None:
+    battery = write_battery(tmp_path / "battery", {"L1-A-01": (1, 1)})
+    config = tmp_path / "agent.yaml"
+    config.write_text(agent_yaml("http://127.0.0.1:9"), encoding="utf-8")
+    out = tmp_path / "out"
+    result = run_cli("run", str(battery), "--agent", str(config), "--out", str(out))
+    assert result.returncode == 2, result.stderr
+    assert "temp folder" in result.stderr and "--allow-temp" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not out.exists() and result.stdout == ""
+    fake = tmp_path / "run.jsonl"
+    fake.write_text("", encoding="utf-8")
+    resumed = run_cli("run", "--resume", str(fake))
+    assert resumed.returncode == 2 and "temp folder" in resumed.stderr
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    battery = write_battery(tmp_path / "battery", {"L1-A-01": (1, 1)})
+    bad = run_cli("run", str(battery), "--agent", "example", "--retry-errors", "--allow-temp")
+    assert bad.returncode == 2 and "--retry-errors needs --resume" in bad.stderr
+    missing = run_cli("run", str(battery), "--allow-temp", "--out", str(tmp_path))
+    assert missing.returncode == 2 and "--agent is required" in missing.stderr
+    unknown = run_cli(
+        "run", str(battery), "--agent", "example", "--only", "L1-NOPE-01", "--allow-temp"
+    )
+    assert unknown.returncode == 2 and "no such block" in unknown.stderr

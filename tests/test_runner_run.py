@@ -1,0 +1,284 @@
+"""Whole runs in-process against misbehaving loopback agents: every attempt graded or ERROR
+with its cause, none lost, none overlapping; fixtures, log evidence, run_meta and run_end."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agenttest.errors import AgentUnavailable
+from agenttest.results import iter_records
+from agenttest.runner import RunRequest, run
+
+from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port, write_battery
+
+HARNESS_CAUSES = {"unreachable", "timeout", "busy", "garbage", "http_error", "lost", "fixture"}
+
+
+def start_run(
+    tmp_path: Path, url: str, blocks: dict[str, tuple[int, int]], **config: Any
+) -> tuple[Path, list[dict[str, Any]]]:
+    battery = write_battery(tmp_path / "battery", blocks)
+    agent = tmp_path / "agent.yaml"
+    agent.write_text(agent_yaml(url, **config), encoding="utf-8")
+    path = run(
+        RunRequest(
+            paths=[str(battery)],
+            agent=str(agent),
+            out=tmp_path / "out",
+            allow_temp=True,
+            quiet=True,
+        )
+    )
+    return path, list(iter_records(path))
+
+
+def attempts_of(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in records if r["record_type"] == "attempt"]
+
+
+def assert_gradable_or_error(attempt: dict[str, Any]) -> None:
+    if attempt["status"] == "completed":
+        assert attempt["verdict"] in ("PASS", "FAIL") or attempt["error_cause"] in (
+            "ungraded",
+            "grader",
+        )
+    else:
+        assert attempt["verdict"] == "ERROR"
+        assert attempt["error_cause"] in HARNESS_CAUSES
+        assert attempt["error"]
+
+
+def test_a_misbehaving_agent_costs_no_record_and_no_overlap(tmp_path: Path) -> None:
+    behaviour = Behaviour(
+        loading_s=0.3,
+        busy_first=2,
+        garbage_turns={4},
+        error_turns={6},
+        hang_turns={8},
+        hang_s=0.8,
+        turn_delay_s=0.01,
+    )
+    with LoopbackAgent(behaviour) as agent:
+        path, records = start_run(
+            tmp_path,
+            agent.url,
+            {"L1-ONE-01": (1, 3), "L1-TWO-01": (2, 3)},
+            timeouts={"answer_s": 0.4},
+        )
+    kinds = [r["record_type"] for r in records]
+    assert kinds[0] == "run_meta" and kinds[-1] == "run_end"
+    attempts = attempts_of(records)
+    keys = Counter((a["test_id"], a["run"]) for a in attempts)
+    assert keys == Counter({(t, r): 1 for t in ("L1-ONE-01", "L1-TWO-01") for r in (1, 2, 3)})
+    for a in attempts:
+        assert_gradable_or_error(a)
+    causes = Counter(a["error_cause"] for a in attempts if a["status"] != "completed")
+    assert causes == {"garbage": 1, "http_error": 1, "timeout": 1}
+    timed_out = next(a for a in attempts if a["error_cause"] == "timeout")
+    assert timed_out["status"] == "timeout"
+    assert agent.state.max_work_in_flight == 1
+    end = records[-1]
+    assert end["reason"] == "completed"
+    assert end["attempts"] == {"planned": 6, "recorded": 6, "written_this_session": 6}
+    assert sum(end["counts"]["status"].values()) == 6
+
+
+def test_no_two_requests_ever_overlap(tmp_path: Path) -> None:
+    with LoopbackAgent(Behaviour(busy_first=3, retry_after="0", turn_delay_s=0.02)) as agent:
+        _path, records = start_run(tmp_path, agent.url, {"L1-A-01": (3, 2), "L1-B-01": (1, 2)})
+    assert agent.state.max_in_flight == 1  # health probes included: strictly serial
+    assert len(agent.state.requests) > 10
+    assert len(attempts_of(records)) == 4
+
+
+def test_turn_evidence_and_run_meta(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_TOKEN", "s3cr3t-value")
+    log = tmp_path / "agent.log"
+    with LoopbackAgent(Behaviour(log_file=str(log), busy_first=1)) as agent:
+        path, records = start_run(
+            tmp_path,
+            agent.url,
+            {"L1-TWO-01": (2, 1)},
+            headers={"Authorization": "Bearer ${AGENT_TOKEN}"},
+            log_file=str(log),
+        )
+        # the secret reached the agent ...
+        assert agent.state.requests
+    # ... and never the run file
+    assert "s3cr3t" not in path.read_text(encoding="utf-8")
+    meta = records[0]
+    assert meta["agent"]["headers"] == {"Authorization": "***"}
+    assert meta["model"] == "loopback-model" and meta["k_nominal"] == 1
+    assert meta["run_type"] == "exploratory"
+    assert meta["plan"] == [{"test_id": "L1-TWO-01", "runs": 1}]
+    assert meta["battery"]["digest"].startswith("sha256:")
+    assert path.name.startswith("run_loopback-model_") and path.name.endswith("_k1.jsonl")
+    (attempt,) = attempts_of(records)
+    assert attempt["status"] == "completed" and attempt["error_cause"] in (None, "ungraded")
+    t1, t2 = attempt["turns"]
+    assert t1["response"] == "echo 1: L1-TWO-01 prompt 1"
+    assert t2["response"] == "echo 2: L1-TWO-01 prompt 2"  # one session for both turns
+    assert t1["tool_calls"][0]["name"] == "calculator" and t1["http_status"] == 200
+    assert "ROUTE chat" in t1["trace"] and isinstance(t1["latency_ms"], int)
+    assert [line.split(" session")[0] for line in t1["log_lines"]] == ["AUDIT turn 2"]
+    assert [line.split(" session")[0] for line in t2["log_lines"]] == ["AUDIT turn 3"]
+    assert attempt["waits"]["busy_replies"] == 1
+
+
+def test_restart_mid_run_loses_only_the_attempt_in_flight(tmp_path: Path) -> None:
+    agent = LoopbackAgent(Behaviour(turn_delay_s=0.01))
+    agent.behaviour.on_turn = lambda n: agent.restart(0.5) if n == 3 else None
+    agent.start()
+    try:
+        _path, records = start_run(tmp_path, agent.url, {"L1-A-01": (1, 5)})
+    finally:
+        agent.stop()
+    attempts = attempts_of(records)
+    assert [a["run"] for a in attempts] == [1, 2, 3, 4, 5]
+    lost = [a for a in attempts if a["status"] != "completed"]
+    assert [(a["run"], a["error_cause"]) for a in lost] == [(3, "lost")]
+    assert attempts[3]["waits"]["ready_ms"] >= 300  # waited for the agent to come back
+
+
+def test_refused_then_back_before_the_first_attempt(tmp_path: Path) -> None:
+    port = free_port()
+    agent = LoopbackAgent(port=port)
+    timer = threading.Timer(0.6, agent.start)
+    timer.start()
+    try:
+        _path, records = start_run(tmp_path, f"http://127.0.0.1:{port}", {"L1-A-01": (1, 2)})
+    finally:
+        timer.join()
+        agent.stop()
+    attempts = attempts_of(records)
+    assert [a["status"] for a in attempts] == ["completed", "completed"]
+    assert attempts[0]["waits"]["ready_ms"] >= 400
+
+
+def test_never_ready_exits_3_after_recording_why(tmp_path: Path) -> None:
+    with LoopbackAgent(Behaviour(loading_s=60)) as agent, pytest.raises(AgentUnavailable):
+        start_run(tmp_path, agent.url, {"L1-A-01": (1, 2)}, readiness={"timeout_s": 0.3})
+    (path,) = (tmp_path / "out").glob("*.jsonl")
+    records = list(iter_records(path))
+    assert [r["record_type"] for r in records] == ["run_meta", "run_end"]
+    assert records[-1]["reason"].startswith("aborted:") and "loading" in records[-1]["reason"]
+
+
+def test_fixtures_are_made_before_the_turns_and_torn_down_after(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "old.txt").parent.mkdir(parents=True)
+    (workspace / "old.txt").write_text("stale", encoding="utf-8")
+    seen: dict[str, Any] = {}
+
+    def look(_n: int) -> None:
+        seen["notes"] = (workspace / "notes" / "a.txt").read_text(encoding="utf-8")
+        seen["dir"] = (workspace / "empty").is_dir()
+        seen["old"] = (workspace / "old.txt").exists()
+        seen["page"] = (workspace / ".web/docs.example.test/guide/index.html").read_text()
+        seen["git"] = (workspace / "repo" / ".git").is_dir()
+
+    battery = write_battery(tmp_path / "battery", {"L1-FIX-01": (1, 1)})
+    block = battery / "L1-FIX-01.yaml"
+    block.write_text(
+        block.read_text(encoding="utf-8")
+        + """\
+fixtures:
+  - {kind: file, path: notes/a.txt, content: "hello fixture"}
+  - {kind: dir, path: empty}
+  - {kind: absent, path: old.txt}
+  - {kind: web_page, url: "https://docs.example.test/guide/", content: "<p>page</p>"}
+  - {kind: git_repo, path: repo, commits: [first, second]}
+  - {kind: memory_reset}
+teardown:
+  - {kind: remove, path: notes}
+""",
+        encoding="utf-8",
+    )
+    with LoopbackAgent(Behaviour(on_turn=look)) as agent:
+        config = tmp_path / "agent.yaml"
+        config.write_text(agent_yaml(agent.url, workspace=str(workspace)), encoding="utf-8")
+        path = run(
+            RunRequest(
+                paths=[str(battery)],
+                agent=str(config),
+                out=tmp_path / "out",
+                allow_temp=True,
+                quiet=True,
+            )
+        )
+    assert seen == {
+        "notes": "hello fixture",
+        "dir": True,
+        "old": False,
+        "page": "<p>page</p>",
+        "git": True,
+    }
+    assert not (workspace / "notes").exists()  # teardown
+    assert [r.get("memory") for r in agent.state.resets] == [False, True]
+    (attempt,) = attempts_of(list(iter_records(path)))
+    assert attempt["status"] == "completed"
+
+
+def test_a_fixture_escaping_the_workspace_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "link").symlink_to(outside)
+    battery = write_battery(tmp_path / "battery", {"L1-ESC-01": (1, 1)})
+    block = battery / "L1-ESC-01.yaml"
+    block.write_text(
+        block.read_text(encoding="utf-8")
+        + 'fixtures:\n  - {kind: file, path: link/evil.txt, content: "x"}\n',
+        encoding="utf-8",
+    )
+    with LoopbackAgent() as agent:
+        config = tmp_path / "agent.yaml"
+        config.write_text(agent_yaml(agent.url, workspace=str(workspace)), encoding="utf-8")
+        path = run(
+            RunRequest(
+                paths=[str(battery)],
+                agent=str(config),
+                out=tmp_path / "out",
+                allow_temp=True,
+                quiet=True,
+            )
+        )
+    assert not (outside / "evil.txt").exists()
+    (attempt,) = attempts_of(list(iter_records(path)))
+    assert (attempt["verdict"], attempt["error_cause"]) == ("ERROR", "fixture")
+    assert "escapes the workspace" in attempt["error"]
+    assert agent.state.turns == 0  # no prompt was sent to an unprepared workspace
+
+
+def test_plan_runs_in_rounds_and_k_overrides(tmp_path: Path) -> None:
+    with LoopbackAgent() as agent:
+        battery = write_battery(tmp_path / "battery", {"L1-A-01": (1, 3), "L1-B-01": (1, 1)})
+        config = tmp_path / "agent.yaml"
+        config.write_text(agent_yaml(agent.url), encoding="utf-8")
+        path = run(
+            RunRequest(
+                paths=[str(battery)],
+                agent=str(config),
+                out=tmp_path / "out",
+                allow_temp=True,
+                quiet=True,
+                k=2,
+                only=["L1-B-01"],
+                label="smoke",
+            )
+        )
+    records = list(iter_records(path))
+    assert [(a["test_id"], a["run"]) for a in attempts_of(records)] == [
+        ("L1-B-01", 1),
+        ("L1-B-01", 2),
+    ]
+    assert path.name.endswith("_k2_smoke.jsonl")
+    assert records[0]["selection"]["only"] == ["L1-B-01"]
+    assert json.loads(path.read_text().splitlines()[0])["label"] == "smoke"
