@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -68,7 +69,7 @@ def test_busy_replies_are_waited_out_honouring_retry_after(tmp_path: Path) -> No
         assert client.waits.busy_replies == 3
         times = [t for (_m, path, t) in agent.state.requests if path == "/v1/turn"]
         assert len(times) == 4
-        gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+        gaps = [b - a for a, b in itertools.pairwise(times)]
         assert min(gaps) >= 0.14  # Retry-After honoured, not hammered
         assert agent.state.max_in_flight == 1
 

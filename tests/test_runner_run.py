@@ -65,7 +65,7 @@ def test_a_misbehaving_agent_costs_no_record_and_no_overlap(tmp_path: Path) -> N
         turn_delay_s=0.01,
     )
     with LoopbackAgent(behaviour) as agent:
-        path, records = start_run(
+        _path, records = start_run(
             tmp_path,
             agent.url,
             {"L1-ONE-01": (1, 3), "L1-TWO-01": (2, 3)},
