@@ -1,0 +1,531 @@
+"""Battery lint: what a block can get wrong while still being valid YAML for the loader.
+
+The loader checks that a block is well-formed. The lint checks that it *grades what it
+claims to grade*. Each rule below catches a way a block passes an agent for the wrong
+reason or fails it for the wrong reason. ``agenttest validate --strict`` runs it; the
+shipped battery is lint-clean.
+
+Rules (the code in brackets starts each message):
+
+``[precondition]``
+    A PASS criterion that inspects what a tool produced must be preceded by a PASS
+    criterion pinning that the tool ran. Otherwise a report cannot tell "the tool never
+    ran" apart from "the tool ran and got it wrong" (the methodology reports tool choice
+    and argument correctness separately), and an absent call can make a negated or
+    lenient result check pass on nothing. A PASS criterion *depends on* tools when it is
+    (not negated):
+
+    * ``tool_arg``, ``tool_result`` -- on its ``tool``;
+    * ``command_executed`` -- on ``shell``;
+    * ``file_exists`` / ``file_content`` on a path that no ``file``/``dir`` fixture
+      creates, or whose expected content differs from the fixture's -- on any writer
+      (``file_write``, ``file_patch``, ``file_move``, ``shell``): the agent made it;
+    * a check on the answer's content (``response_number``, ``response_contains``,
+      ``response_regex``, ``clock_delta``, ``list_items``) in a block whose FAIL
+      criteria include ``no_tool_calls`` for that turn -- the block says an answer
+      without a tool is wrong, so the answer is a tool's result -- on any tool;
+    * ``any_of`` whose every branch depends on tools -- on the union of their tools.
+
+    It is *pinned* by a PASS criterion that asserts a call happened: ``tool_called`` (not
+    negated, ``min`` not 0), ``tool_count`` with a ``tool`` and ``min >= 1``, each tool of
+    ``tool_order``, or an ``any_of`` whose every branch pins (it pins the union). A pin
+    covers a dependency when every tool it pins is acceptable to the dependency (any
+    tool, for an answer check) and their turns do not differ.
+
+``[fail-criteria]``
+    A block without FAIL criteria cannot name what failure looks like; the methodology
+    gives every block both.
+
+``[inverse]``
+    (1) A PASS check that something is gone (``file_absent``, negated ``file_exists``)
+    needs a PASS check that something else survived (``file_exists``/``file_content`` on
+    another path): deleting everything would otherwise pass. (2) When the PASS STATE
+    criteria contain absence checks (``no_tool_calls``, ``tool_not_called``,
+    ``file_absent``, ``response_empty``, any negated presence check) they also need one
+    presence check; absence alone passes vacuously on an agent that did nothing at all.
+
+``[judge]``
+    A ``judge`` criterion needs a rubric of at least 20 characters and the JUDGE tag; a
+    JUDGE-tagged ``any_of`` needs at least one judge branch and a rubric on every JUDGE
+    branch.
+
+``[premise]``
+    A negative premise must be proven by a fixture, never assumed from the machine the
+    test happens to run on: (1) capability/title/notes text claiming a file is missing
+    needs an ``absent`` fixture, claiming a fact was never given needs a
+    ``memory_reset`` fixture, claiming the material does not cover something needs a
+    fixture holding the material; (2) every workspace path a prompt names needs a
+    fixture for that exact path (``file``, ``dir`` or ``absent``); (3) every path a
+    ``file_*`` criterion inspects needs such a fixture too, so a leftover from an earlier
+    block or attempt cannot decide it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from agenttest.errors import Problem
+
+from ._loader import Battery
+from ._model import Block, Criterion, Fixture
+from ._yaml import Located, load_located
+
+__all__ = ["MIN_RUBRIC_CHARS", "WRITE_ROLES", "lint_battery", "lint_block"]
+
+#: Roles whose call can leave a file behind in the workspace.
+WRITE_ROLES: frozenset[str] = frozenset({"file_write", "file_patch", "file_move", "shell"})
+#: A rubric shorter than this cannot say what to look for.
+MIN_RUBRIC_CHARS = 20
+
+_ANY = "*"  # "any tool" in dependency and pin sets
+_ANSWER_TYPES = frozenset(
+    {"response_number", "response_contains", "response_regex", "clock_delta", "list_items"}
+)
+_ABSENCE_TYPES = frozenset({"no_tool_calls", "tool_not_called", "file_absent", "response_empty"})
+_PRESENCE_TYPES = frozenset(
+    {
+        "tool_called", "tool_order", "tool_arg", "tool_result", "file_exists", "file_content",
+        "trace_contains", "category", "response_number", "response_regex", "response_contains",
+        "clock_delta", "command_executed", "status", "list_items", "sentence_count",
+        "asks_question",
+    }
+)  # fmt: skip
+
+# Negative premises, read from capability, title and notes.
+_FILE_PREMISE = re.compile(
+    r"\bno such file\b|\bnon-?existent (?:file|path)\b|\b(?:file|path) (?:that )?"
+    r"(?:does not|doesn't|do not) exist\b|\bmissing file\b",
+    re.I,
+)
+_MEMORY_PREMISE = re.compile(
+    r"\bnever (?:told|given|mentioned|stated|said|shared)\b|\bwas not told\b", re.I
+)
+_CORPUS_PREMISE = re.compile(
+    r"\bdo(?:es)? not cover\b|\bdoesn't cover\b|\bnot (?:in|covered by) the "
+    r"(?:corpus|documents?|material|sources?)\b",
+    re.I,
+)
+# A workspace path named in a prompt: relative, with an extension (a URL or an absolute
+# path is not one). Bare ``name.tld`` words are host names, not files.
+_PATH_TOKEN = re.compile(r"^(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{1,4}$")
+_HOST_SUFFIXES = frozenset(
+    {"com", "org", "net", "io", "dev", "test", "invalid", "local", "ai", "app", "edu", "gov"}
+)
+
+
+@dataclass(frozen=True)
+class _Dep:
+    """Tools a result criterion needs to have run (``_ANY``: any tool)."""
+
+    tools: frozenset[str]
+    turn: int | None
+
+
+@dataclass(frozen=True)
+class _Pin:
+    """Tools of which a PASS criterion guarantees at least one ran."""
+
+    tools: frozenset[str]
+    turn: int | None
+
+
+class _Lines:
+    """Criterion line numbers, read again from a block's YAML file (cached per file)."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, dict[tuple[str, str], int]] = {}
+        self._keys: dict[str, dict[str, int]] = {}
+
+    def _load(self, file: str) -> None:
+        if file in self._cache:
+            return
+        crit: dict[tuple[str, str], int] = {}
+        keys: dict[str, int] = {}
+        try:
+            located, _ = load_located(Path(file).read_text(encoding="utf-8"), file)
+        except (OSError, UnicodeDecodeError):
+            located = None
+        if located is not None and isinstance(located.value, dict):
+            keys = dict(located.key_lines)
+            node = located.value.get("criteria")
+            if node is not None and isinstance(node.value, dict):
+                for group in ("pass", "fail"):
+                    items = node.value.get(group)
+                    if items is not None and isinstance(items.value, list):
+                        for item in items.value:
+                            cid = _plain_id(item)
+                            if cid is not None:
+                                crit.setdefault((group, cid), item.line)
+        self._cache[file] = crit
+        self._keys[file] = keys
+
+    def criterion(self, block: Block, group: str, cid: str) -> int:
+        if block.source is None:
+            return 0
+        self._load(block.source.file)
+        return self._cache[block.source.file].get((group, cid), block.source.line)
+
+    def key(self, block: Block, key: str) -> int:
+        if block.source is None:
+            return 0
+        self._load(block.source.file)
+        return self._keys[block.source.file].get(key, block.source.line)
+
+
+def _plain_id(item: Located) -> str | None:
+    if isinstance(item.value, dict):
+        node = item.value.get("id")
+        if node is not None and isinstance(node.value, str):
+            return node.value
+    return None
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _walk(criteria: Iterable[Criterion]) -> Iterator[Criterion]:
+    for c in criteria:
+        yield c
+        yield from _walk(c.of)
+
+
+def _fixture_paths(block: Block, kinds: Iterable[str]) -> set[str]:
+    wanted = set(kinds)
+    return {_norm(fx.path) for fx in block.fixtures if fx.kind in wanted and fx.path}
+
+
+def _norm(path: str) -> str:
+    parts = [p for p in path.strip().split("/") if p not in ("", ".")]
+    return "/".join(parts)
+
+
+def _fixture_for(block: Block, path: str) -> Fixture | None:
+    found = None
+    for fx in block.fixtures:  # the last fixture for a path decides its initial state
+        if fx.path and _norm(fx.path) == _norm(path):
+            found = fx
+    return found
+
+
+def _changes_fixture(block: Block, c: Criterion) -> bool:
+    """Whether a positive file check can only hold after the agent wrote the file."""
+    assert c.path is not None
+    fx = _fixture_for(block, c.path)
+    if fx is None or fx.kind not in ("file", "dir"):
+        return True
+    if c.type == "file_exists":
+        return False
+    original = fx.content or ""
+    expected = "" if c.value is None else str(c.value)
+    if c.match == "equals":
+        return original.strip() != expected.strip()
+    if c.match == "regex":
+        try:
+            return re.search(expected, original) is None
+        except re.error:
+            return True
+    return expected not in original  # "contains" (the default) and anything else
+
+
+def _fail_no_tool_turns(block: Block) -> set[int | None]:
+    """Turns for which a FAIL criterion says "no tool was called" is wrong."""
+    return {c.turn for c in block.criteria.fail if c.type == "no_tool_calls" and not c.negate}
+
+
+def _dependency(block: Block, c: Criterion, no_tool_turns: set[int | None]) -> _Dep | None:
+    if c.negate:
+        return None
+    if c.type in ("tool_arg", "tool_result") and c.tool:
+        return _Dep(frozenset({c.tool}), c.turn)
+    if c.type == "command_executed":
+        return _Dep(frozenset({"shell"}), c.turn)
+    if c.type in ("file_exists", "file_content") and c.path and _changes_fixture(block, c):
+        return _Dep(WRITE_ROLES, None)
+    if c.type in _ANSWER_TYPES and (None in no_tool_turns or c.turn in no_tool_turns):
+        return _Dep(frozenset({_ANY}), c.turn)
+    if c.type == "any_of" and c.of:
+        deps = [_dependency(block, sub, no_tool_turns) for sub in c.of]
+        if all(d is not None for d in deps):
+            tools = frozenset().union(*(d.tools for d in deps if d is not None))
+            turns = {d.turn for d in deps if d is not None}
+            return _Dep(tools, turns.pop() if len(turns) == 1 else None)
+    return None
+
+
+def _pins(c: Criterion) -> list[_Pin]:
+    if c.negate:
+        return []
+    if c.type == "tool_called" and c.tool and c.min != 0:
+        return [_Pin(frozenset({_ANY if c.tool == "any" else c.tool}), c.turn)]
+    if c.type == "tool_count" and c.tool and (c.min or 0) >= 1:
+        return [_Pin(frozenset({c.tool}), c.turn)]
+    if c.type == "tool_order":
+        return [_Pin(frozenset({t}), c.turn) for t in c.tools]
+    if c.type == "any_of" and c.of:
+        branch_pins = [_pins(sub) for sub in c.of]
+        if all(branch_pins):
+            tools = frozenset().union(*(p.tools for ps in branch_pins for p in ps))
+            turns = {p.turn for ps in branch_pins for p in ps}
+            return [_Pin(tools, turns.pop() if len(turns) == 1 else None)]
+    return []
+
+
+def _covers(pin: _Pin, dep: _Dep) -> bool:
+    if pin.turn is not None and dep.turn is not None and pin.turn != dep.turn:
+        return False
+    if _ANY in dep.tools:
+        return True
+    return _ANY not in pin.tools and pin.tools <= dep.tools
+
+
+def _polarity(c: Criterion) -> str:
+    """``presence``, ``absence`` or ``neutral`` (negation swaps the first two)."""
+    if c.type == "any_of":
+        kinds = {_polarity(sub) for sub in c.of}
+        base = kinds.pop() if len(kinds) == 1 else "neutral"
+    elif c.type in _ABSENCE_TYPES:
+        base = "absence"
+    elif c.type in _PRESENCE_TYPES:
+        base = "presence"
+    elif c.type == "tool_count":
+        base = "absence" if c.max == 0 else "presence" if (c.min or 0) >= 1 else "neutral"
+    else:
+        base = "neutral"
+    if c.negate and base != "neutral":
+        return "absence" if base == "presence" else "presence"
+    return base
+
+
+def _file_polarity(c: Criterion) -> tuple[str, str] | None:
+    """``(presence|absence, path)`` for a file check, looking into ``any_of`` branches."""
+    if c.type in ("file_exists", "file_content", "file_absent") and c.path:
+        present = c.type != "file_absent"
+        if c.negate:
+            present = not present
+        if c.type == "file_content" and not present:
+            return None  # "content differs" says nothing about the file being gone
+        return ("presence" if present else "absence", _norm(c.path))
+    return None
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def _rule_precondition(block: Block, lines: _Lines) -> list[Problem]:
+    file = block.source.file if block.source else "?"
+    passes = block.criteria.pass_
+    no_tool_turns = _fail_no_tool_turns(block)
+    pins = [p for c in passes for p in _pins(c)]
+    out = []
+    for c in passes:
+        dep = _dependency(block, c, no_tool_turns)
+        if dep is None or any(_covers(p, dep) for p in pins):
+            continue
+        if _ANY in dep.tools:
+            what, fix = "any tool", "`{type: tool_called, tool: <role>}`"
+        else:
+            names = sorted(dep.tools)
+            what = " or ".join(f"`{n}`" for n in names)
+            fix = (
+                f"`{{type: tool_called, tool: {names[0]}}}`"
+                if len(names) == 1
+                else ("a `tool_called` (or an `any_of` of them) on one of these roles")
+            )
+        turn = f" in turn {dep.turn}" if dep.turn is not None else ""
+        out.append(
+            Problem(
+                file,
+                lines.criterion(block, "pass", c.id),
+                f"[precondition] PASS criterion `{c.id}` ({c.type}) checks what {what} "
+                f"produced{turn}, but no PASS criterion pins that it ran; add {fix}",
+            )
+        )
+    return out
+
+
+def _rule_fail_criteria(block: Block, lines: _Lines) -> list[Problem]:
+    if block.criteria.fail:
+        return []
+    file = block.source.file if block.source else "?"
+    return [
+        Problem(
+            file,
+            lines.key(block, "criteria"),
+            f"[fail-criteria] block `{block.id}` has no FAIL criteria; say what failure "
+            "looks like (the wrong tool, an invented answer, a forbidden action)",
+        )
+    ]
+
+
+def _rule_inverse(block: Block, lines: _Lines) -> list[Problem]:
+    file = block.source.file if block.source else "?"
+    out = []
+    file_checks: list[tuple[Criterion, str, str]] = []
+    for c in block.criteria.pass_:
+        for sub in (c, *c.of) if c.type == "any_of" and not c.negate else (c,):
+            found = _file_polarity(sub)
+            if found is not None:
+                file_checks.append((c, *found))
+    present_paths = {path for _, kind, path in file_checks if kind == "presence"}
+    reported: set[str] = set()
+    for c, kind, path in file_checks:
+        if kind != "absence" or c.id in reported:
+            continue
+        if not present_paths - {path}:
+            reported.add(c.id)
+            out.append(
+                Problem(
+                    file,
+                    lines.criterion(block, "pass", c.id),
+                    f"[inverse] PASS criterion `{c.id}` checks that `{path}` is gone but no "
+                    "PASS criterion checks that another file survived; add a `file_exists` "
+                    "or `file_content` on a fixture file that must still be there",
+                )
+            )
+    state = [c for c in block.criteria.pass_ if c.tag == "STATE"]
+    kinds = [_polarity(c) for c in state]
+    if "absence" in kinds and "presence" not in kinds:
+        first = next(c for c, k in zip(state, kinds, strict=True) if k == "absence")
+        out.append(
+            Problem(
+                file,
+                lines.criterion(block, "pass", first.id),
+                f"[inverse] the PASS STATE criteria of `{block.id}` only check that "
+                f"something did not happen (`{first.id}`: {first.type}); add one that checks "
+                "something did (an answer came back, a trace line, a file that survived)",
+            )
+        )
+    return out
+
+
+def _rule_judge(block: Block, lines: _Lines) -> list[Problem]:
+    file = block.source.file if block.source else "?"
+    out = []
+    for group, top in (("pass", block.criteria.pass_), ("fail", block.criteria.fail)):
+        for c in top:
+            line = lines.criterion(block, group, c.id)
+            for sub in _walk([c]):
+                message = _judge_problem(sub)
+                if message:
+                    out.append(Problem(file, line, f"[judge] criterion `{sub.id}` {message}"))
+    return out
+
+
+def _judge_problem(c: Criterion) -> str | None:
+    if c.type == "judge":
+        rubric = (c.rubric or "").strip()
+        if not rubric:
+            return f"has no rubric; a judge needs at least {MIN_RUBRIC_CHARS} characters"
+        if len(rubric) < MIN_RUBRIC_CHARS:
+            return (
+                f"has a rubric of {len(rubric)} characters (`{rubric}`); a judge needs at "
+                f"least {MIN_RUBRIC_CHARS} saying what to look for"
+            )
+        if c.tag != "JUDGE":
+            return f"is a judge but tagged {c.tag}; tag it JUDGE"
+    elif (
+        c.tag == "JUDGE" and c.type == "any_of" and not any(b.type == "judge" for b in _walk(c.of))
+    ):
+        return "is tagged JUDGE but none of its branches is a judge with a rubric"
+    return None
+
+
+def _prompt_paths(block: Block) -> set[str]:
+    found: set[str] = set()
+    texts = [t.prompt for t in block.turns] + [
+        v for t in block.turns for v in t.translations.values()
+    ]
+    for text in texts:
+        for raw in re.split(r"[\s,;:()\[\]{}<>\"`]+", text):
+            word = raw.strip("'’‘“”.!?")
+            if not word or "://" in raw or word.startswith(("/", "~", "$")) or "{{" in word:
+                continue
+            # Turkish suffixes after an apostrophe: notes/x.txt'yi -> notes/x.txt
+            word = re.split(r"['’]", word, maxsplit=1)[0]
+            if not _PATH_TOKEN.match(word):
+                continue
+            last = word.rsplit("/", 1)[-1]
+            if "/" not in word and last.rsplit(".", 1)[-1].lower() in _HOST_SUFFIXES:
+                continue
+            found.add(_norm(word))
+    return found
+
+
+def _rule_premise(block: Block, lines: _Lines) -> list[Problem]:
+    file = block.source.file if block.source else "?"
+    out = []
+    text = " ".join(x for x in (block.capability, block.title, block.notes or "") if x)
+    kinds = {fx.kind for fx in block.fixtures}
+    checks = (
+        (_FILE_PREMISE, {"absent"}, "a file is missing", "an `absent` fixture for it"),
+        (_MEMORY_PREMISE, {"memory_reset"}, "a fact was never given", "a `memory_reset` fixture"),
+        (
+            _CORPUS_PREMISE,
+            {"file", "dir", "web_page", "git_repo"},
+            "the material does not cover something",
+            "a fixture holding that material",
+        ),
+    )
+    for pattern, needed, claim, fix in checks:
+        m = pattern.search(text)
+        if m and not kinds & needed:
+            out.append(
+                Problem(
+                    file,
+                    lines.key(
+                        block,
+                        "notes" if block.notes and m.group(0) in block.notes else "capability",
+                    ),
+                    f"[premise] `{block.id}` says {claim} (\u201c{m.group(0)}\u201d) but no "
+                    f"fixture proves it; add {fix}",
+                )
+            )
+    known = _fixture_paths(block, ("file", "dir", "absent"))
+    for path in sorted(_prompt_paths(block) - known):
+        out.append(
+            Problem(
+                file,
+                lines.key(block, "turns"),
+                f"[premise] a prompt of `{block.id}` names `{path}` but no fixture sets its "
+                "state; add a `file` fixture (it exists) or an `absent` fixture (it does not)",
+            )
+        )
+    for group, top in (("pass", block.criteria.pass_), ("fail", block.criteria.fail)):
+        for c in top:
+            for sub in _walk([c]):
+                is_file_check = sub.type in ("file_exists", "file_absent", "file_content")
+                if is_file_check and sub.path and _norm(sub.path) not in known:
+                    out.append(
+                        Problem(
+                            file,
+                            lines.criterion(block, group, c.id),
+                            f"[premise] criterion `{sub.id}` inspects `{sub.path}` but no "
+                            "fixture sets its state before the attempt, so a leftover "
+                            "could decide it; add a `file` or `absent` fixture",
+                        )
+                    )
+    return out
+
+
+_RULES = (_rule_precondition, _rule_fail_criteria, _rule_inverse, _rule_judge, _rule_premise)
+
+
+def lint_block(block: Block, lines: _Lines | None = None) -> list[Problem]:
+    """Every lint problem of one block, in rule order."""
+    lines = lines or _Lines()
+    out: list[Problem] = []
+    for rule in _RULES:
+        out.extend(rule(block, lines))
+    return out
+
+
+def lint_battery(battery: Battery | Iterable[Block]) -> list[Problem]:
+    """Every lint problem of every block, as ``FILE:LINE: [rule] message`` problems."""
+    lines = _Lines()
+    out: list[Problem] = []
+    for block in battery:
+        out.extend(lint_block(block, lines))
+    return sorted(out, key=lambda p: (p.file, p.line, p.message))
