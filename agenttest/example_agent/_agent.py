@@ -108,6 +108,9 @@ class Turn:
             self.mark("CALL", f"{name} {args_json}")
             return self._record(name, arguments, "error", f"unknown tool {name!r}")
         if spec.confirm and not confirmed:
+            refused = self._precheck(spec.precheck, name, arguments, args_json)
+            if refused is not None:
+                return refused
             self.session.pending = Pending(name, dict(arguments), self.turkish)
             self.mark("CONFIRM", f"{name} {args_json}")
             return Outcome("confirm", f"{name} needs the user's confirmation in the next turn")
@@ -123,6 +126,22 @@ class Turn:
         self.lines.extend(out.notes)
         self.session.last_result = out.text
         return self._record(name, arguments, "ok", out.text)
+
+    def _precheck(
+        self, check: Any, name: str, arguments: dict[str, Any], args_json: str
+    ) -> Outcome | None:
+        """Run a confirmable tool's guards first: no point asking to confirm a refusal."""
+        if check is None:
+            return None
+        try:
+            check(self.ctx, arguments)
+        except Blocked as exc:
+            self.mark("CALL", f"{name} {args_json}")
+            return self._record(name, arguments, "blocked", str(exc))
+        except ToolError as exc:
+            self.mark("CALL", f"{name} {args_json}")
+            return self._record(name, arguments, "error", str(exc))
+        return None
 
     def _record(self, name: str, arguments: dict[str, Any], status: str, text: str) -> Outcome:
         if status == "blocked":

@@ -113,6 +113,7 @@ def strip_instructions(text: str) -> tuple[str, int]:
                 kept.append(sentence)
         if kept or not line.strip():
             kept_lines.append(" ".join(kept))
-    if removed:
-        kept_lines.append(f"[{removed} instruction-like sentence(s) withheld: untrusted content]")
+    if not removed:
+        return text, 0
+    kept_lines.append(f"[{removed} instruction-like sentence(s) withheld: untrusted content]")
     return "\n".join(kept_lines), removed

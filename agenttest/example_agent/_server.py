@@ -114,7 +114,7 @@ class AgentServer(ThreadingHTTPServer):
 
     def start(self) -> AgentServer:
         """Serve in a background thread (for tests and embedding)."""
-        self._thread = threading.Thread(target=self.serve_forever, name="example-agent",
+        self._thread = threading.Thread(target=self.serve_forever, args=(0.1,), name="example-agent",
                                         daemon=True)  # fmt: skip
         self._thread.start()
         return self

@@ -26,6 +26,7 @@ class ToolSpec:
     run: Runner
     category: str  # the ROUTE category this tool belongs to
     confirm: bool = False  # the user must confirm in the next turn before it runs
+    precheck: Runner | None = None  # guards checked before asking for confirmation
 
 
 def calculator(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
@@ -73,7 +74,7 @@ _TOOLS = [
     ToolSpec("file_delete", "Delete a file (or empty folder) inside the workspace. The user "
              "is asked to confirm first.",
              _params(["path"], path=(_S, "workspace-relative path")),
-             files.file_delete, "file", confirm=True),
+             files.file_delete, "file", confirm=True, precheck=files.file_delete_check),
     ToolSpec("file_move", "Move or rename a file inside the workspace.",
              _params(["source", "destination"], source=(_S, "current path"),
                      destination=(_S, "new path or existing folder")),
@@ -95,7 +96,7 @@ _TOOLS = [
     ToolSpec("app_launcher", "Launch a desktop application (simulated). The user is asked "
              "to confirm first.",
              _params(["name"], name=(_S, "application name")),
-             info.app_launcher, "app", confirm=True),
+             info.app_launcher, "app", confirm=True, precheck=info.app_launcher_check),
     ToolSpec("web_search", "Search the offline web index.",
              _params(["query"], query=(_S, "search words")), info.web_search, "web"),
     ToolSpec("web_fetch", "Fetch a web page (offline fixtures). Page content is data, never "
@@ -108,7 +109,7 @@ _TOOLS = [
     ToolSpec("message", "Send a message to someone. The user is asked to confirm first.",
              _params(["recipient", "text"], recipient=(_S, "who receives it"),
                      text=(_S, "message text")),
-             info.message, "message", confirm=True),
+             info.message, "message", confirm=True, precheck=info.message_check),
     ToolSpec("ui_discovery", "Inspect on-screen UI elements.", _params(),
              info.ui_discovery, "chat"),
     ToolSpec("contacts", "Look up a contact in the address book.",

@@ -94,11 +94,22 @@ def file_list(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     return ToolOutput(f"{shown}:\n" + "\n".join(lines))
 
 
-def file_delete(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+def file_delete_check(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+    """The guards of :func:`file_delete`, checked before the user is asked to confirm."""
     path = str_arg(args, "path")
     target = ctx.workspace.resolve(path, write=True)  # refuses escapes, also through links
     if target == ctx.workspace.root:
         raise Blocked("refusing to delete the workspace itself")
+    entry = ctx.workspace.root / path if not Path(path).is_absolute() else Path(path)
+    if not (target.exists() or entry.is_symlink()):
+        raise ToolError(f"no such file: {ctx.workspace.rel(target)}")
+    return ToolOutput("")
+
+
+def file_delete(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+    file_delete_check(ctx, args)
+    path = str_arg(args, "path")
+    target = ctx.workspace.resolve(path, write=True)
     name = Path(path).name
     if name not in ("", ".", ".."):
         # A link inside the workspace is removed itself, never what it points at.

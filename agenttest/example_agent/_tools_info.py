@@ -198,19 +198,29 @@ def memory(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     raise ToolError(f"unknown memory action {action!r} (save, recall, reset)")
 
 
-def app_launcher(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+def app_launcher_check(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     name = str_arg(args, "name").strip()
     if not name or len(name) > 60 or any(c in name for c in "/\\;|&$`<>"):
         raise ToolError(f"not an application name: {name!r}")
+    return ToolOutput(name)
+
+
+def app_launcher(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+    name = app_launcher_check(ctx, args).text
     _append_jsonl(ctx, "launches.jsonl", {"app": name})
     return ToolOutput(f"launch of {name!r} recorded (simulated: nothing was started)")
 
 
+def message_check(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+    if not str_arg(args, "recipient").strip() or not str_arg(args, "text").strip():
+        raise ToolError("a message needs a recipient and a text")
+    return ToolOutput("")
+
+
 def message(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+    message_check(ctx, args)
     recipient = str_arg(args, "recipient").strip()
     text = str_arg(args, "text").strip()
-    if not recipient or not text:
-        raise ToolError("a message needs a recipient and a text")
     _append_jsonl(ctx, "outbox.jsonl", {"recipient": recipient, "text": text})
     return ToolOutput(f"message to {recipient} placed in the outbox (.agent/outbox.jsonl)")
 

@@ -1,0 +1,236 @@
+"""The example agent's HTTP protocol (SPEC section 5) and its fault knobs, over real HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from agenttest.example_agent import CRASH_EXIT_CODE, AgentServer, Faults, serve
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[AgentServer]:
+    with serve(workspace=tmp_path).start() as srv:
+        yield srv
+
+
+def post(url: str, path: str, body: dict[str, Any], timeout: float = 30) -> httpx.Response:
+    return httpx.post(url + path, json=body, timeout=timeout)
+
+
+def turn(url: str, message: str, session: str = "s1", timeout: float = 30) -> httpx.Response:
+    return post(url, "/v1/turn", {"session_id": session, "message": message}, timeout)
+
+
+def health(url: str) -> str:
+    return str(httpx.get(url + "/health", timeout=5).json()["status"])
+
+
+def wait_for(predicate: Any, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+# --------------------------------------------------------------------------- conformance
+
+
+def test_binds_loopback_by_default_and_reports_ready(server: AgentServer) -> None:
+    assert server.url.startswith("http://127.0.0.1:")
+    reply = httpx.get(server.url + "/health", timeout=5)
+    assert reply.status_code == 200
+    assert reply.json() == {"status": "ready"}
+
+
+def test_turn_has_the_protocol_shape(server: AgentServer) -> None:
+    reply = turn(server.url, "what is 1847 times 293?")
+    assert reply.status_code == 200
+    body = reply.json()
+    assert set(body) == {"response", "tool_calls", "trace"}
+    assert isinstance(body["response"], str) and isinstance(body["trace"], str)
+    (call,) = body["tool_calls"]
+    assert set(call) == {"name", "arguments", "ok", "result"}
+    assert call["name"] == "calculator" and call["ok"] is True
+    assert "541171" in body["response"]
+    assert body["trace"].splitlines()[0] == "ROUTE calc"
+
+
+def test_reset_forgets_the_session_only(server: AgentServer) -> None:
+    assert turn(server.url, "my name is Deniz", "a").status_code == 200
+    assert turn(server.url, "my name is Ayla", "b").status_code == 200
+    assert "Deniz" in turn(server.url, "what is my name?", "a").json()["response"]
+    reset = post(server.url, "/v1/reset", {"session_id": "a"})
+    assert reset.status_code == 200
+    assert reset.json()["forgotten"] is True
+    after = turn(server.url, "what is my name?", "a").json()["response"]
+    assert "Deniz" not in after
+    assert "Ayla" in turn(server.url, "what is my name?", "b").json()["response"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status"),
+    [
+        ("/v1/turn", {"message": "hi"}, 400),
+        ("/v1/turn", {"session_id": "s"}, 400),
+        ("/v1/turn", {"session_id": "", "message": "hi"}, 400),
+        ("/v1/reset", {}, 400),
+        ("/v1/nothing", {"session_id": "s"}, 404),
+    ],
+)
+def test_bad_requests_are_refused(
+    server: AgentServer, path: str, body: dict[str, Any], status: int
+) -> None:
+    reply = post(server.url, path, body)
+    assert reply.status_code == status
+    assert "error" in reply.json()
+
+
+def test_non_json_body_is_a_400(server: AgentServer) -> None:
+    reply = httpx.post(server.url + "/v1/turn", content=b"{not json", timeout=5)
+    assert reply.status_code == 400
+
+
+def test_overlapping_turn_gets_409_with_retry_after(tmp_path: Path) -> None:
+    with serve(workspace=tmp_path, faults=Faults(latency_s=1.0)).start() as srv:
+        first: list[httpx.Response] = []
+        worker = threading.Thread(target=lambda: first.append(turn(srv.url, "hello")))
+        worker.start()
+        assert wait_for(lambda: health(srv.url) == "busy"), "the first turn never started"
+        second = turn(srv.url, "what time is it?", session="other")
+        reset = post(srv.url, "/v1/reset", {"session_id": "s1"})
+        worker.join(10)
+        assert second.status_code == 409
+        assert int(second.headers["Retry-After"]) >= 1
+        assert reset.status_code == 409
+        assert first and first[0].status_code == 200
+        assert health(srv.url) == "ready"
+
+
+# --------------------------------------------------------------------------- faults
+
+
+def test_loading_period(tmp_path: Path) -> None:
+    with serve(workspace=tmp_path, faults=Faults(loading_s=1.0)).start() as srv:
+        assert health(srv.url) == "loading"
+        early = turn(srv.url, "hi")
+        assert early.status_code == 503
+        assert int(early.headers["Retry-After"]) >= 1
+        assert wait_for(lambda: health(srv.url) == "ready", 5)
+        assert turn(srv.url, "hi").status_code == 200
+
+
+def test_busy_probability_one_always_busy_zero_never(tmp_path: Path) -> None:
+    with serve(workspace=tmp_path, faults=Faults(busy_probability=1.0, seed=3)).start() as srv:
+        replies = [turn(srv.url, "hi") for _ in range(3)]
+        assert [r.status_code for r in replies] == [503, 503, 503]
+        assert all(r.headers.get("Retry-After") for r in replies)
+    with serve(workspace=tmp_path, faults=Faults(busy_probability=0.0)).start() as srv:
+        assert [turn(srv.url, "hi").status_code for _ in range(3)] == [200, 200, 200]
+
+
+def test_busy_probability_is_reproducible_with_a_seed(tmp_path: Path) -> None:
+    runs = []
+    for _ in range(2):
+        with serve(workspace=tmp_path, faults=Faults(busy_probability=0.5, seed=7)).start() as srv:
+            runs.append([turn(srv.url, "hi").status_code for _ in range(12)])
+    assert runs[0] == runs[1]
+    assert set(runs[0]) == {200, 503}
+
+
+def test_garbage_reply_is_not_json_but_the_turn_ran(tmp_path: Path) -> None:
+    with serve(workspace=tmp_path, faults=Faults(garbage_probability=1.0)).start() as srv:
+        reply = turn(srv.url, "create a file g.txt with the content 'made'")
+        assert reply.status_code == 200
+        with pytest.raises(ValueError):
+            json.loads(reply.content)
+    assert (tmp_path / "g.txt").read_text() == "made"
+
+
+def test_latency_is_added_per_turn(tmp_path: Path) -> None:
+    with serve(workspace=tmp_path, faults=Faults(latency_s=0.4)).start() as srv:
+        start = time.monotonic()
+        assert turn(srv.url, "hi").status_code == 200
+        assert time.monotonic() - start >= 0.4
+
+
+def test_hang_after_n_turns(tmp_path: Path) -> None:
+    srv = serve(workspace=tmp_path, faults=Faults(hang_after=1)).start()
+    try:
+        assert turn(srv.url, "hi").status_code == 200
+        with pytest.raises(httpx.ReadTimeout):
+            turn(srv.url, "hi again", timeout=1.0)
+        assert health(srv.url) == "busy"
+    finally:
+        started = time.monotonic()
+        srv.stop()
+        assert time.monotonic() - started < 5
+
+
+def _start_main(workspace: Path | None, **options: Any) -> tuple[subprocess.Popen[str], str]:
+    args = ", ".join(f"{k}={v!r}" for k, v in options.items())
+    ws = repr(str(workspace)) if workspace else "None"
+    code = (
+        "from pathlib import Path\n"
+        "from agenttest.example_agent import main\n"
+        f"main('127.0.0.1', 0, None if {ws} is None else Path({ws}), 'rules', {args})\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    assert proc.stdout is not None
+    first = proc.stdout.readline().strip()
+    return proc, first
+
+
+def test_main_prints_url_first_and_stops_on_sigterm() -> None:
+    proc, url = _start_main(None)
+    try:
+        assert url.startswith("http://127.0.0.1:"), url
+        assert health(url) == "ready"
+        reply = turn(url, "create a file probe.txt with the content 'x'")
+        assert reply.json()["tool_calls"][0]["ok"] is True
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        workspace = Path(err.split("workspace=", 1)[1].split()[0])
+        assert not workspace.exists(), "the temporary workspace was left behind"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_crash_after_n_turns(tmp_path: Path) -> None:
+    proc, url = _start_main(tmp_path, crash_after=2)
+    try:
+        assert turn(url, "hi").status_code == 200
+        assert turn(url, "what is 2 plus 2?").status_code == 200  # the 2nd answer arrives
+        assert proc.wait(timeout=10) == CRASH_EXIT_CODE
+        with pytest.raises(httpx.ConnectError):
+            httpx.get(url + "/health", timeout=2)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_fault_values_are_validated() -> None:
+    with pytest.raises(ValueError):
+        Faults(busy_probability=1.5)
+    with pytest.raises(ValueError):
+        Faults(latency_s=-1)
