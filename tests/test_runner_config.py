@@ -1,0 +1,139 @@
+"""Agent config files: defaults, FILE:LINE errors, ${ENV} secrets, redaction, shipped examples."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from agenttest.errors import InputError
+from agenttest.runner import load_agent_config, parse_agent_config
+from agenttest.runner._progress import LineProgress, Progress, RichProgress, make_progress
+
+from .conftest import ROOT, run_cli
+
+EXAMPLES = ROOT / "examples" / "agents"
+
+
+def parse(text: str, tmp_path: Path) -> object:
+    return parse_agent_config(text, str(tmp_path / "agent.yaml"), tmp_path)
+
+
+def test_minimal_config_gets_documented_defaults(tmp_path: Path) -> None:
+    cfg = parse_agent_config(
+        "model: m\nbase_url: http://127.0.0.1:1\nworkspace: ws\n", "a.yaml", tmp_path
+    )
+    assert cfg.mode == "native" and cfg.display_name == "m"
+    assert cfg.timeouts.answer_s == 1200 and cfg.timeouts.connect_s == 10
+    assert cfg.readiness.timeout_s == 900 and cfg.readiness.path == "/health"
+    assert cfg.readiness.ready_field == "status" and cfg.readiness.ready == ("ready",)
+    assert cfg.busy_statuses == (409, 503, 429)
+    assert cfg.workspace == str(tmp_path / "ws")  # relative to the config file
+
+
+def test_mode_changes_readiness_defaults_unless_given(tmp_path: Path) -> None:
+    openai = parse_agent_config(
+        "model: m\nbase_url: http://h:1\nmode: openai\n", "a.yaml", tmp_path
+    )
+    assert openai.readiness.path == "/v1/models" and openai.readiness.ready_field is None
+    given = parse_agent_config(
+        "model: m\nbase_url: http://h:1\nmode: openai\nreadiness: {path: /ok, field: s}\n",
+        "a.yaml",
+        tmp_path,
+    )
+    assert given.readiness.path == "/ok" and given.readiness.ready_field == "s"
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("model: m\nbase_url: http://h:1\ntimeout: {answer_s: 5}\n", 3, "unknown key `timeout`"),
+        ("model: m\nbase_url: http://h:1\ntimeouts:\n  answr_s: 5\n", 4, "did you mean `answer_s`"),
+        ("model: m\nbase_url: http://h:1\nmode: grpc\n", 3, "must be one of native, rest, openai"),
+        ("model: m\nbase_url: ftp://h\n", 2, "must be an http(s) URL"),
+        ("base_url: http://h:1\n", 1, "missing required key `model`"),
+        ("model: m\nbase_url: http://h:1\nbusy_statuses: [200]\n", 3, "not 4xx/5xx"),
+        ("model: m\nbase_url: http://h:1\nrest: {}\n", 3, "`rest` needs `mode: rest`"),
+        (
+            "model: m\nbase_url: http://h:1\nmode: rest\nrest:\n  request: {body: '{{ nope }}'}\n",
+            4,
+            "not a valid template",
+        ),
+        ("model: m\nbase_url: http://h:1\nheaders: {A: '${AGENTTEST_UNSET_X}'}\n", 3, "not set"),
+    ],
+)
+def test_problems_name_file_and_line(tmp_path: Path, text: str, line: int, message: str) -> None:
+    with pytest.raises(InputError) as info:
+        parse(text, tmp_path)
+    lines = info.value.lines()
+    assert any(f"agent.yaml:{line}:" in item and message in item for item in lines), lines
+
+
+def test_cli_reports_a_bad_config_with_exit_2(tmp_path: Path) -> None:
+    config = tmp_path / "agent.yaml"
+    config.write_text("model: m\nbase_url: http://h:1\nanswer_s: 3\n", encoding="utf-8")
+    result = run_cli(
+        "run",
+        str(ROOT / "batteries"),
+        "--agent",
+        str(config),
+        "--allow-temp",
+        "--out",
+        str(tmp_path),
+    )
+    assert result.returncode == 2
+    assert f"{config}:3: unknown key `answer_s`" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_secrets_are_substituted_and_redacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTTEST_T_TOKEN", "tok-123")
+    cfg = parse_agent_config(
+        "model: m\nbase_url: http://user:pw@h:1/?key=abc\n"
+        "headers: {Authorization: 'Bearer ${AGENTTEST_T_TOKEN}'}\n"
+        "mode: openai\nopenai: {params: {api_key: zzz, temperature: 0}}\n",
+        "a.yaml",
+        tmp_path,
+    )
+    assert cfg.headers["Authorization"] == "Bearer tok-123"
+    shown = cfg.redacted()
+    text = repr(shown)
+    for secret in ("tok-123", "pw@", "abc", "zzz"):
+        assert secret not in text
+    assert shown["headers"] == {"Authorization": "***"}
+    assert shown["openai"]["params"] == {"api_key": "***", "temperature": 0}
+    assert shown["base_url"] == "http://user:***@h:1/?key=***"
+
+
+def test_shipped_examples_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("MY_AGENT_TOKEN", "PHERON_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.setenv(name, "x")
+    native = load_agent_config(EXAMPLES / "native.yaml")
+    rest = load_agent_config(EXAMPLES / "rest.yaml")
+    openai = load_agent_config(EXAMPLES / "openai.yaml")
+    assert (native.mode, rest.mode, openai.mode) == ("native", "rest", "openai")
+    assert rest.rest is not None and rest.rest.response.text == "result.answer"
+    assert openai.openai is not None and openai.openai.params["temperature"] == 0
+    assert native.workspace and native.workspace.startswith(str(Path.home()))
+    assert (ROOT / "docs" / "agents.md").is_file()
+
+
+def test_progress_kinds() -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert type(make_progress(True)) is Progress
+    assert isinstance(make_progress(False, Tty()), RichProgress)
+    stream = io.StringIO()
+    line = make_progress(False, stream)
+    assert isinstance(line, LineProgress)
+    line.start(2, 0, "run.jsonl")
+    line.attempt_started("L1-A-01", 1, 2)
+    line.attempt_done({"test_id": "L1-A-01", "run": 1, "verdict": "ERROR", "error_cause": "busy"})
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 3 and lines[2].endswith("[1/2] L1-A-01 run 1: ERROR (busy)")
+    assert lines[0][:4].isdigit() and lines[0][10] == " "  # a timestamp first

@@ -1,0 +1,128 @@
+"""Agents that speak something else: a templated REST API and OpenAI chat completions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agenttest.results import iter_records
+from agenttest.runner import RunRequest, run
+
+from ._servers import RouteServer, agent_yaml, write_battery
+
+
+def run_against(tmp_path: Path, server: RouteServer, blocks: dict[str, tuple[int, int]], **cfg: Any) -> list[dict[str, Any]]:  # fmt: skip
+    battery = write_battery(tmp_path / "battery", blocks)
+    config = tmp_path / "agent.yaml"
+    config.write_text(agent_yaml(server.url, **cfg), encoding="utf-8")
+    path = run(
+        RunRequest(
+            paths=[str(battery)], agent=str(config), out=tmp_path / "out", allow_temp=True,
+            quiet=True,
+        )
+    )  # fmt: skip
+    return [r for r in iter_records(path) if r["record_type"] == "attempt"]
+
+
+def test_rest_mode_template_and_extraction_paths(tmp_path: Path) -> None:
+    def agent(_method: str, body: Any) -> tuple[int, Any]:
+        if body["n"] == 2:
+            return 200, {"result": {"toolsUsed": None}}  # no text: the harness lost it
+        return 200, {
+            "result": {
+                "answer": f"got {body['message']}",
+                "toolsUsed": [
+                    {"tool": "calc", "args": '{"x": 1}', "success": True, "output": 2},
+                    "clock",
+                ],
+                "trace": ["PLAN calc", "CALL calc"],
+            },
+            "usage": {"total_tokens": 42},
+        }
+
+    routes = {
+        "/api/ping": lambda m, b: (200, {}),
+        "/api/agent": agent,
+        "/api/reset": lambda m, b: (200, {"ok": True}),
+    }
+    with RouteServer(routes) as server:
+        attempts = run_against(
+            tmp_path,
+            server,
+            {"L1-R-01": (1, 1), "L1-S-01": (2, 1)},
+            mode="rest",
+            readiness={"path": "/api/ping"},
+            rest={
+                "request": {
+                    "path": "/api/agent",
+                    "body": '{"message": {{ prompt | tojson }}, "sid": {{ session_id | tojson }},'
+                    ' "n": {{ turn }}}',
+                },
+                "response": {
+                    "text": "result.answer",
+                    "tool_calls": "result.toolsUsed",
+                    "trace": "result.trace",
+                    "tokens": "usage.total_tokens",
+                    "tool_call": {"name": "tool", "arguments": "args", "ok": "success",
+                                  "result": "output"},
+                },
+                "reset": {"path": "/api/reset",
+                          "body": '{"sid": {{ session_id | tojson }}, "wipe": {{ memory | tojson }}}'},
+            },
+        )  # fmt: skip
+        sent = [b for b in server.state.bodies if b["path"] == "/api/agent"]
+        resets = [b for b in server.state.bodies if b["path"] == "/api/reset"]
+    first = attempts[0]
+    assert first["status"] == "completed"
+    (turn,) = first["turns"]
+    assert turn["response"] == "got L1-R-01 prompt 1"
+    assert turn["tool_calls"] == [
+        {"name": "calc", "arguments": {"x": 1}, "ok": True, "result": 2},
+        {"name": "clock", "arguments": {}, "ok": None, "result": None},
+    ]
+    assert turn["trace"] == "PLAN calc\nCALL calc"
+    assert first["cost_tokens"] == 42
+    assert sent[0]["body"]["sid"] == first["session_id"]
+    assert sent[0]["headers"]["content-type"] == "application/json"
+    assert resets[0]["body"] == {"sid": first["session_id"], "wipe": False}
+    second = attempts[1]
+    assert (second["status"], second["error_cause"]) == ("error", "garbage")
+    assert "result.answer" in second["error"]
+
+
+def test_openai_mode_keeps_history_per_session(tmp_path: Path) -> None:
+    def chat(_method: str, body: Any) -> tuple[int, Any]:
+        n_user = sum(1 for m in body["messages"] if m["role"] == "user")
+        message: dict[str, Any] = {"role": "assistant", "content": f"user turns seen: {n_user}"}
+        if n_user == 1:
+            message["tool_calls"] = [
+                {"id": "c1", "type": "function",
+                 "function": {"name": "calculator", "arguments": json.dumps({"expression": "2+2"})}}
+            ]  # fmt: skip
+        return 200, {
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {"total_tokens": 7},
+        }
+
+    routes = {"/v1/models": lambda m, b: (200, {"data": []}), "/v1/chat/completions": chat}
+    with RouteServer(routes) as server:
+        attempts = run_against(
+            tmp_path,
+            server,
+            {"L1-O-01": (2, 2)},
+            mode="openai",
+            openai={"model": "served-name", "system": "be brief", "params": {"temperature": 0}},
+        )
+        sent = [b["body"] for b in server.state.bodies if b["path"] == "/v1/chat/completions"]
+    assert [a["status"] for a in attempts] == ["completed", "completed"]
+    t1, t2 = attempts[0]["turns"]
+    assert t1["response"] == "user turns seen: 1" and t2["response"] == "user turns seen: 2"
+    assert t1["tool_calls"][0] == {
+        "name": "calculator", "arguments": {"expression": "2+2"}, "ok": None, "result": None,
+    }  # fmt: skip
+    assert t1["trace"].splitlines() == ['CALL calculator {"expression": "2+2"}', "FINISH stop"]
+    assert attempts[0]["cost_tokens"] == 14
+    assert [len(b["messages"]) for b in sent] == [2, 4, 2, 4]  # a fresh history per attempt
+    assert sent[1]["messages"][0] == {"role": "system", "content": "be brief"}
+    assert sent[0]["model"] == "served-name" and sent[0]["temperature"] == 0
