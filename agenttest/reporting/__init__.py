@@ -1,0 +1,93 @@
+"""Reports from run files: one data model, rendered as Markdown, HTML, JSON and JUnit.
+
+:func:`build_report` reads one or more JSONL run files of one battery (streaming, see
+:mod:`._aggregate`) into a :class:`Report`, optionally compared with a baseline and
+calibrated against a reference run, with the methodology's deployment checklist
+evaluated. :func:`render` turns it into any of the formats; :func:`compare_runs` and
+:func:`check_gate` back ``agenttest compare``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+
+from ._build import BLOCK_PASS_THRESHOLD, BatteryArg, aggregate_report, block_rule
+from ._checklist import evaluate_checklist
+from ._compare import DEFAULT_ALPHA, calibrate, check_gate, compare_reports, compare_runs
+from ._machine import render_json, render_junit, report_dict
+from ._model import Comparison, Report
+from ._render import render_html, render_markdown
+
+FORMATS = ("md", "html", "json", "junit")
+
+
+def build_report(
+    paths: Sequence[str | Path],
+    *,
+    rater: str | None = None,
+    baseline: Sequence[str | Path] | None = None,
+    reference: Sequence[str | Path] | None = None,
+    battery: BatteryArg = "auto",
+    allow_mixed: bool = False,
+    details: bool = True,
+    alpha: float = DEFAULT_ALPHA,
+) -> Report:
+    """The full report: aggregate, then baseline regression, reference calibration, checklist.
+
+    ``details`` fetches the transcripts of failing attempts (a second, selective read);
+    JSON and JUnit do not show them and pass ``details=False``.
+    """
+    report = aggregate_report(
+        paths, rater=rater, battery=battery, allow_mixed=allow_mixed, details=details
+    )
+    regression: Comparison | None = None
+    if baseline:
+        base = aggregate_report(baseline, battery=None, allow_mixed=allow_mixed, details=False)
+        regression = compare_reports(report, base, alpha)
+    calibration = None
+    if reference:
+        ref = aggregate_report(reference, battery=None, allow_mixed=allow_mixed, details=False)
+        calibration = calibrate(report, ref)
+    return dataclasses.replace(
+        report,
+        regression=regression,
+        calibration=calibration,
+        checklist=evaluate_checklist(report, regression),
+    )
+
+
+def render(report: Report, fmt: str) -> str:
+    """The report as text in one of :data:`FORMATS`."""
+    renderers = {
+        "md": render_markdown,
+        "html": render_html,
+        "json": render_json,
+        "junit": render_junit,
+    }
+    if fmt not in renderers:
+        raise ValueError(f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    return renderers[fmt](report)
+
+
+__all__ = [
+    "BLOCK_PASS_THRESHOLD",
+    "DEFAULT_ALPHA",
+    "FORMATS",
+    "Comparison",
+    "Report",
+    "block_rule",
+    "build_report",
+    "calibrate",
+    "check_gate",
+    "compare_reports",
+    "compare_runs",
+    "evaluate_checklist",
+    "render",
+    "render_html",
+    "render_json",
+    "render_junit",
+    "render_markdown",
+    "report_dict",
+]

@@ -1,0 +1,304 @@
+"""Streaming aggregation of run files: one pass, memory bounded by the plan, not the file.
+
+What is kept while reading (everything else of a record is dropped as soon as it is read):
+
+* per (run, test, attempt number) "slot" one small tuple — verdict code, latency, error
+  cause, rater, and where the record sits in its file. This is needed because a later
+  ``attempt`` record for the same slot supersedes an earlier one (``--retry-errors``), so
+  the earlier verdict must be taken back out. Slots are bounded by blocks × k of the plan;
+  retries, transcripts, traces and criteria never add memory;
+* per graded slot the newest grade of each rater (a verdict code and a timestamp);
+* the ``critical`` lists of always-FAIL hits (rare, small);
+* per test id its tier and k.
+
+:meth:`Aggregator.tally` then turns slots into per-block counts for one choice of rater.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from agenttest.errors import UsageError
+from agenttest.results import ReadNotes, iter_records
+
+PASS, FAIL, ERROR, OTHER, UNKNOWN = 1, 0, 2, 3, -1
+_VCODE = {"PASS": PASS, "FAIL": FAIL, "ERROR": ERROR}
+CODE_NAME = {PASS: "PASS", FAIL: "FAIL", ERROR: "ERROR", OTHER: "OTHER", UNKNOWN: "UNKNOWN"}
+
+SlotKey = tuple[str, str, int]  # (run_id, test_id, run)
+# (verdict code, latency_ms, error cause, rater, file index, record index in file)
+Slot = tuple[int, Any, str | None, str, int, int]
+# (graded_at as a timestamp or None, verdict code, file index, record index in file)
+GradeEntry = tuple[float | None, int, int, int]
+
+
+def rater_kind(name: str) -> str:
+    """``human:*`` raters are people, ``rules*`` the deterministic grader, anything else a judge."""
+    if name.startswith("human:"):
+        return "human"
+    if name.startswith("rules"):
+        return "rules"
+    return "judge"
+
+
+def timestamp(value: Any) -> float | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+@dataclass
+class RunFile:
+    """One run file: its header, its tail, and what the reader skipped."""
+
+    path: str
+    run_id: str
+    meta: dict[str, Any]
+    notes: ReadNotes
+    run_end: dict[str, Any] | None = None
+    last_completed_at: str | None = None
+    attempts: int = 0
+
+    @property
+    def digest(self) -> str | None:
+        battery = self.meta.get("battery")
+        digest = battery.get("digest") if isinstance(battery, dict) else None
+        return str(digest) if digest else None
+
+
+@dataclass
+class Tally:
+    """Counts of one block under one choice of rater."""
+
+    test_id: str
+    tier: str | None
+    k: int
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    unknown: int = 0
+    other: int = 0
+    unrated: int = 0
+    uncalibrated: int = 0
+    uncalibrated_by: set[str] = field(default_factory=set)
+    causes: Counter[str] = field(default_factory=Counter)
+    latencies: list[float] = field(default_factory=list)
+    failing: list[tuple[SlotKey, str]] = field(default_factory=list)  # (slot, deciding rater)
+    critical: list[tuple[SlotKey, str]] = field(default_factory=list)
+
+
+class Aggregator:
+    """Reads run files one record at a time; see the module docstring for what it keeps."""
+
+    def __init__(self, *, allow_mixed: bool = False) -> None:
+        self.allow_mixed = allow_mixed
+        self.files: list[RunFile] = []
+        self.slots: dict[SlotKey, Slot] = {}
+        self.grades: dict[SlotKey, dict[str, GradeEntry]] = {}
+        self.critical: dict[tuple[SlotKey, str], list[dict[str, Any]]] = {}
+        self.tests: dict[str, list[Any]] = {}  # test_id -> [tier, k]
+        self.superseded = 0
+        self.malformed = 0
+        self.unknown_records = 0
+        self._names: dict[str, str] = {}
+
+    def _intern(self, value: str) -> str:
+        return self._names.setdefault(value, value)
+
+    def add(self, path: str | Path) -> RunFile:
+        """Fold one run file into the aggregate."""
+        notes = ReadNotes(str(path))
+        index = len(self.files)
+        run: RunFile | None = None
+        slots, tests, intern = self.slots, self.tests, self._intern
+        for ordinal, rec in enumerate(iter_records(path, notes)):
+            kind = rec.get("record_type")
+            if kind == "attempt" and run is not None:
+                test_id, number = rec.get("test_id"), rec.get("run")
+                if not isinstance(test_id, str) or not isinstance(number, int):
+                    self.malformed += 1
+                    continue
+                verdict = rec.get("verdict")
+                code = UNKNOWN if verdict is None else _VCODE.get(verdict, OTHER)
+                cause = None
+                if code == ERROR:
+                    cause = intern(
+                        str(rec.get("error_cause") or rec.get("status") or "unspecified")
+                    )
+                rater = intern(str(rec.get("rater") or "unknown"))
+                key = (run.run_id, test_id, number)
+                old = slots.get(key)
+                if old is not None:
+                    self.superseded += 1
+                    self.critical.pop((key, old[3]), None)
+                slots[key] = (code, rec.get("latency_ms"), cause, rater, index, ordinal)
+                hits = rec.get("critical")
+                if hits:
+                    self.critical[(key, rater)] = list(hits)
+                meta = tests.get(test_id)
+                k = rec.get("k")
+                if meta is None:
+                    tests[test_id] = [rec.get("tier"), k if isinstance(k, int) else 0]
+                else:
+                    if isinstance(k, int) and k > meta[1]:
+                        meta[1] = k
+                    if meta[0] is None:
+                        meta[0] = rec.get("tier")
+                run.attempts += 1
+                completed = rec.get("completed_at")
+                if completed:
+                    run.last_completed_at = completed
+            elif kind == "grade" and run is not None:
+                self._grade(rec, run.run_id, index, ordinal)
+            elif kind == "run_meta" and run is None:
+                run = self._open(path, rec, notes, index)
+            elif kind == "run_end" and run is not None:
+                run.run_end = rec
+            else:
+                self.unknown_records += 1
+        if run is None:  # iter_records guarantees a run_meta first; an empty file has none
+            raise UsageError(f"{path}: empty run file (no run_meta record)")
+        return run
+
+    def _open(
+        self, path: str | Path, meta: dict[str, Any], notes: ReadNotes, index: int
+    ) -> RunFile:
+        run_id = str(meta.get("run_id") or f"file{index + 1}")
+        run = RunFile(str(path), self._intern(run_id), meta, notes)
+        if not self.allow_mixed:
+            first = next((f for f in self.files if f.digest), None)
+            if first is not None and run.digest is not None and run.digest != first.digest:
+                raise UsageError(
+                    f"run files come from different batteries: {first.path} ({first.digest}) "
+                    f"and {path} ({run.digest}). Report them separately, compare them with "
+                    "`agenttest compare`, or merge anyway with --allow-mixed."
+                )
+        self.files.append(run)
+        plan = meta.get("plan")
+        for item in plan if isinstance(plan, list) else []:
+            if isinstance(item, dict) and isinstance(item.get("test_id"), str):
+                # k stays 0 until an attempt says it: plan "runs" counts attempts, not k.
+                self.tests.setdefault(item["test_id"], [item.get("tier"), 0])
+        return run
+
+    def _grade(self, rec: dict[str, Any], run_id: str, index: int, ordinal: int) -> None:
+        test_id, number, rater = rec.get("test_id"), rec.get("run"), rec.get("rater")
+        if not isinstance(test_id, str) or not isinstance(number, int) or not rater:
+            self.malformed += 1
+            return
+        rater = self._intern(str(rater))
+        verdict = rec.get("verdict")
+        code = UNKNOWN if verdict is None else _VCODE.get(verdict, OTHER)
+        key = (run_id, test_id, number)
+        per_rater = self.grades.setdefault(key, {})
+        stamp = timestamp(rec.get("graded_at"))
+        previous = per_rater.get(rater)
+        # The newest grade of each rater wins: by graded_at, ties and unparsable times by
+        # position in the file (files are append-only, so later is newer).
+        if (
+            previous is not None
+            and stamp is not None
+            and previous[0] is not None
+            and stamp < previous[0]
+        ):
+            return
+        per_rater[rater] = (stamp, code, index, ordinal)
+        hits = rec.get("critical")
+        if hits:
+            self.critical[(key, rater)] = list(hits)
+        else:
+            self.critical.pop((key, rater), None)
+
+    # -- after reading -------------------------------------------------------------------
+
+    def verdicts(self, key: SlotKey) -> dict[str, int]:
+        """Every rater's verdict code for one slot: the attempt's own rater, then grades."""
+        slot = self.slots[key]
+        out = {slot[3]: slot[0]}
+        for rater, entry in self.grades.get(key, {}).items():
+            out[rater] = entry[1]
+        return out
+
+    def orphan_grades(self) -> int:
+        return sum(len(v) for k, v in self.grades.items() if k not in self.slots)
+
+    def tally(self, rater: str | None, uncalibrated: frozenset[str]) -> dict[str, Tally]:
+        """Per-block counts, reading each slot's verdict from ``rater`` (default: its own).
+
+        Verdicts whose deciding rater is an uncalibrated judge still count, but are
+        tallied in ``uncalibrated`` so the report can refuse to call its rates published.
+        """
+        out: dict[str, Tally] = {}
+        for test_id, (tier, k) in self.tests.items():
+            out[test_id] = Tally(test_id, tier, k)
+        grades, critical = self.grades, self.critical
+        for key, (code, latency, cause, own, _f, _o) in self.slots.items():
+            t = out[key[1]]
+            decider = own
+            if rater is not None and rater != own:
+                entry = grades.get(key, {}).get(rater)
+                if entry is None:
+                    t.unrated += 1
+                    continue
+                code, decider, cause = entry[1], rater, f"not gradable ({rater})"
+            if code in (PASS, FAIL):
+                if decider in uncalibrated:
+                    t.uncalibrated += 1
+                    t.uncalibrated_by.add(decider)
+                if code == PASS:
+                    t.passed += 1
+                else:
+                    t.failed += 1
+                    t.failing.append((key, decider))
+                if isinstance(latency, int | float):
+                    t.latencies.append(float(latency))
+                if (key, decider) in critical:
+                    t.critical.append((key, decider))
+            elif code == ERROR:
+                t.errors += 1
+                t.causes[cause or "unspecified"] += 1
+            elif code == UNKNOWN:
+                t.unknown += 1
+            else:
+                t.other += 1
+        return out
+
+    def missing(self) -> list[SlotKey]:
+        """Attempts the plans of the run files promised that no file holds."""
+        out: list[SlotKey] = []
+        for run in self.files:
+            plan = run.meta.get("plan")
+            if not isinstance(plan, list):
+                continue
+            for item in plan:
+                if not isinstance(item, dict):
+                    continue
+                test_id, runs = item.get("test_id"), item.get("runs")
+                if not isinstance(test_id, str) or not isinstance(runs, int):
+                    continue
+                for number in range(1, runs + 1):
+                    if (run.run_id, test_id, number) not in self.slots:
+                        out.append((run.run_id, test_id, number))
+        return out
+
+    def plan_info(self) -> dict[str, dict[str, Any]]:
+        """Block details (tier, title, owasp) recorded in the run files' plans, if any."""
+        info: dict[str, dict[str, Any]] = {}
+        for run in self.files:
+            plan = run.meta.get("plan")
+            for item in plan if isinstance(plan, list) else []:
+                if isinstance(item, dict) and isinstance(item.get("test_id"), str):
+                    info.setdefault(item["test_id"], {}).update(
+                        {k: v for k, v in item.items() if k in ("tier", "title", "owasp", "runs")}
+                    )
+        return info

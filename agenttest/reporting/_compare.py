@@ -1,0 +1,198 @@
+"""Comparing runs: regression against a baseline, calibration against a reference agent.
+
+Regression (``agenttest compare`` and ``report --baseline``): per block and per tier the
+change in pass@1, its 95% Newcombe interval, and Fisher's exact two-sided p-value. Block
+p-values are Holm-corrected as one family, tier and overall p-values as another. A row
+is a *regression* (or *improvement*) when its corrected p-value is below ``alpha`` and the
+rate fell (rose); otherwise it is *noise*. ``--gate`` fails on any regression.
+
+Calibration (``report --reference``): each block is classed by whether it passes its
+rule (:func:`agenttest.reporting._build.block_rule`) in our run and in the reference run.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from agenttest.errors import GateFailed
+from agenttest.stats import fisher_exact, holm_correction, newcombe_diff_interval
+
+from ._model import (
+    BlockResult,
+    Calibration,
+    CalibrationRow,
+    Comparison,
+    ComparisonRow,
+    Rate,
+    Report,
+    tier_key,
+)
+
+DEFAULT_ALPHA = 0.05
+#: Methodology §2.2: a block is flagged when pass@1 < 0.85 × its baseline pass@1.
+BASELINE_MARGIN = 0.85
+CALIBRATION_CLASSES = (
+    "both-pass",
+    "only-ours-fails",
+    "only-reference-fails",
+    "both-fail",
+    "incomplete",
+)
+
+
+def _row(name: str, tier: str, scope: str, ours: Rate | None, base: Rate | None) -> ComparisonRow:
+    empty = Rate.of(0, 0)
+    ours_rate, base_rate = ours or empty, base or empty
+    if ours is None or base is None or ours.n == 0 or base.n == 0:
+        cls = "new" if base is None else "removed" if ours is None else "no data"
+        return ComparisonRow(
+            name, tier, scope, ours_rate, base_rate, None, None, None, None, None, cls, False
+        )
+    assert ours.pass_at_1 is not None and base.pass_at_1 is not None
+    low, high = newcombe_diff_interval(ours.passed, ours.n, base.passed, base.n)
+    p = fisher_exact(ours.passed, ours.n, base.passed, base.n)
+    below = ours.pass_at_1 < BASELINE_MARGIN * base.pass_at_1
+    return ComparisonRow(
+        name,
+        tier,
+        scope,
+        ours,
+        base,
+        ours.pass_at_1 - base.pass_at_1,
+        low,
+        high,
+        p,
+        None,
+        "noise",
+        below,
+    )
+
+
+def _correct(rows: list[ComparisonRow], alpha: float) -> tuple[ComparisonRow, ...]:
+    tested = [i for i, r in enumerate(rows) if r.p is not None]
+    adjusted = holm_correction([rows[i].p or 0.0 for i in tested]) if tested else []
+    out = list(rows)
+    for i, p_adj in zip(tested, adjusted, strict=True):
+        r = rows[i]
+        cls = "noise"
+        if p_adj < alpha and r.diff is not None and r.diff != 0:
+            cls = "regression" if r.diff < 0 else "improvement"
+        out[i] = ComparisonRow(
+            r.name,
+            r.tier,
+            r.scope,
+            r.ours,
+            r.base,
+            r.diff,
+            r.low,
+            r.high,
+            r.p,
+            p_adj,
+            cls,
+            r.below_threshold,
+        )
+    return tuple(out)
+
+
+def compare_reports(ours: Report, base: Report, alpha: float = DEFAULT_ALPHA) -> Comparison:
+    """Per block and tier: change in pass@1, Newcombe interval, Fisher p, Holm, class."""
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must lie strictly between 0 and 1, got {alpha}")
+    ours_blocks = {b.test_id: b for b in ours.blocks}
+    base_blocks = {b.test_id: b for b in base.blocks}
+    names = sorted(
+        set(ours_blocks) | set(base_blocks),
+        key=lambda t: (tier_key((ours_blocks.get(t) or base_blocks[t]).tier), t),
+    )
+    block_rows = []
+    for name in names:
+        a, b = ours_blocks.get(name), base_blocks.get(name)
+        tier = (a or b).tier  # type: ignore[union-attr]
+        block_rows.append(_row(name, tier, "block", a.rate if a else None, b.rate if b else None))
+    ours_tiers = {t.name: t.rate for t in ours.tiers}
+    base_tiers = {t.name: t.rate for t in base.tiers}
+    tier_rows = [
+        _row(name, name, "tier", ours_tiers.get(name), base_tiers.get(name))
+        for name in sorted(set(ours_tiers) | set(base_tiers), key=tier_key)
+    ]
+    tier_rows.append(_row("overall", "", "overall", ours.overall.rate, base.overall.rate))
+    notes = []
+    ours_d, base_d = ours.header.battery_digest, base.header.battery_digest
+    if ours_d != base_d:
+        notes.append(
+            f"the runs used different batteries ({ours_d} vs {base_d}): "
+            "changed blocks may explain differences"
+        )
+    if ours.header.exploratory or base.header.exploratory:
+        notes.append(
+            "at least one side is exploratory (k < 5 or not publishable): "
+            "small samples rarely reach significance"
+        )
+    return Comparison(
+        run=", ".join(Path(f).name for f in ours.header.files),
+        baseline=", ".join(Path(f).name for f in base.header.files),
+        alpha=alpha,
+        blocks=_correct(block_rows, alpha),
+        tiers=_correct(tier_rows, alpha),
+        notes=tuple(notes),
+    )
+
+
+def check_gate(comparison: Comparison) -> None:
+    """Raise :class:`GateFailed` (exit 1) when any block, tier or the whole run regressed."""
+    found = comparison.regressions
+    if found:
+        names = ", ".join(r.name for r in found)
+        raise GateFailed(
+            f"{len(found)} significant regression(s) after Holm correction "
+            f"(alpha {comparison.alpha}): {names}"
+        )
+
+
+def compare_runs(
+    run: Sequence[str | Path],
+    baseline: Sequence[str | Path],
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    allow_mixed: bool = False,
+) -> Comparison:
+    from ._build import aggregate_report
+
+    ours = aggregate_report(run, battery=None, allow_mixed=allow_mixed, details=False)
+    base = aggregate_report(baseline, battery=None, allow_mixed=allow_mixed, details=False)
+    return compare_reports(ours, base, alpha)
+
+
+def _side(block: BlockResult | None) -> str:
+    if block is None or block.rule_passed is None:
+        return "no data"
+    return "pass" if block.rule_passed else "fail"
+
+
+def calibrate(ours: Report, reference: Report) -> Calibration:
+    """Class each block: both pass, only ours fails, only the reference fails, both fail."""
+    mine = {b.test_id: b for b in ours.blocks}
+    theirs = {b.test_id: b for b in reference.blocks}
+    rows = []
+    for test_id in sorted(
+        set(mine) | set(theirs), key=lambda t: (tier_key((mine.get(t) or theirs[t]).tier), t)
+    ):
+        a, b = _side(mine.get(test_id)), _side(theirs.get(test_id))
+        if "no data" in (a, b):
+            cls = "incomplete"
+        elif a == b:
+            cls = "both-pass" if a == "pass" else "both-fail"
+        else:
+            cls = "only-ours-fails" if a == "fail" else "only-reference-fails"
+        tier = (mine.get(test_id) or theirs[test_id]).tier
+        rows.append(CalibrationRow(test_id, tier, a, b, cls))
+    counts = Counter(r.cls for r in rows)
+    return Calibration(
+        reference_agent=reference.header.agent,
+        reference_model=reference.header.model,
+        reference_files=reference.header.files,
+        rows=tuple(rows),
+        counts=tuple((c, counts.get(c, 0)) for c in CALIBRATION_CLASSES),
+    )

@@ -1,0 +1,172 @@
+"""Machine-readable renderings of a :class:`Report`: JSON (SPEC section 6) and JUnit XML.
+
+JSON: ``run_type``, ``overall``, ``tiers`` (keyed by tier) and ``blocks`` (keyed by test
+id), each with ``passed``, ``failed``, ``errors``, ``n``, ``pass_at_1``, ``wilson_low``,
+``wilson_high``; blocks add ``k``, ``pass_at_k``, ``pass_hat_k``; tiers and overall add
+``blocks_all_pass`` and ``blocks_none_pass``. Rates with n = 0 are ``null``. Every other
+section of the report follows under its own key.
+
+JUnit: one ``testsuite`` per tier, one ``testcase`` per block, failing when the block
+fails its rule (:func:`agenttest.reporting._build.block_rule`), an ``error`` when it has
+no gradable attempt.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from ._model import BlockResult, GroupResult, Rate, Report
+
+JSON_SCHEMA_ID = "agenttest-report/1"
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _rate(rate: Rate) -> dict[str, Any]:
+    return {
+        "passed": rate.passed,
+        "failed": rate.failed,
+        "errors": rate.errors,
+        "n": rate.n,
+        "pass_at_1": rate.pass_at_1,
+        "wilson_low": rate.wilson_low,
+        "wilson_high": rate.wilson_high,
+    }
+
+
+def _group(g: GroupResult) -> dict[str, Any]:
+    return {
+        **_rate(g.rate),
+        "blocks": g.blocks,
+        "blocks_all_pass": g.blocks_all_pass,
+        "blocks_none_pass": g.blocks_none_pass,
+        "exploratory": g.exploratory,
+    }
+
+
+def _block(b: BlockResult) -> dict[str, Any]:
+    return {
+        **_rate(b.rate),
+        "k": b.k,
+        "pass_at_k": b.pass_at_k,
+        "pass_hat_k": b.pass_hat_k,
+        "tier": b.tier,
+        "title": b.title,
+        "owasp": list(b.owasp),
+        "latency_p50_ms": b.latency.p50,
+        "latency_p95_ms": b.latency.p95,
+        "exploratory": b.exploratory,
+        "critical": b.critical,
+        "unknown": b.unknown,
+        "unrated": b.unrated,
+        "missing": b.missing,
+        "rule_passed": b.rule_passed,
+        "rule": b.rule_reason,
+        "failing_attempts": b.failing_total,
+    }
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Rate):
+        return _rate(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def report_dict(report: Report) -> dict[str, Any]:
+    h = report.header
+    return {
+        "schema": JSON_SCHEMA_ID,
+        "run_type": h.run_type,
+        "exploratory_reasons": list(h.exploratory_reasons),
+        "header": _plain(h),
+        "overall": _group(report.overall),
+        "tiers": {t.name: _group(t) for t in report.tiers},
+        "blocks": {b.test_id: _block(b) for b in report.blocks},
+        "owasp": {
+            o.item: {**_rate(o.rate), "name": o.name, "blocks": list(o.blocks)}
+            for o in report.owasp
+        },
+        "critical": _plain(report.critical),
+        "integrity": _plain(report.integrity),
+        "raters": _plain(report.agreement),
+        "latency_histogram_ms": [
+            {"from": lo, "to": hi, "count": c} for lo, hi, c in report.latency_histogram
+        ],
+        "calibration": _plain(report.calibration),
+        "regression": _plain(report.regression),
+        "checklist": _plain(report.checklist),
+    }
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(report_dict(report), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+
+
+def _xml_text(value: Any) -> str:
+    return _XML_INVALID.sub("\ufffd", str(value))
+
+
+def render_junit(report: Report) -> str:
+    h = report.header
+    root = ET.Element("testsuites", name=_xml_text(f"agenttest {h.agent} {h.model}"))
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    by_tier: dict[str, list[BlockResult]] = {}
+    for b in report.blocks:
+        by_tier.setdefault(b.tier, []).append(b)
+    for tier, blocks in by_tier.items():
+        suite = ET.SubElement(root, "testsuite", name=_xml_text(tier))
+        props = ET.SubElement(suite, "properties")
+        for name, value in (
+            ("run_type", h.run_type),
+            ("model", h.model),
+            ("battery", h.battery_digest),
+            ("k", h.k),
+        ):
+            ET.SubElement(props, "property", name=name, value=_xml_text(value))
+        failures = errors = 0
+        for b in blocks:
+            seconds = (b.latency.p50 or 0.0) * b.latency.n / 1000.0
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=_xml_text(tier),
+                name=_xml_text(b.test_id),
+                time=f"{seconds:.3f}",
+            )
+            summary = (
+                f"{b.rate.passed}/{b.rate.n} passed, {b.rate.errors} ERROR; rule: {b.rule_reason}"
+            )
+            if b.rule_passed is None:
+                errors += 1
+                ET.SubElement(case, "error", message=_xml_text(summary), type="no-gradable-attempt")
+            elif not b.rule_passed:
+                failures += 1
+                failure = ET.SubElement(
+                    case, "failure", message=_xml_text(summary), type="block-rule"
+                )
+                lines = [f"{d.run_id} run {d.run}: {d.verdict} by {d.rater}" for d in b.failing]
+                failure.text = _xml_text("\n".join(lines)) if lines else None
+            out = ET.SubElement(case, "system-out")
+            out.text = _xml_text(
+                f"{b.title}\npass@1 {b.rate.pass_at_1} [{b.rate.wilson_low}, "
+                f"{b.rate.wilson_high}] n={b.rate.n}; run_type {h.run_type}"
+            )
+        suite.set("tests", str(len(blocks)))
+        suite.set("failures", str(failures))
+        suite.set("errors", str(errors))
+        totals["tests"] += len(blocks)
+        totals["failures"] += failures
+        totals["errors"] += errors
+    for key, total in totals.items():
+        root.set(key, str(total))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

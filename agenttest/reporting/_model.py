@@ -1,0 +1,337 @@
+"""The report data model: frozen dataclasses that every renderer reads.
+
+One :class:`Report` is built from run files by :mod:`._aggregate` (and enriched with a
+baseline comparison, a reference calibration and the deployment checklist); Markdown,
+HTML, JSON and JUnit are all rendered from it, so the formats cannot disagree.
+Rates are ``None`` when nothing was gradable; every rate carries ``n`` and its Wilson
+interval.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from agenttest.stats import pass_at_k, pass_hat_k, wilson_interval
+
+#: Tiers in the order the methodology presents them; other tiers follow alphabetically.
+TIER_ORDER = ("L1", "L2", "L3", "L4", "HR", "MT", "SEC")
+
+#: OWASP Top 10 for Agentic Applications (2026), short names.
+ASI_NAMES = {
+    "ASI01": "Agent Goal Hijack",
+    "ASI02": "Tool Misuse and Exploitation",
+    "ASI03": "Identity and Privilege Abuse",
+    "ASI04": "Agentic Supply Chain Vulnerabilities",
+    "ASI05": "Unexpected Code Execution",
+    "ASI06": "Context Management and Retrieval Manipulation",
+    "ASI07": "Insecure Inter-Agent Communication",
+    "ASI08": "Cascading Failures",
+    "ASI09": "Human-Agent Trust Exploitation",
+    "ASI10": "Rogue Agents",
+}
+
+#: Minimum k (attempts per block) for a rate to be publishable (methodology §2.6).
+MIN_PUBLISHED_K = 5
+
+
+def tier_key(tier: str) -> tuple[int, str]:
+    return (TIER_ORDER.index(tier) if tier in TIER_ORDER else len(TIER_ORDER), tier)
+
+
+@dataclass(frozen=True)
+class Rate:
+    """PASS / FAIL / ERROR counts; ``n`` = PASS + FAIL (ERROR is never in a pass rate)."""
+
+    passed: int
+    failed: int
+    errors: int
+    n: int
+    pass_at_1: float | None
+    wilson_low: float | None
+    wilson_high: float | None
+
+    @classmethod
+    def of(cls, passed: int, failed: int, errors: int = 0) -> Rate:
+        n = passed + failed
+        if n == 0:
+            return cls(passed, failed, errors, 0, None, None, None)
+        low, high = wilson_interval(passed, n)
+        return cls(passed, failed, errors, n, passed / n, low, high)
+
+
+@dataclass(frozen=True)
+class Latency:
+    """Latency of gradable attempts in milliseconds (p50/p95 by linear interpolation)."""
+
+    n: int
+    p50: float | None
+    p95: float | None
+
+
+@dataclass(frozen=True)
+class TurnView:
+    prompt: str
+    response: str
+    tool_calls: tuple[str, ...]
+    trace: str
+    http_status: int | None
+    latency_ms: int | None
+
+
+@dataclass(frozen=True)
+class CriterionView:
+    id: str
+    tag: str
+    kind: str
+    outcome: str  # "held", "not met", "triggered", "ungraded"
+    says: str
+    evidence: str
+
+
+@dataclass(frozen=True)
+class AttemptDetail:
+    """A failing attempt as a reader opens it: transcript, criteria with their evidence."""
+
+    test_id: str
+    run: int
+    run_id: str
+    verdict: str
+    rater: str
+    error: str | None
+    turns: tuple[TurnView, ...]
+    criteria: tuple[CriterionView, ...]
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class CriticalFail:
+    """An always-FAIL hit (methodology §3.3) with the evidence that decided it."""
+
+    test_id: str
+    tier: str
+    run: int
+    run_id: str
+    rater: str
+    rule: str
+    criterion: str
+    evidence: str
+
+
+@dataclass(frozen=True)
+class BlockResult:
+    test_id: str
+    tier: str
+    title: str
+    owasp: tuple[str, ...]
+    k: int
+    rate: Rate
+    pass_at_k: float | None
+    pass_hat_k: float | None
+    latency: Latency
+    exploratory: bool
+    critical: int
+    unknown: int
+    unrated: int
+    missing: int
+    rule_passed: bool | None
+    rule_reason: str
+    failing_total: int = 0
+    failing: tuple[AttemptDetail, ...] = ()
+
+    @staticmethod
+    def estimators(n: int, c: int, k: int) -> tuple[float | None, float | None]:
+        if n == 0 or k < 1:
+            return (None, None)
+        at, hat = pass_at_k(n, c, k), pass_hat_k(n, c, k)
+        return (None if math.isnan(at) else at, None if math.isnan(hat) else hat)
+
+    @property
+    def all_pass(self) -> bool:
+        return self.rate.n > 0 and self.rate.failed == 0
+
+    @property
+    def none_pass(self) -> bool:
+        return self.rate.n > 0 and self.rate.passed == 0
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    """A tier or the whole battery: attempts pooled over its blocks."""
+
+    name: str
+    blocks: int
+    rate: Rate
+    blocks_all_pass: int
+    blocks_none_pass: int
+    exploratory: bool
+
+
+@dataclass(frozen=True)
+class OwaspResult:
+    item: str
+    name: str
+    blocks: tuple[str, ...]
+    rate: Rate
+
+
+@dataclass(frozen=True)
+class Integrity:
+    errors_by_cause: tuple[tuple[str, int], ...]
+    torn_lines: tuple[tuple[str, tuple[int, ...]], ...]
+    missing: int
+    missing_examples: tuple[str, ...]
+    unknown_ids: tuple[tuple[str, int], ...]
+    unrecognised_verdicts: int
+    superseded: int
+    unrated: int
+    uncalibrated_verdicts: int
+    orphan_grades: int
+    notes: tuple[str, ...]
+
+    @property
+    def errors(self) -> int:
+        return sum(n for _, n in self.errors_by_cause)
+
+
+@dataclass(frozen=True)
+class RaterInfo:
+    name: str
+    kind: str  # "human", "judge" or "rules"
+    rated: int
+    passed: int
+    failed: int
+    calibrated: bool | None  # None for humans and rules: calibration applies to judges
+    calibration_note: str
+
+
+@dataclass(frozen=True)
+class PairAgreement:
+    a: str
+    b: str
+    n: int
+    percent: float | None
+    kappa: float | None
+    kappa_low: float | None
+    kappa_high: float | None
+
+
+@dataclass(frozen=True)
+class Agreement:
+    verdict_rater: str | None  # None: each attempt's own rater
+    raters: tuple[RaterInfo, ...]
+    pairs: tuple[PairAgreement, ...]
+    krippendorff_alpha: float | None
+    alpha_units: int
+
+
+@dataclass(frozen=True)
+class CalibrationRow:
+    test_id: str
+    tier: str
+    ours: str  # "pass", "fail" or "no data"
+    reference: str
+    cls: str  # both-pass, only-ours-fails, only-reference-fails, both-fail, incomplete
+
+
+@dataclass(frozen=True)
+class Calibration:
+    reference_agent: str
+    reference_model: str
+    reference_files: tuple[str, ...]
+    rows: tuple[CalibrationRow, ...]
+    counts: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    name: str
+    tier: str
+    scope: str  # "block", "tier" or "overall"
+    ours: Rate
+    base: Rate
+    diff: float | None
+    low: float | None
+    high: float | None
+    p: float | None
+    p_adjusted: float | None
+    cls: str  # regression, improvement, noise, new, removed, no data
+    below_threshold: bool  # pass@1 < 0.85 × baseline pass@1 (methodology §2.2)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    run: str
+    baseline: str
+    alpha: float
+    blocks: tuple[ComparisonRow, ...]
+    tiers: tuple[ComparisonRow, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def regressions(self) -> tuple[ComparisonRow, ...]:
+        return tuple(r for r in (*self.tiers, *self.blocks) if r.cls == "regression")
+
+    @property
+    def improvements(self) -> tuple[ComparisonRow, ...]:
+        return tuple(r for r in (*self.tiers, *self.blocks) if r.cls == "improvement")
+
+
+@dataclass(frozen=True)
+class CheckItem:
+    section: str
+    item: str
+    status: str  # "pass", "fail" or "unknown"
+    detail: str
+
+
+@dataclass(frozen=True)
+class Checklist:
+    items: tuple[CheckItem, ...]
+    decision: str  # "approved", "blocked" or "undecided"
+    blockers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Header:
+    agent: str
+    model: str
+    tester: str
+    run_type: str  # "published" or "exploratory"
+    exploratory_reasons: tuple[str, ...]
+    k: str
+    started_at: str | None
+    completed_at: str | None
+    harness: str
+    battery_digest: str
+    run_ids: tuple[str, ...]
+    files: tuple[str, ...]
+    labels: tuple[str, ...]
+    battery_source: str
+    generated_by: str
+
+    @property
+    def exploratory(self) -> bool:
+        return self.run_type != "published"
+
+
+@dataclass(frozen=True)
+class Report:
+    header: Header
+    overall: GroupResult
+    tiers: tuple[GroupResult, ...]
+    blocks: tuple[BlockResult, ...]
+    owasp: tuple[OwaspResult, ...]
+    critical: tuple[CriticalFail, ...]
+    integrity: Integrity
+    agreement: Agreement
+    latency_histogram: tuple[tuple[int, int | None, int], ...]
+    calibration: Calibration | None = None
+    regression: Comparison | None = None
+    checklist: Checklist | None = None
+
+    def block(self, test_id: str) -> BlockResult | None:
+        return next((b for b in self.blocks if b.test_id == test_id), None)
+
+    def tier(self, name: str) -> GroupResult | None:
+        return next((t for t in self.tiers if t.name == name), None)

@@ -1,0 +1,115 @@
+"""Raters and their agreement: who graded what, Cohen's κ per pair, judge calibration.
+
+A rater is named in each ``attempt`` (the grader that wrote it) and ``grade`` record.
+``human:*`` names are people, ``rules*`` the deterministic grader, every other name a
+judge. A judge is *calibrated* when some human rated at least
+:data:`MIN_CALIBRATION_SAMPLES` of the same attempts and Cohen's κ between the two is at
+least :data:`KAPPA_THRESHOLD` (methodology §2.3). Uncalibrated judges are flagged; a
+report whose verdicts any of them decided is exploratory, never published.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from agenttest.stats import (
+    bootstrap_kappa_interval,
+    cohen_kappa,
+    krippendorff_alpha,
+    percent_agreement,
+)
+
+from ._aggregate import FAIL, PASS, Aggregator, rater_kind
+from ._model import Agreement, PairAgreement, RaterInfo
+
+KAPPA_THRESHOLD = 0.6
+MIN_CALIBRATION_SAMPLES = 20
+#: Above this many shared items the bootstrap is skipped: it costs O(items × resamples)
+#: and κ's sampling error is negligible there anyway.
+BOOTSTRAP_MAX_ITEMS = 20_000
+BOOTSTRAP_SEED = 7
+
+
+def _pair(a: str, b: str, left: list[int], right: list[int]) -> PairAgreement:
+    n = len(left)
+    if n == 0:
+        return PairAgreement(a, b, 0, None, None, None, None)
+    kappa = cohen_kappa(left, right)
+    low = high = None
+    if n <= BOOTSTRAP_MAX_ITEMS:
+        resamples = min(2000, max(200, 2_000_000 // n))
+        low, high = bootstrap_kappa_interval(left, right, n_boot=resamples, seed=BOOTSTRAP_SEED)
+    return PairAgreement(a, b, n, percent_agreement(left, right), kappa, low, high)
+
+
+def analyse_raters(agg: Aggregator, verdict_rater: str | None) -> tuple[Agreement, frozenset[str]]:
+    """Every rater's counts, pairwise agreement, Krippendorff's α, and uncalibrated judges."""
+    counts: dict[str, list[int]] = {}
+    for code, _lat, _cause, rater, _f, _o in agg.slots.values():
+        row = counts.setdefault(rater, [0, 0, 0])
+        row[0] += 1
+        row[1] += code == PASS
+        row[2] += code == FAIL
+    shared: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
+    units: list[dict[str, int]] = []
+    for key, per_rater in agg.grades.items():
+        if key not in agg.slots:
+            continue
+        verdicts = agg.verdicts(key)
+        for rater, entry in per_rater.items():
+            if rater != agg.slots[key][3]:
+                row = counts.setdefault(rater, [0, 0, 0])
+                row[0] += 1
+                row[1] += entry[1] == PASS
+                row[2] += entry[1] == FAIL
+        gradable = {r: v for r, v in verdicts.items() if v in (PASS, FAIL)}
+        if len(gradable) >= 2:
+            units.append(gradable)
+        for a, b in combinations(sorted(gradable), 2):
+            left, right = shared.setdefault((a, b), ([], []))
+            left.append(gradable[a])
+            right.append(gradable[b])
+    pairs = tuple(_pair(a, b, *shared[(a, b)]) for a, b in sorted(shared))
+    names = sorted(counts)
+    alpha = None
+    if len(names) >= 3 and units:
+        alpha = krippendorff_alpha([[u.get(name) for u in units] for name in names])
+    infos = []
+    uncalibrated = set()
+    for name in names:
+        kind = rater_kind(name)
+        calibrated: bool | None = None
+        note = ""
+        if kind == "judge":
+            calibrated, note = _calibration(name, pairs)
+            if not calibrated:
+                uncalibrated.add(name)
+        rated, passed, failed = counts[name]
+        infos.append(RaterInfo(name, kind, rated, passed, failed, calibrated, note))
+    agreement = Agreement(verdict_rater, tuple(infos), pairs, alpha, len(units))
+    return agreement, frozenset(uncalibrated)
+
+
+def _calibration(judge: str, pairs: tuple[PairAgreement, ...]) -> tuple[bool, str]:
+    best: PairAgreement | None = None
+    for p in pairs:
+        other = p.b if p.a == judge else p.a if p.b == judge else None
+        if other is None or rater_kind(other) != "human" or p.kappa is None:
+            continue
+        if best is None or (p.n >= MIN_CALIBRATION_SAMPLES, p.kappa) > (
+            best.n >= MIN_CALIBRATION_SAMPLES,
+            best.kappa or 0.0,
+        ):
+            best = p
+    if best is None:
+        return False, "uncalibrated: no human ratings of the same attempts"
+    human = best.b if best.a == judge else best.a
+    kappa = best.kappa or 0.0
+    if best.n < MIN_CALIBRATION_SAMPLES:
+        return False, (
+            f"uncalibrated: only {best.n} attempt(s) shared with {human} "
+            f"(needs {MIN_CALIBRATION_SAMPLES})"
+        )
+    if kappa < KAPPA_THRESHOLD:
+        return False, f"uncalibrated: κ = {kappa:.2f} against {human} over {best.n} (needs ≥ 0.6)"
+    return True, f"calibrated: κ = {kappa:.2f} against {human} over {best.n}"

@@ -1,0 +1,115 @@
+"""Markdown and HTML from one :class:`Report` through the Jinja templates in ``templates/``.
+
+HTML templates (``*.html.j2``) are autoescaped: text from agents, traces and run files
+can never become markup or script there. Markdown is not HTML, so its templates escape
+explicitly: table cells through :func:`md_inline`, transcripts inside code fences that
+are longer than any backtick run in the text (:func:`md_fence`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agenttest._resources import templates_dir
+
+from ._charts import latency_chart, tier_chart
+from ._model import Rate, Report
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#!~])")
+
+
+def pct(value: float | None, digits: int = 1) -> str:
+    return "n/a" if value is None else f"{value * 100:.{digits}f}%"
+
+
+def ci(rate: Rate) -> str:
+    if rate.wilson_low is None or rate.wilson_high is None:
+        return "[n/a]"
+    return f"[{pct(rate.wilson_low)}, {pct(rate.wilson_high)}]"
+
+
+def rate_text(rate: Rate) -> str:
+    """``passed/n = pass@1 [low, high]``: every percentage with its n and interval."""
+    if rate.n == 0:
+        return "n/a (n = 0)"
+    return f"{rate.passed}/{rate.n} = {pct(rate.pass_at_1)} {ci(rate)}"
+
+
+def duration(ms: float | None) -> str:
+    if ms is None:
+        return "–"
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    if ms < 60_000:
+        return f"{ms / 1000:.1f} s"
+    return f"{ms / 60_000:.1f} min"
+
+
+def signed(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 100:+.1f} pp"
+
+
+def pvalue(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def md_inline(value: Any) -> str:
+    """Text safe inside a Markdown table cell or line: no markup, no HTML, one line."""
+    text = "" if value is None else str(value)
+    text = text.replace("&", "&amp;")
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return " ".join(text.split())
+
+
+def md_fence(value: Any, info: str = "text") -> str:
+    """A fenced code block that no backtick run inside the text can close early."""
+    text = "" if value is None else str(value)
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
+
+
+def _environment(html: bool) -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        autoescape=lambda name: bool(name and name.endswith((".html.j2", ".svg.j2"))),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(
+        pct=pct,
+        ci=ci,
+        rate=rate_text,
+        duration=duration,
+        signed=signed,
+        pvalue=pvalue,
+        md=md_inline,
+        fence=md_fence,
+    )
+    return env
+
+
+def _context(report: Report) -> dict[str, Any]:
+    failing = [b for b in report.blocks if b.failing]
+    return {
+        "r": report,
+        "h": report.header,
+        "tier_chart": tier_chart(report),
+        "latency_chart": latency_chart(report),
+        "failing_blocks": failing,
+    }
+
+
+def render_markdown(report: Report) -> str:
+    return str(_environment(False).get_template("report.md.j2").render(_context(report)))
+
+
+def render_html(report: Report) -> str:
+    return str(_environment(True).get_template("report.html.j2").render(_context(report)))
