@@ -111,6 +111,7 @@ _CORPUS_PREMISE = re.compile(
 # A workspace path named in a prompt: relative, with an extension (a URL or an absolute
 # path is not one). Bare ``name.tld`` words are host names, not files.
 _PATH_TOKEN = re.compile(r"^(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{1,4}$")
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://\S+")
 _HOST_SUFFIXES = frozenset(
     {"com", "org", "net", "io", "dev", "test", "invalid", "local", "ai", "app", "edu", "gov"}
 )
@@ -439,9 +440,9 @@ def _prompt_paths(block: Block) -> set[str]:
         v for t in block.turns for v in t.translations.values()
     ]
     for text in texts:
-        for raw in re.split(r"[\s,;:()\[\]{}<>\"`]+", text):
+        for raw in re.split(r"[\s,;:()\[\]{}<>\"`]+", _URL.sub(" ", text)):
             word = raw.strip("'’‘“”.!?")
-            if not word or "://" in raw or word.startswith(("/", "~", "$")) or "{{" in word:
+            if not word or word.startswith(("/", "~", "$")) or "{{" in word:
                 continue
             # Turkish suffixes after an apostrophe: notes/x.txt'yi -> notes/x.txt
             word = re.split(r"['’]", word, maxsplit=1)[0]
