@@ -7,11 +7,10 @@ Registered judges:
 
 * ``openvino`` — on-device: all-MiniLM-L6-v2 cosine similarity combined with deterministic
   checks (numbers, dates, entities, negation, refusal). See docs/judges.md.
-
-Planned (not yet registered; add a factory to ``_FACTORIES`` when they land):
-
-* ``reference`` — exact/normalised match against the reference answer.
-* ``openvino-genai`` — a small local LLM reading the rubric via openvino-genai.
+* ``reference`` — a chat model behind any OpenAI-compatible endpoint reads the rubric and
+  answers with a strict JSON verdict (httpx; temperature 0 and a seed).
+* ``openvino-genai`` — a local OpenVINO IR chat model reads the same rubric prompt
+  (optional extra ``genai``: openvino-genai).
 """
 
 from __future__ import annotations
@@ -48,10 +47,33 @@ def _openvino(**options: object) -> Judge:
     return OpenVINOJudge(**options)  # type: ignore[arg-type]
 
 
+def _with_options(cls: Callable[..., Judge], name: str, options: dict[str, object]) -> Judge:
+    """Build ``cls(**options)``; an option it does not take is a usage error, not a crash."""
+    import inspect
+
+    try:
+        inspect.signature(cls).bind(**options)
+    except TypeError as exc:
+        raise UsageError(f"judge {name!r} does not take these options: {exc}") from None
+    return cls(**options)
+
+
+def _reference(**options: object) -> Judge:
+    from agenttest.judges._reference_judge import ReferenceJudge
+
+    return _with_options(ReferenceJudge, "reference", options)
+
+
+def _openvino_genai(**options: object) -> Judge:
+    from agenttest.judges._genai_judge import GenAIJudge
+
+    return _with_options(GenAIJudge, "openvino-genai", options)
+
+
 _FACTORIES: dict[str, Callable[..., Judge]] = {
     "openvino": _openvino,
-    # "reference": _reference,            # issue: exact/normalised-match judge
-    # "openvino-genai": _openvino_genai,  # issue: local LLM judge reading the rubric
+    "reference": _reference,
+    "openvino-genai": _openvino_genai,
 }
 
 
