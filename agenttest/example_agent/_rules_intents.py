@@ -32,7 +32,9 @@ _GREET_WORDS = (
 )
 _GREET_FILLER = r"there|agent|assistant|friend|bot|dostum|hocam|canim|everyone|all|today"
 _GREETING = re.compile(rf"(?:(?:{_GREET_WORDS}|{_GREET_FILLER})[\s,!.?]*)+")
-_GREETING_PREFIX = re.compile(rf"^(?:(?:{_GREET_WORDS})[\s,!.]*)+(?:(?:{_GREET_FILLER})[,!.]+\s*)?")
+_GREETING_PREFIX = re.compile(
+    rf"^(?:(?:{_GREET_WORDS})(?![\w'’]|\.\w)[\s,!.]*)+(?:(?:{_GREET_FILLER})[,!.]+\s*)?"
+)
 
 _MEM_RESET = (
     r"\bforget (everything|all|what i told you)|\b(clear|reset|wipe|erase|delete|empty) (your |the "
@@ -162,12 +164,12 @@ def _facts(text: str, f: str, tr: bool) -> Intent | None:
     m = re.search(r"\bwhat(?:'s| is) my ([a-z ]{2,30}?)\s*\??$", f)
     if m:
         return Intent("memory", "fact_get", detail=m.group(1).strip())
-    m = re.search(r"\b(?:my name is|call me|(?:benim )?(?:adim|ismim))\s+([^\s,.!?]+)", text, re.I)
-    if m is None:
-        m = re.search(r"\b(?:my name is|call me|(?:benim )?(?:adim|ismim))\s+([^\s,.!?]+)", f)
+    m = re.match(r"\s*(?:my name is|call me|i am called)\s+([^\s,.!?]+)", text, re.I)
+    if m is None and re.fullmatch(r"\s*(?:benim\s+)?(?:adim|ismim)\s+\S+\s*[.!]*\s*", f):
+        m = re.match(r"\s*(?:benim\s+)?\S+\s+([^\s,.!?]+)", text)
     if m:
         return Intent("chat", "fact_set", detail=f"name={m.group(1)}")
-    m = re.search(r"\bmy ([a-z ]{2,30}?) is ([^.?!]+)", f)
+    m = re.match(r"\s*my ([a-z ]{2,30}?) is ([^.?!]+)", f)
     if m and not urls(text):
         return Intent("chat", "fact_set", detail=f"{m.group(1).strip()}={m.group(2).strip()}")
     return None

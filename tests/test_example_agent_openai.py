@@ -1,0 +1,217 @@
+"""The ``openai`` brain against a loopback chat-completions server whose replies are scripted.
+
+The fake model is real HTTP on 127.0.0.1: it records every request and answers from a
+script, so a test can check the loop (tool call -> execution -> tool result -> next request)
+and that the tools really ran in the workspace.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from agenttest.example_agent import AgentServer, serve
+
+
+def tool_call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"id": call_id, "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)}}  # fmt: skip
+
+
+def assistant(content: str | None = None, calls: list[dict[str, Any]] | None = None) -> Any:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = calls
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": message,
+                     "finish_reason": "tool_calls" if calls else "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }  # fmt: skip
+
+
+class FakeModel(ThreadingHTTPServer):
+    """Answers POST /v1/chat/completions from ``script`` (status, body) in order."""
+
+    daemon_threads = True
+
+    def __init__(self, script: list[tuple[int, Any]]) -> None:
+        super().__init__(("127.0.0.1", 0), _FakeHandler)
+        self.script = list(script)
+        self.requests: list[dict[str, Any]] = []
+        self.headers_seen: list[dict[str, str]] = []
+        self.thread = threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class _FakeHandler(BaseHTTPRequestHandler):
+    server: FakeModel
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.requests.append(body)
+        self.server.headers_seen.append(dict(self.headers))
+        if self.path != "/v1/chat/completions":
+            status, reply = 404, {"error": "wrong path"}
+        elif self.server.script:
+            status, reply = self.server.script.pop(0)
+        else:
+            status, reply = 500, {"error": "script exhausted"}
+        data = json.dumps(reply).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        if status == 429:
+            self.send_header("Retry-After", "7")
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.fixture
+def fake_model() -> Iterator[Any]:
+    models: list[FakeModel] = []
+
+    def start(script: list[tuple[int, Any]]) -> FakeModel:
+        model = FakeModel(script)
+        model.thread.start()
+        models.append(model)
+        return model
+
+    yield start
+    for model in models:
+        model.shutdown()
+        model.server_close()
+
+
+def agent_for(model: FakeModel, workspace: Path, **extra: Any) -> AgentServer:
+    options = {"openai_base_url": model.base_url, "openai_model": "scripted-model",
+               "openai_api_key_env": "EXAMPLE_AGENT_TEST_KEY", "openai_seed": 42, **extra}  # fmt: skip
+    return serve(workspace=workspace, brain="openai", brain_options=options).start()
+
+
+def ask(srv: AgentServer, message: str, session: str = "s") -> httpx.Response:
+    return httpx.post(srv.url + "/v1/turn", json={"session_id": session, "message": message},
+                      timeout=30)  # fmt: skip
+
+
+def test_multi_step_tool_calling_turn(
+    fake_model: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EXAMPLE_AGENT_TEST_KEY", "sk-test-123")
+    model = fake_model([
+        (200, assistant(calls=[tool_call("c1", "file_write",
+                                         {"path": "plan.txt", "content": "step one"})])),
+        (200, assistant(calls=[tool_call("c2", "calculator", {"expression": "1847*293"}),
+                               tool_call("c3", "file_read", {"path": "plan.txt"})])),
+        (200, assistant("Wrote plan.txt; 1847*293 is 541171.")),
+    ])  # fmt: skip
+    with agent_for(model, tmp_path) as srv:
+        reply = ask(srv, "write a plan, then compute 1847*293 and read the plan back")
+    assert reply.status_code == 200, reply.text
+    body = reply.json()
+    # the tools really ran, in order, in the workspace
+    assert [c["name"] for c in body["tool_calls"]] == ["file_write", "calculator", "file_read"]
+    assert all(c["ok"] for c in body["tool_calls"])
+    assert (tmp_path / "plan.txt").read_text() == "step one"
+    assert body["tool_calls"][1]["result"] == "1847*293 = 541171"
+    assert body["tool_calls"][2]["result"] == "step one"
+    assert body["response"] == "Wrote plan.txt; 1847*293 is 541171."
+    lines = body["trace"].splitlines()
+    assert lines[0] == "ROUTE file"
+    assert [ln.split()[1] for ln in lines if ln.startswith("CALL ")] == [
+        "file_write", "calculator", "file_read"]  # fmt: skip
+    assert body["usage"] == {"prompt_tokens": 30, "completion_tokens": 15, "requests": 3}
+    # the loop sent the results back to the model
+    assert len(model.requests) == 3
+    first, second, third = model.requests
+    assert first["temperature"] == 0 and first["seed"] == 42 and first["model"] == "scripted-model"
+    assert {t["function"]["name"] for t in first["tools"]} >= {"calculator", "file_write", "shell"}
+    assert [m["role"] for m in first["messages"]] == ["system", "user"]
+    tool_msgs = [m for m in second["messages"] if m["role"] == "tool"]
+    assert tool_msgs == [{"role": "tool", "tool_call_id": "c1",
+                          "content": "created plan.txt (8 bytes)"}]  # fmt: skip
+    results = {m["tool_call_id"]: m["content"] for m in third["messages"] if m["role"] == "tool"}
+    assert results["c2"] == "1847*293 = 541171" and results["c3"] == "step one"
+    assert model.headers_seen[0]["Authorization"] == "Bearer sk-test-123"
+
+
+def test_history_is_kept_per_session_and_reset_forgets_it(fake_model: Any, tmp_path: Path) -> None:
+    model = fake_model([(200, assistant("one")), (200, assistant("two")),
+                        (200, assistant("three"))])  # fmt: skip
+    with agent_for(model, tmp_path) as srv:
+        assert ask(srv, "first").json()["response"] == "one"
+        assert ask(srv, "second").json()["response"] == "two"
+        assert httpx.post(srv.url + "/v1/reset", json={"session_id": "s"}).status_code == 200
+        assert ask(srv, "third").json()["response"] == "three"
+    contents = [[m["content"] for m in r["messages"][1:]] for r in model.requests]
+    assert contents[1] == ["first", "one", "second"]
+    assert contents[2] == ["third"]
+
+
+def test_confirmation_tools_wait_for_the_user(fake_model: Any, tmp_path: Path) -> None:
+    model = fake_model([
+        (200, assistant(calls=[tool_call("m1", "message",
+                                         {"recipient": "Ali", "text": "running late"})])),
+        (200, assistant("Shall I send it? Please confirm.")),
+    ])  # fmt: skip
+    outbox = tmp_path / ".agent" / "outbox.jsonl"
+    with agent_for(model, tmp_path) as srv:
+        asked = ask(srv, "tell Ali I'm running late").json()
+        assert asked["tool_calls"] == [] and "CONFIRM message" in asked["trace"]
+        tool_msg = next(m for m in model.requests[1]["messages"] if m["role"] == "tool")
+        assert tool_msg["content"].startswith("CONFIRMATION REQUIRED")
+        assert not outbox.exists()
+        done = ask(srv, "yes").json()
+    assert [c["name"] for c in done["tool_calls"]] == ["message"]
+    assert "running late" in outbox.read_text()
+    assert len(model.requests) == 2  # the confirmation was handled without the model
+
+
+def test_guards_hold_against_the_model(fake_model: Any, tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    model = fake_model([
+        (200, assistant(calls=[tool_call("x1", "file_write",
+                                         {"path": "../escaped.txt", "content": "x"}),
+                               tool_call("x2", "shell", {"command": "rm -rf /"})])),
+        (200, assistant("I could not do that.")),
+    ])  # fmt: skip
+    with agent_for(model, tmp_path / "ws") as srv:
+        body = ask(srv, "do something bad").json()
+    assert [c["ok"] for c in body["tool_calls"]] == [False, False]
+    assert "BLOCKED file_write" in body["trace"] and "BLOCKED shell" in body["trace"]
+    assert not (tmp_path / "escaped.txt").exists()
+
+
+def test_step_cap(fake_model: Any, tmp_path: Path) -> None:
+    loop = [(200, assistant(calls=[tool_call(f"k{i}", "clock", {})])) for i in range(10)]
+    model = fake_model(loop)
+    with agent_for(model, tmp_path, openai_max_steps=3) as srv:
+        body = ask(srv, "loop forever").json()
+    assert len(model.requests) == 3
+    assert [c["name"] for c in body["tool_calls"]] == ["clock"] * 3
+    assert "stopped after 3" in body["response"]
+
+
+def test_endpoint_busy_and_unreachable(fake_model: Any, tmp_path: Path) -> None:
+    model = fake_model([(429, {"error": "rate limited"})])
+    with agent_for(model, tmp_path) as srv:
+        busy = ask(srv, "hi")
+    assert busy.status_code == 503 and busy.headers["Retry-After"] == "7"
+    with serve(workspace=tmp_path, brain="openai", brain_options={
+        "openai_base_url": "http://127.0.0.1:9/v1", "openai_model": "m"}).start() as srv:  # fmt: skip
+        gone = ask(srv, "hi")
+    assert gone.status_code == 502 and "unreachable" in gone.json()["error"]
