@@ -32,41 +32,62 @@ def example_agent(
         None, "--workspace", help="The agent's workspace (default: a fresh temporary folder)."
     ),
     brain: str = typer.Option("rules", "--brain", help="rules (offline) or openai."),
-    loading_s: float = typer.Option(0.0, "--loading-s", help="Report `loading` this long first."),
-    busy_probability: float = typer.Option(
-        0.0, "--busy-probability", help="Answer a turn with 409 busy this often (0..1)."
+    loading_s: float | None = typer.Option(
+        None, "--loading-s", help="Report `loading` this long first."
     ),
-    latency_s: float = typer.Option(0.0, "--latency-s", help="Extra seconds per turn."),
+    busy_probability: float | None = typer.Option(
+        None, "--busy-probability", help="Answer a turn with 503 busy this often (0..1)."
+    ),
+    latency_s: float | None = typer.Option(None, "--latency-s", help="Extra seconds per turn."),
     hang_after: int | None = typer.Option(
-        None, "--hang-after", help="Hang on every turn after this many."
+        None, "--hang-after", help="Answer this many turns, then hang on the next."
     ),
     crash_after: int | None = typer.Option(
-        None, "--crash-after", help="Exit abruptly after this many turns."
+        None, "--crash-after", help="Exit abruptly after answering this many turns."
     ),
-    garbage_probability: float = typer.Option(
-        0.0, "--garbage-probability", help="Answer a turn with a non-JSON body this often."
+    garbage_probability: float | None = typer.Option(
+        None, "--garbage-probability", help="Answer a turn with a broken body this often."
+    ),
+    seed: int | None = typer.Option(None, "--seed", help="Seed for the fault dice."),
+    access_log: bool = typer.Option(False, "--access-log", help="Log each request to stderr."),
+    openai_base_url: str | None = typer.Option(
+        None, "--openai-base-url", help="openai brain: the chat-completions server."
+    ),
+    openai_model: str | None = typer.Option(None, "--openai-model", help="openai brain: model."),
+    openai_api_key_env: str | None = typer.Option(
+        None, "--openai-api-key-env", help="openai brain: environment variable with the key."
     ),
     exit_with_parent: int | None = typer.Option(None, "--exit-with-parent", hidden=True),
 ) -> None:
-    """Serve the bundled example agent; prints its base URL on the first line of output."""
+    """Serve the bundled example agent; prints its base URL on the first line of output.
+
+    Fault options make it misbehave on purpose (see docs/agents.md). Stops on Ctrl-C or
+    SIGTERM.
+    """
     import importlib
-    import tempfile
+
+    from agenttest.errors import UsageError
 
     main = importlib.import_module("agenttest.example_agent").main
-
     if exit_with_parent is not None:
         _exit_with_parent(exit_with_parent)
-    if workspace is None:
-        workspace = Path(tempfile.mkdtemp(prefix="agenttest-workspace-"))
-    main(
-        host,
-        port,
-        workspace,
-        brain,
-        loading_s=loading_s,
-        busy_probability=busy_probability,
-        latency_s=latency_s,
-        hang_after=hang_after,
-        crash_after=crash_after,
-        garbage_probability=garbage_probability,
-    )
+    try:
+        main(
+            host,
+            port,
+            workspace,
+            brain,
+            loading_s=loading_s,
+            busy_probability=busy_probability,
+            latency_s=latency_s,
+            hang_after=hang_after,
+            crash_after=crash_after,
+            garbage_probability=garbage_probability,
+            seed=seed,
+            access_log=access_log or None,
+            openai_base_url=openai_base_url,
+            openai_model=openai_model,
+            openai_api_key_env=openai_api_key_env,
+        )
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"example-agent: {exc}") from None

@@ -36,12 +36,20 @@ def run(
         False, "--allow-temp", help="Allow writing under /tmp and other temp folders."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress output."),
+    example_args: str = typer.Option(
+        "",
+        "--example-args",
+        help="With --agent example: extra example-agent options, e.g. fault injection "
+        '"--busy-probability 0.3 --latency-s 2".',
+    ),
 ) -> None:
     """Run blocks k times each, one request at a time, appending every attempt to JSONL.
 
     Prints the path of the run file. Exits 0 even when the agent fails tests; 3 when the
     agent never became ready (resumable); 130 on Ctrl-C (resumable).
     """
+    import shlex
+
     from agenttest.runner import RunRequest, print_path, split_list
     from agenttest.runner import run as run_battery
 
@@ -58,5 +66,6 @@ def run(
         retry_errors=retry_errors,
         allow_temp=allow_temp,
         quiet=quiet,
+        example_args=tuple(shlex.split(example_args)),
     )
     run_battery(request, announce=print_path)

@@ -98,6 +98,12 @@ class Grader:
             return None
         return getattr(module, name, None)
 
+    @staticmethod
+    def _ungraded(record: dict[str, Any], cause: str, message: str) -> None:
+        record.update(verdict="ERROR", criteria=[], critical=[], rater="ungraded")
+        if record["status"] == "completed":  # else the harness cause says more
+            record["error_cause"], record["error"] = cause, message
+
     def files_of_interest(self, item: PlanItem) -> list[str]:
         files_of_interest = self._api("files_of_interest")
         return [] if files_of_interest is None else list(files_of_interest(item.block))
@@ -105,9 +111,7 @@ class Grader:
     def grade(self, item: PlanItem, record: dict[str, Any], workspace: Path | None) -> None:
         grade_attempt = self._api("grade_attempt")
         if grade_attempt is None:
-            record.update(verdict="ERROR", criteria=[], critical=[], rater="ungraded")
-            record["error_cause"] = "ungraded"
-            record["error"] = "not graded: agenttest.grading is not available"
+            self._ungraded(record, "ungraded", "not graded: agenttest.grading is not available")
             return
         try:
             outcome = grade_attempt(
@@ -118,9 +122,7 @@ class Grader:
                 battery_digest=self.battery_digest,
             )
         except Exception as exc:  # a grader bug must not cost the evidence
-            record.update(verdict="ERROR", criteria=[], critical=[], rater="ungraded")
-            record["error_cause"] = "grader"
-            record["error"] = f"grading failed: {type(exc).__name__}: {exc}"
+            self._ungraded(record, "grader", f"grading failed: {type(exc).__name__}: {exc}")
             return
         record.update(
             verdict=outcome.verdict,
@@ -128,8 +130,13 @@ class Grader:
             critical=list(outcome.critical),
             rater=outcome.rater,
         )
-        if outcome.verdict == "ERROR" and getattr(outcome, "error_cause", None):
-            record["error_cause"] = outcome.error_cause
+        cause = getattr(outcome, "error_cause", None)
+        if outcome.verdict == "ERROR" and cause and record["status"] == "completed":
+            record["error_cause"] = cause
+            undecided = ", ".join(getattr(outcome, "ungraded", None) or [])
+            record["error"] = f"not gradable ({cause})" + (
+                f": undecided criteria {undecided}" if undecided else ""
+            )
 
 
 class AttemptRunner:
@@ -251,9 +258,12 @@ class AttemptRunner:
         except OSError as exc:
             record["workspace_files"] = {}
             self.log(f"{item.block.id}: could not snapshot workspace files: {exc}")
-        if record["status"] != "completed":
+        if not record["turns"]:
+            # nothing reached the agent's answer path: there is nothing to grade
             record.update(verdict="ERROR", criteria=[], critical=[], rater="harness")
             return
+        # Graded even when cut short: an always-FAIL hit (a dangerous command that ran before
+        # the timeout) stands; otherwise the grader answers ERROR with the attempt's cause.
         self.grader.grade(item, record, self.workspace)
 
     def teardown(self, item: PlanItem, session_id: str) -> None:

@@ -1,0 +1,76 @@
+"""`--agent example`: the bundled agent started on a free port, used, and always stopped."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agenttest.results import iter_records
+
+from .conftest import ROOT, run_cli
+
+pytest.importorskip("agenttest.example_agent")
+if not hasattr(__import__("agenttest.example_agent").example_agent, "main"):
+    pytest.skip("the example agent has no main() yet", allow_module_level=True)
+
+
+def children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True)
+    return [int(p) for p in out.stdout.split()]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split(")")[-1].split()[0] == "Z")
+
+
+def test_example_agent_runs_blocks_with_fixtures_and_is_stopped(tmp_path: Path) -> None:
+    result = run_cli(
+        "run", str(ROOT / "batteries"), "--agent", "example", "--only", "L1-CALC-01,L2-WEB-01",
+        "--k", "1", "--out", str(tmp_path / "out"), "--allow-temp", "--quiet",
+        "--example-args", "--loading-s 0.8",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    path = Path(result.stdout.strip())
+    records = list(iter_records(path))
+    meta = records[0]
+    assert meta["agent"]["source"] == "example" and meta["model"] == "example-agent"
+    attempts = [r for r in records if r["record_type"] == "attempt"]
+    assert [a["test_id"] for a in attempts] == ["L1-CALC-01", "L2-WEB-01"]
+    assert all(a["status"] == "completed" for a in attempts)
+    assert attempts[0]["waits"]["ready_ms"] >= 500  # it waited while the agent was loading
+    web = attempts[1]["turns"][0]
+    assert "swift.org" in json.dumps(web["tool_calls"])  # the web_page fixture was served
+    workspace = Path(meta["agent"]["workspace"])
+    assert not workspace.exists()  # the disposable workspace went with the agent
+
+
+def test_a_killed_runner_does_not_orphan_the_example_agent(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agenttest", "run", str(ROOT / "batteries"), "--agent", "example",
+         "--only", "L1-CALC-01", "--k", "50", "--out", str(tmp_path), "--allow-temp", "--quiet",
+         "--example-args", "--latency-s 0.2"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    path = proc.stdout.readline().strip()  # printed once the agent is up and the file exists
+    assert path.endswith(".jsonl"), proc.stderr.read() if proc.stderr else ""
+    kids = children(proc.pid)
+    assert len(kids) == 1 and alive(kids[0])
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    deadline = time.monotonic() + 10
+    while alive(kids[0]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(kids[0])
