@@ -285,10 +285,8 @@ def test_cut_off_reply_is_error_not_fail(wired_dir: Path) -> None:
     short = GenAIJudge(wired_dir, max_new_tokens=2)
     result = short.judge(req("It is Lyon."))
     assert result.verdict == "ERROR"
-    assert (
-        "unusable verdict" in result.evidence
-        and '{\\"verdict\\": \\"FAIL\\"' not in result.evidence
-    )
+    # The reply was the start of a FAIL verdict; cut off, it is undecided, not a FAIL.
+    assert "unusable verdict" in result.evidence and '"FAIL"' in result.evidence
 
 
 def test_registry_and_score_pairs(wired_dir: Path) -> None:
