@@ -3,6 +3,8 @@ with its cause, none lost, none overlapping; fixtures, log evidence, run_meta an
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import threading
 from collections import Counter
@@ -14,8 +16,10 @@ import pytest
 from agenttest.errors import AgentUnavailable
 from agenttest.results import iter_records
 from agenttest.runner import RunRequest, run
+from agenttest.runner._attempt import Grader
 
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port, write_battery
+from .conftest import run_cli
 
 HARNESS_CAUSES = {"unreachable", "timeout", "busy", "garbage", "http_error", "lost", "fixture"}
 
@@ -282,3 +286,39 @@ def test_plan_runs_in_rounds_and_k_overrides(tmp_path: Path) -> None:
     assert path.name.endswith("_k2_smoke.jsonl")
     assert records[0]["selection"]["only"] == ["L1-B-01"]
     assert json.loads(path.read_text().splitlines()[0])["label"] == "smoke"
+
+
+def test_completed_attempts_are_graded_or_left_ungraded_never_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    grading = importlib.util.find_spec("agenttest.grading")
+    with LoopbackAgent() as agent:
+        if grading is not None and hasattr(importlib.import_module(grading.name), "grade_attempt"):
+            _path, records = start_run(tmp_path / "graded", agent.url, {"L1-A-01": (1, 1)})
+            (graded,) = attempts_of(records)
+            assert (graded["verdict"], graded["error_cause"]) == ("PASS", None)
+            assert graded["rater"].startswith("rules") and graded["criteria"][0]["passed"]
+        monkeypatch.setattr(Grader, "_api", staticmethod(lambda name: None))
+        _path, records = start_run(tmp_path / "bare", agent.url, {"L1-A-01": (1, 1)})
+    (ungraded,) = attempts_of(records)
+    assert ungraded["status"] == "completed" and ungraded["verdict"] == "ERROR"
+    assert ungraded["error_cause"] == "ungraded" and ungraded["turns"][0]["response"]
+
+
+def test_cli_exits_3_when_the_agent_never_gets_ready(tmp_path: Path) -> None:
+    battery = write_battery(tmp_path / "battery", {"L1-A-01": (1, 1)})
+    config = tmp_path / "agent.yaml"
+    port = free_port()  # nothing listens: refused until the limit
+    config.write_text(
+        agent_yaml(f"http://127.0.0.1:{port}", readiness={"timeout_s": 0.5}), encoding="utf-8"
+    )
+    result = run_cli(
+        "run", str(battery), "--agent", str(config), "--out", str(tmp_path / "out"),
+        "--allow-temp", "--quiet",
+    )  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    assert "not ready within" in result.stderr and "--resume" in result.stderr
+    path = Path(result.stdout.strip())
+    records = list(iter_records(path))
+    assert [r["record_type"] for r in records] == ["run_meta", "run_end"]
+    assert "connection refused" in records[-1]["reason"]
