@@ -1,3 +1,142 @@
-"""`report` commands: registered with the app on import."""
+"""`report`, `compare` and `batch`: commands over agenttest.reporting."""
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from . import app
+
+
+def _write(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from agenttest.errors import UsageError
+
+    if not output.parent.is_dir():
+        raise UsageError(f"-o {output}: the folder {output.parent} does not exist")
+    part = output.with_name(output.name + ".part")
+    part.write_text(text, encoding="utf-8")
+    part.replace(output)
+    print(output, file=sys.stderr)
+
+
+@app.command()
+def report(
+    runs: list[Path] = typer.Argument(
+        ..., help="Run files (JSONL). Several files of the same battery are merged."
+    ),
+    fmt: str = typer.Option("md", "--format", "-f", help="md, html, json or junit."),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write here, not stdout."),
+    baseline: list[Path] = typer.Option(
+        [], "--baseline", help="Earlier run(s) to compare with: regression per block and tier."
+    ),
+    reference: list[Path] = typer.Option(
+        [], "--reference", help="Reference-agent run(s): class each block both-pass ... both-fail."
+    ),
+    rater: str | None = typer.Option(
+        None, "--rater", help="Take verdicts from this rater's grades (default: each attempt's)."
+    ),
+    battery: Path | None = typer.Option(
+        None, "--battery", help="Battery for block titles and OWASP items (default: the run's)."
+    ),
+    allow_mixed: bool = typer.Option(
+        False, "--allow-mixed", help="Merge run files of different batteries anyway."
+    ),
+) -> None:
+    """Render a report: pass@1 with n and a 95% Wilson interval everywhere, pass@k, pass^k.
+
+    `--format json` prints the machine-readable summary (SPEC section 6); `junit` one
+    testcase per block. Runs with k < 5 are marked exploratory.
+    """
+    from agenttest.errors import UsageError
+    from agenttest.reporting import FORMATS, build_report, render
+
+    if fmt not in FORMATS:
+        raise UsageError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
+    result = build_report(
+        runs,
+        rater=rater,
+        baseline=baseline or None,
+        reference=reference or None,
+        battery=battery if battery is not None else "auto",
+        allow_mixed=allow_mixed,
+        details=fmt in ("md", "html"),
+    )
+    _write(render(result, fmt), output)
+
+
+@app.command()
+def compare(
+    run: Path = typer.Argument(..., help="The run to judge (JSONL)."),
+    baseline: Path = typer.Argument(..., help="The baseline run (JSONL)."),
+    gate: bool = typer.Option(
+        False, "--gate", help="Exit 1 when any block or tier regresses significantly."
+    ),
+    alpha: float = typer.Option(0.05, "--alpha", help="Family-wise error rate for Holm."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    allow_mixed: bool = typer.Option(False, "--allow-mixed", help="See `report --help`."),
+) -> None:
+    """Per block and tier: change in pass@1, 95% Newcombe interval, Fisher p, Holm-corrected.
+
+    Each row is a regression, an improvement or noise. With --gate, exit 1 on a
+    significant regression after correction (SPEC section 2).
+    """
+    import json
+
+    from agenttest.errors import UsageError
+    from agenttest.reporting import check_gate, compare_runs
+    from agenttest.reporting._machine import to_plain
+    from agenttest.reporting._render import pvalue, signed
+
+    if not 0.0 < alpha < 1.0:
+        raise UsageError(f"--alpha {alpha}: must lie strictly between 0 and 1")
+    result = compare_runs([run], [baseline], alpha=alpha, allow_mixed=allow_mixed)
+    if as_json:
+        print(json.dumps(to_plain(result), indent=2, ensure_ascii=False))
+    else:
+        print(
+            f"run {result.run} vs baseline {result.baseline} "
+            f"(Fisher exact, Holm-corrected, alpha {alpha})"
+        )
+        print(
+            f"{'scope':<22} {'ours':>9} {'base':>9} {'change':>10}  {'95% CI':<22} "
+            f"{'p':>7} {'p_holm':>7}  class"
+        )
+        for row in (*result.tiers, *result.blocks):
+            ci = f"[{signed(row.low)}, {signed(row.high)}]" if row.low is not None else ""
+            print(
+                f"{row.name[:22]:<22} {row.ours.passed:>4}/{row.ours.n:<4} "
+                f"{row.base.passed:>4}/{row.base.n:<4} {signed(row.diff):>10}  {ci:<22} "
+                f"{pvalue(row.p):>7} {pvalue(row.p_adjusted):>7}  {row.cls}"
+            )
+        for note in result.notes:
+            print(f"note: {note}")
+        print(
+            f"{len(result.regressions)} regression(s), {len(result.improvements)} "
+            "improvement(s); the rest is noise"
+        )
+    if gate:
+        check_gate(result)
+
+
+@app.command()
+def batch(
+    nightly: Path = typer.Argument(..., help="Batch file (YAML): out, jobs (see docs/nightly.md)."),
+) -> None:
+    """Run the batch's jobs one after another, report each, compare each with its last run.
+
+    The entry point for cron. Exit 130 interrupted; 3 a job's agent was never ready;
+    2 bad batch file or a job refused; 1 a gated job regressed; 0 otherwise.
+    """
+    from agenttest.errors import EXIT_OK
+    from agenttest.reporting._batch import batch_exit_code, run_batch
+
+    outcomes = run_batch(nightly)
+    code = batch_exit_code(outcomes)
+    if code != EXIT_OK:
+        print(f"agenttest: batch finished with exit status {code}", file=sys.stderr)
+        raise typer.Exit(code)

@@ -30,19 +30,32 @@ _VCODE = {"PASS": PASS, "FAIL": FAIL, "ERROR": ERROR}
 CODE_NAME = {PASS: "PASS", FAIL: "FAIL", ERROR: "ERROR", OTHER: "OTHER", UNKNOWN: "UNKNOWN"}
 
 SlotKey = tuple[str, str, int]  # (run_id, test_id, run)
-# (verdict code, latency_ms, error cause, rater, file index, record index in file)
-Slot = tuple[int, Any, str | None, str, int, int]
-# (graded_at as a timestamp or None, verdict code, file index, record index in file)
-GradeEntry = tuple[float | None, int, int, int]
+# (verdict code, latency_ms, error cause, rater, file index, record index in file,
+#  hash of the attempt's started_at: grades name the attempt they graded by it)
+Slot = tuple[int, Any, str | None, str, int, int, int]
+# (graded_at as a timestamp or None, verdict code, error cause, file index, record index)
+GradeEntry = tuple[float | None, int, str | None, int, int]
+
+
+#: Raters that are the harness itself recording an ERROR, not a grader.
+HARNESS_RATERS = frozenset({"harness", "ungraded", "unknown"})
 
 
 def rater_kind(name: str) -> str:
-    """``human:*`` raters are people, ``rules*`` the deterministic grader, anything else a judge."""
+    """``human:*`` is a person; ``rules@…`` the deterministic grader; ``harness``/``ungraded``
+    the runner recording an ERROR; anything else, ``rules+<judge>@…`` included (a judge
+    decided its JUDGE criteria), is a judge that needs calibrating against humans."""
     if name.startswith("human:"):
         return "human"
-    if name.startswith("rules"):
+    if name in HARNESS_RATERS:
+        return "harness"
+    if name == "rules" or name.startswith("rules@"):
         return "rules"
     return "judge"
+
+
+def _cause(rec: dict[str, Any]) -> str:
+    return str(rec.get("error_cause") or rec.get("status") or "unspecified")
 
 
 def timestamp(value: Any) -> float | None:
@@ -93,7 +106,8 @@ class Tally:
     uncalibrated_by: set[str] = field(default_factory=set)
     causes: Counter[str] = field(default_factory=Counter)
     latencies: list[float] = field(default_factory=list)
-    failing: list[tuple[SlotKey, str]] = field(default_factory=list)  # (slot, deciding rater)
+    # (slot, deciding rater, whether a grade record decided it rather than the attempt)
+    failing: list[tuple[SlotKey, str, bool]] = field(default_factory=list)
     critical: list[tuple[SlotKey, str]] = field(default_factory=list)
 
 
@@ -108,6 +122,7 @@ class Aggregator:
         self.critical: dict[tuple[SlotKey, str], list[dict[str, Any]]] = {}
         self.tests: dict[str, list[Any]] = {}  # test_id -> [tier, k]
         self.superseded = 0
+        self.stale_grades = 0
         self.malformed = 0
         self.unknown_records = 0
         self._names: dict[str, str] = {}
@@ -130,18 +145,13 @@ class Aggregator:
                     continue
                 verdict = rec.get("verdict")
                 code = UNKNOWN if verdict is None else _VCODE.get(verdict, OTHER)
-                cause = None
-                if code == ERROR:
-                    cause = intern(
-                        str(rec.get("error_cause") or rec.get("status") or "unspecified")
-                    )
+                cause = intern(_cause(rec)) if code == ERROR else None
                 rater = intern(str(rec.get("rater") or "unknown"))
                 key = (run.run_id, test_id, number)
-                old = slots.get(key)
-                if old is not None:
-                    self.superseded += 1
-                    self.critical.pop((key, old[3]), None)
-                slots[key] = (code, rec.get("latency_ms"), cause, rater, index, ordinal)
+                if key in slots:
+                    self._supersede(key)
+                started = hash(rec.get("started_at"))
+                slots[key] = (code, rec.get("latency_ms"), cause, rater, index, ordinal, started)
                 hits = rec.get("critical")
                 if hits:
                     self.critical[(key, rater)] = list(hits)
@@ -191,6 +201,15 @@ class Aggregator:
                 self.tests.setdefault(item["test_id"], [item.get("tier"), 0])
         return run
 
+    def _supersede(self, key: SlotKey) -> None:
+        """A later attempt replaces the slot's attempt, with its verdicts and grades."""
+        self.superseded += 1
+        old_rater = self.slots[key][3]
+        self.critical.pop((key, old_rater), None)
+        for rater in self.grades.pop(key, {}):
+            self.critical.pop((key, rater), None)
+            self.stale_grades += 1
+
     def _grade(self, rec: dict[str, Any], run_id: str, index: int, ordinal: int) -> None:
         test_id, number, rater = rec.get("test_id"), rec.get("run"), rec.get("rater")
         if not isinstance(test_id, str) or not isinstance(number, int) or not rater:
@@ -200,6 +219,11 @@ class Aggregator:
         verdict = rec.get("verdict")
         code = UNKNOWN if verdict is None else _VCODE.get(verdict, OTHER)
         key = (run_id, test_id, number)
+        graded = rec.get("attempt_started_at")
+        slot = self.slots.get(key)
+        if graded is not None and slot is not None and hash(graded) != slot[6]:
+            self.stale_grades += 1  # it graded an attempt that a retry has replaced
+            return
         per_rater = self.grades.setdefault(key, {})
         stamp = timestamp(rec.get("graded_at"))
         previous = per_rater.get(rater)
@@ -212,7 +236,8 @@ class Aggregator:
             and stamp < previous[0]
         ):
             return
-        per_rater[rater] = (stamp, code, index, ordinal)
+        cause = self._intern(_cause(rec)) if code == ERROR else None
+        per_rater[rater] = (stamp, code, cause, index, ordinal)
         hits = rec.get("critical")
         if hits:
             self.critical[(key, rater)] = list(hits)
@@ -222,7 +247,8 @@ class Aggregator:
     # -- after reading -------------------------------------------------------------------
 
     def verdicts(self, key: SlotKey) -> dict[str, int]:
-        """Every rater's verdict code for one slot: the attempt's own rater, then grades."""
+        """Every rater's verdict code for one slot: the attempt's own rater, then grades
+        (a later grade by the attempt's own rater replaces the attempt's verdict)."""
         slot = self.slots[key]
         out = {slot[3]: slot[0]}
         for rater, entry in self.grades.get(key, {}).items():
@@ -242,15 +268,17 @@ class Aggregator:
         for test_id, (tier, k) in self.tests.items():
             out[test_id] = Tally(test_id, tier, k)
         grades, critical = self.grades, self.critical
-        for key, (code, latency, cause, own, _f, _o) in self.slots.items():
+        for key, (code, latency, cause, own, _f, _o, _s) in self.slots.items():
             t = out[key[1]]
-            decider = own
-            if rater is not None and rater != own:
-                entry = grades.get(key, {}).get(rater)
-                if entry is None:
-                    t.unrated += 1
-                    continue
-                code, decider, cause = entry[1], rater, f"not gradable ({rater})"
+            decider = own if rater is None else rater
+            graded = False
+            per_rater = grades.get(key)
+            entry = per_rater.get(decider) if per_rater else None
+            if entry is not None:
+                code, cause, graded = entry[1], entry[2], True
+            elif decider != own:
+                t.unrated += 1
+                continue
             if code in (PASS, FAIL):
                 if decider in uncalibrated:
                     t.uncalibrated += 1
@@ -259,7 +287,7 @@ class Aggregator:
                     t.passed += 1
                 else:
                     t.failed += 1
-                    t.failing.append((key, decider))
+                    t.failing.append((key, decider, graded))
                 if isinstance(latency, int | float):
                     t.latencies.append(float(latency))
                 if (key, decider) in critical:

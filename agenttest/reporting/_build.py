@@ -179,27 +179,27 @@ def _group(name: str, blocks: list[BlockResult], exploratory: bool) -> GroupResu
 
 
 def _details(agg: Aggregator, tallies: dict[str, Tally]) -> dict[str, tuple[AttemptDetail, ...]]:
-    chosen: list[tuple[str, SlotKey, str]] = []
+    chosen: list[tuple[str, SlotKey, str, bool]] = []
     wanted = []
     for test_id, t in tallies.items():
-        for key, decider in t.failing[:MAX_FAILING_DETAILS]:
-            chosen.append((test_id, key, decider))
+        for key, decider, graded in t.failing[:MAX_FAILING_DETAILS]:
+            chosen.append((test_id, key, decider, graded))
             slot = agg.slots[key]
             wanted.append((slot[4], slot[5]))
-            if decider != slot[3]:
+            if graded:
                 entry = agg.grades[key][decider]
-                wanted.append((entry[2], entry[3]))
+                wanted.append((entry[3], entry[4]))
     records = fetch_records([f.path for f in agg.files], wanted)
     out: dict[str, list[AttemptDetail]] = {}
-    for test_id, key, decider in chosen:
+    for test_id, key, decider, graded in chosen:
         slot = agg.slots[key]
         attempt = records.get((slot[4], slot[5]))
         if attempt is None:  # the file changed between the passes
             continue
         grade = None
-        if decider != slot[3]:
+        if graded:
             entry = agg.grades[key][decider]
-            grade = records.get((entry[2], entry[3]))
+            grade = records.get((entry[3], entry[4]))
         out.setdefault(test_id, []).append(attempt_detail(attempt, key[0], "FAIL", decider, grade))
     return {k: tuple(v) for k, v in out.items()}
 
@@ -263,6 +263,7 @@ def aggregate_report(
                     len(lat),
                     percentile(lat, 50) if lat else None,
                     percentile(lat, 95) if lat else None,
+                    sum(lat),
                 ),
                 exploratory=header.exploratory or k < MIN_PUBLISHED_K,
                 critical=len(t.critical),
@@ -368,6 +369,7 @@ def _integrity(
         unknown_ids=tuple((t.test_id, t.unknown) for t in tallies.values() if t.unknown),
         unrecognised_verdicts=sum(t.other for t in tallies.values()),
         superseded=agg.superseded,
+        stale_grades=agg.stale_grades,
         unrated=sum(t.unrated for t in tallies.values()),
         uncalibrated_verdicts=sum(t.uncalibrated for t in tallies.values()),
         orphan_grades=agg.orphan_grades(),

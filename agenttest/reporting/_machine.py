@@ -20,6 +20,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from ._model import BlockResult, GroupResult, Rate, Report
+from ._render import pct, rate_text
 
 JSON_SCHEMA_ID = "agenttest-report/1"
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -69,15 +70,15 @@ def _block(b: BlockResult) -> dict[str, Any]:
     }
 
 
-def _plain(value: Any) -> Any:
+def to_plain(value: Any) -> Any:
     if isinstance(value, Rate):
         return _rate(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
+        return [to_plain(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): to_plain(v) for k, v in value.items()}
     return value
 
 
@@ -87,7 +88,7 @@ def report_dict(report: Report) -> dict[str, Any]:
         "schema": JSON_SCHEMA_ID,
         "run_type": h.run_type,
         "exploratory_reasons": list(h.exploratory_reasons),
-        "header": _plain(h),
+        "header": to_plain(h),
         "overall": _group(report.overall),
         "tiers": {t.name: _group(t) for t in report.tiers},
         "blocks": {b.test_id: _block(b) for b in report.blocks},
@@ -95,15 +96,15 @@ def report_dict(report: Report) -> dict[str, Any]:
             o.item: {**_rate(o.rate), "name": o.name, "blocks": list(o.blocks)}
             for o in report.owasp
         },
-        "critical": _plain(report.critical),
-        "integrity": _plain(report.integrity),
-        "raters": _plain(report.agreement),
+        "critical": to_plain(report.critical),
+        "integrity": to_plain(report.integrity),
+        "raters": to_plain(report.agreement),
         "latency_histogram_ms": [
             {"from": lo, "to": hi, "count": c} for lo, hi, c in report.latency_histogram
         ],
-        "calibration": _plain(report.calibration),
-        "regression": _plain(report.regression),
-        "checklist": _plain(report.checklist),
+        "calibration": to_plain(report.calibration),
+        "regression": to_plain(report.regression),
+        "checklist": to_plain(report.checklist),
     }
 
 
@@ -134,7 +135,7 @@ def render_junit(report: Report) -> str:
             ET.SubElement(props, "property", name=name, value=_xml_text(value))
         failures = errors = 0
         for b in blocks:
-            seconds = (b.latency.p50 or 0.0) * b.latency.n / 1000.0
+            seconds = b.latency.total_ms / 1000.0
             case = ET.SubElement(
                 suite,
                 "testcase",
@@ -156,9 +157,10 @@ def render_junit(report: Report) -> str:
                 lines = [f"{d.run_id} run {d.run}: {d.verdict} by {d.rater}" for d in b.failing]
                 failure.text = _xml_text("\n".join(lines)) if lines else None
             out = ET.SubElement(case, "system-out")
+            name = f"{b.test_id} {b.title}".strip()
             out.text = _xml_text(
-                f"{b.title}\npass@1 {b.rate.pass_at_1} [{b.rate.wilson_low}, "
-                f"{b.rate.wilson_high}] n={b.rate.n}; run_type {h.run_type}"
+                f"{name}\npass@1 {rate_text(b.rate)} (95% Wilson); "
+                f"pass@{b.k} {pct(b.pass_at_k)}, pass^{b.k} {pct(b.pass_hat_k)}; {h.run_type}"
             )
         suite.set("tests", str(len(blocks)))
         suite.set("failures", str(failures))

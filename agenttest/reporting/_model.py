@@ -67,6 +67,7 @@ class Latency:
     n: int
     p50: float | None
     p95: float | None
+    total_ms: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,7 @@ class Integrity:
     unknown_ids: tuple[tuple[str, int], ...]
     unrecognised_verdicts: int
     superseded: int
+    stale_grades: int
     unrated: int
     uncalibrated_verdicts: int
     orphan_grades: int

@@ -45,7 +45,10 @@ def _pair(a: str, b: str, left: list[int], right: list[int]) -> PairAgreement:
 def analyse_raters(agg: Aggregator, verdict_rater: str | None) -> tuple[Agreement, frozenset[str]]:
     """Every rater's counts, pairwise agreement, Krippendorff's α, and uncalibrated judges."""
     counts: dict[str, list[int]] = {}
-    for code, _lat, _cause, rater, _f, _o in agg.slots.values():
+    for key, (code, _lat, _cause, rater, _f, _o, _s) in agg.slots.items():
+        own_grade = agg.grades.get(key, {}).get(rater)
+        if own_grade is not None:
+            code = own_grade[1]
         row = counts.setdefault(rater, [0, 0, 0])
         row[0] += 1
         row[1] += code == PASS
