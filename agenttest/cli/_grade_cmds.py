@@ -1,3 +1,113 @@
-"""`grade` commands: registered with the app on import."""
+"""`grade` and `import`: grade stored attempts again; convert legacy result files."""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from . import app
+
+
+def _judge(name: str | None) -> object:
+    if not name:
+        return None
+    from agenttest.judges import get_judge
+
+    return get_judge(name)
+
+
+@app.command()
+def grade(
+    run_file: Path = typer.Argument(..., help="A schema 2.0 run file (JSONL)."),
+    judge: str | None = typer.Option(
+        None,
+        "--judge",
+        help="Judge for JUDGE criteria (e.g. `openvino`); without one they stay ungraded.",
+    ),
+    rater: str | None = typer.Option(
+        None,
+        "--rater",
+        help="Rater name for the new grade records (default: rules[+judge]@digest).",
+    ),
+    battery: list[Path] = typer.Option(
+        [], "--battery", help="Blocks to grade with (default: the paths in the run's run_meta)."
+    ),
+    overlay: Path | None = typer.Option(
+        None, "--overlay", help="Overlay (default: the one in the run's run_meta)."
+    ),
+) -> None:
+    """Grade every attempt of RUN_FILE again, APPENDING one `grade` record per attempt.
+
+    Attempt records are never rewritten; readers take the newest grade of each rater.
+    Prints counts by verdict.
+    """
+    from agenttest.blocks import load_battery
+    from agenttest.errors import UsageError
+    from agenttest.grading import regrade_run
+    from agenttest.results import read_run_meta
+
+    meta = read_run_meta(run_file)
+    recorded = meta.get("battery") or {}
+    paths = [str(p) for p in battery] or list(recorded.get("paths") or [])
+    if not paths:
+        raise UsageError(f"{run_file} names no battery paths; pass --battery PATH")
+    ov = str(overlay) if overlay else (None if battery else recorded.get("overlay"))
+    loaded = load_battery(paths, overlay=ov)
+    counts = regrade_run(run_file, loaded, judge=_judge(judge), rater=rater)
+    parts = " ".join(f"{k}={counts[k]}" for k in ("PASS", "FAIL", "ERROR"))
+    print(f"{run_file}: appended {counts['graded']} grade record(s): {parts}; "
+          f"unknown ids {counts['unknown']}; battery {loaded.digest}")  # fmt: skip
+
+
+@app.command("import")
+def import_(
+    file: Path = typer.Argument(..., help="A legacy result file."),
+    from_: str = typer.Option(
+        ..., "--from", help="The legacy format; only `methodology-v1` is known."
+    ),
+    overlay: Path | None = typer.Option(
+        None,
+        "--overlay",
+        help="Overlay to grade with (default batteries/overlays/pheronagent.yaml).",
+    ),
+    battery: list[Path] = typer.Option(
+        [],
+        "--battery",
+        help="Blocks (default: batteries and batteries/overlays/pheronagent-blocks).",
+    ),
+    out: Path = typer.Option(Path("reports"), "--out", help="Folder for the new run file."),
+    judge: str | None = typer.Option(None, "--judge", help="Judge for JUDGE criteria."),
+    allow_temp: bool = typer.Option(
+        False, "--allow-temp", help="Allow writing under /tmp and other temp folders."
+    ),
+) -> None:
+    """Convert a legacy result file into a schema 2.0 run file and grade it.
+
+    Prints the new file's path, then per-tier counts of PASS, FAIL, ERROR and unknown ids.
+    """
+    from agenttest.blocks import load_battery
+    from agenttest.errors import UsageError
+    from agenttest.importers import METHODOLOGY_V1, default_import_battery, import_methodology_v1
+
+    if from_ != METHODOLOGY_V1:
+        raise UsageError(f"unknown format {from_!r}; known: {METHODOLOGY_V1}")
+    paths: list[Path] = list(battery)
+    if not paths or overlay is None:
+        default_paths, default_overlay = default_import_battery()
+        paths = paths or default_paths
+        overlay = overlay or default_overlay
+    loaded = load_battery(paths, overlay=overlay)
+    result = import_methodology_v1(
+        file, loaded, out_dir=out, allow_temp=allow_temp, judge=_judge(judge),
+        overlay_path=str(overlay),
+    )  # fmt: skip
+    print(result.path)
+    for line in result.table():
+        print(line)
+    if result.unknown_ids:
+        ids = ", ".join(f"{k} ({n})" for k, n in sorted(result.unknown_ids.items()))
+        print(f"unknown ids, kept ungraded: {ids}")
+    if result.error_causes:
+        causes = ", ".join(f"{k} {n}" for k, n in sorted(result.error_causes.items()))
+        print(f"ERROR causes: {causes}")

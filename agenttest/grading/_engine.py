@@ -166,10 +166,14 @@ def grade_attempt(
             res = _result(c, kind, check)
             results.append(res)
             if res["passed"] is False and (c.critical or c.rule):
-                critical.append({
-                    "rule": c.rule or "critical", "criterion": c.id, "says": c.says,
-                    "evidence": res["evidence"],
-                })  # fmt: skip
+                critical.append(
+                    {
+                        "rule": c.rule or "critical",
+                        "criterion": c.id,
+                        "says": c.says,
+                        "evidence": res["evidence"],
+                    }
+                )
     critical += auto_hits(ctx, {str(h["rule"]) for h in critical})
     ungraded = [str(r["id"]) for r in results if r.get("passed") is None]
     failed = any(r.get("passed") is False for r in results)

@@ -73,12 +73,14 @@ def _is_word(ch: str) -> bool:
     return ch.isalnum()
 
 
-def _strip_markdown(chars: list[str], pos: list[int]) -> tuple[list[str], list[int]]:
+def _strip_markdown(
+    chars: list[str], pos: list[int], *, quotes: bool = True
+) -> tuple[list[str], list[int]]:
     out: list[str] = []
     out_pos: list[int] = []
     n = len(chars)
     for i, ch in enumerate(chars):
-        if ch == "`":
+        if ch == "`" and quotes:
             continue
         if ch in "*_~":
             prev = chars[i - 1] if i > 0 else " "
@@ -90,7 +92,7 @@ def _strip_markdown(chars: list[str], pos: list[int]) -> tuple[list[str], list[i
                 continue
             if ch == "~" and doubled:
                 continue
-        if ch in _QUOTES:
+        if ch in _QUOTES and quotes:
             ch = " "
         out.append(ch)
         out_pos.append(pos[i])
@@ -127,11 +129,17 @@ def _fold_char(ch: str, *, case: bool, turkish: bool, accents: bool) -> str:
     return ch
 
 
-def clean(text: str, *, markdown: bool = True, collapse: bool = True) -> Mapped:
-    """Literal escapes to whitespace, Markdown markers and quotes out, whitespace collapsed."""
+def clean(
+    text: str, *, markdown: bool = True, collapse: bool = True, quotes: bool = True
+) -> Mapped:
+    """Literal escapes to whitespace, Markdown markers and quotes out, whitespace collapsed.
+
+    ``quotes=False`` keeps quotes and backticks (only emphasis markers go), for patterns
+    that look at quoting themselves.
+    """
     chars, pos = _unescape(text)
     if markdown:
-        chars, pos = _strip_markdown(chars, pos)
+        chars, pos = _strip_markdown(chars, pos, quotes=quotes)
     if not collapse:
         return Mapped("".join(chars), tuple(pos), text)
     out, out_pos = _collapse(chars, pos)

@@ -71,6 +71,7 @@ FAILURE_WORDS = (
     "blocked", "cannot", "can't", "sorry", "unfortunately", "problem", "hata", "başarısız",
     "yapamadım", "edilemedi", "bulunamadı", "reddedildi", "engellendi", "üzgünüm",
     "maalesef", "sorun", "olmadı", "mümkün değil", "erişilemedi", "yapılamadı",
+    "not complete", "incomplete", "tamamlanmadı", "tamamlanamadı",
 )  # fmt: skip
 
 
@@ -208,12 +209,15 @@ def check_silent_failure(ctx: Ctx) -> Iterator[dict[str, Any]]:
     for ti in _all(ctx):
         calls: list[tuple[int, ToolCall]] = [(ci, call) for _, ci, call in ctx.calls([ti])]
         failed = [
-            (ci, call) for ci, call in calls
-            if call.get("ok") is False and not any(
+            (ci, call)
+            for ci, call in calls
+            if call.get("ok") is False
+            and not any(
                 later.get("name") == call.get("name") and later.get("ok") is True
-                for cj, later in calls if cj > ci
+                for cj, later in calls
+                if cj > ci
             )
-        ]  # fmt: skip
+        ]
         response = ctx.response(ti)
         if not failed or not response:
             continue
