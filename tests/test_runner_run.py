@@ -322,3 +322,27 @@ def test_cli_exits_3_when_the_agent_never_gets_ready(tmp_path: Path) -> None:
     records = list(iter_records(path))
     assert [r["record_type"] for r in records] == ["run_meta", "run_end"]
     assert "connection refused" in records[-1]["reason"]
+
+
+def test_a_harness_bug_is_recorded_and_the_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agenttest.runner._modes import RestAdapter
+
+    original = RestAdapter.parse
+    calls = {"n": 0}
+
+    def flaky(self: RestAdapter, session_id: str, prompt: str, body: bytes) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("boom")
+        return original(self, session_id, prompt, body)
+
+    monkeypatch.setattr(RestAdapter, "parse", flaky)
+    with LoopbackAgent() as agent:
+        _path, records = start_run(tmp_path, agent.url, {"L1-A-01": (1, 2)})
+    first, second = attempts_of(records)
+    assert (first["verdict"], first["error_cause"]) == ("ERROR", "harness")
+    assert "RuntimeError: boom" in first["error"]
+    assert second["status"] == "completed"
+    assert records[-1]["reason"] == "completed"

@@ -20,7 +20,7 @@ from typing import Any
 
 from agenttest.results import SCHEMA_VERSION
 
-from ._client import AgentClient, TurnLost, Waits
+from ._client import AgentClient, AgentNotReady, TurnLost, Waits
 from ._plan import PlanItem
 from ._workspace import FixtureError, LogTail, prepare, snapshot, teardown
 
@@ -64,8 +64,12 @@ class StopSignals:
         self._old.clear()
 
     def _handle(self, signum: int, _frame: Any) -> None:
+        first = self.signum is None
         self.signum = signum
-        if self._shield == 0:
+        # Only the first signal interrupts; later ones must not cut the clean-up short
+        # (recording the attempt, the run_end, stopping the example agent). A stop that
+        # got lost anyway is picked up by check() before the next attempt.
+        if first and self._shield == 0:
             raise StopRequested(signum)
 
     def check(self) -> None:
@@ -198,6 +202,12 @@ class AttemptRunner:
         except StopRequested as stop:
             status, cause = "error", "interrupted"
             error = f"interrupted by {stop.name}; --resume runs this attempt again"
+        except AgentNotReady as exc:  # only via a stale connection mid-attempt
+            status, error, cause = "error", str(exc), "unreachable"
+        except Exception as exc:  # a harness bug must not cost the run: record it, go on
+            status, cause = "error", "harness"
+            error = f"harness error: {type(exc).__name__}: {exc}"
+            self.log(f"{block.id} run {item.run}: {error}")
         with self.stop.shielded():
             latencies = [t["latency_ms"] for t in turns if isinstance(t.get("latency_ms"), int)]
             record.update(
@@ -271,5 +281,5 @@ class AttemptRunner:
         try:
             for _ in teardown(self.workspace, item.block.teardown):
                 self.client.reset(session_id, memory=True)
-        except (FixtureError, TurnLost, OSError) as exc:
+        except (FixtureError, TurnLost, AgentNotReady, OSError) as exc:
             self.log(f"{item.block.id} run {item.run}: teardown: {exc}")
