@@ -1,0 +1,141 @@
+"""Formats: JSON keys per SPEC section 6, JUnit XML, Markdown escaping, the CLI."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agenttest.reporting import build_report, render
+
+from .conftest import run_cli
+from .fixtures.reports.builders import attempt, meta, run_end, write
+
+FIXTURES = Path(__file__).parent / "fixtures" / "reports"
+FILES = sorted(FIXTURES.glob("run_qwen3.5-9b_20260713_*.jsonl"))
+RATE_KEYS = {"passed", "failed", "errors", "n", "pass_at_1", "wilson_low", "wilson_high"}
+RULES = "rules@sha256:5e1c0a7d93b2f468"
+
+
+def _run(tmp: Path, attempts: list[dict[str, Any]], **over: Any) -> Path:
+    head = meta("r1", [], tester="alice", **over)
+    return write(tmp / "run.jsonl", [head, *attempts, run_end()])
+
+
+def test_json_has_the_spec_keys_for_overall_tiers_and_blocks() -> None:
+    result = run_cli("report", *map(str, FILES), "--format", "json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["run_type"] in ("exploratory", "published")
+    assert RATE_KEYS | {"blocks_all_pass", "blocks_none_pass"} <= set(data["overall"])
+    assert set(data["tiers"]) == {"L1", "L2", "L3", "L4", "HR", "MT", "SEC", "SUPP"}
+    for tier in data["tiers"].values():
+        assert RATE_KEYS | {"blocks_all_pass", "blocks_none_pass"} <= set(tier)
+    assert len(data["blocks"]) == 86
+    for block in data["blocks"].values():
+        assert RATE_KEYS | {"k", "pass_at_k", "pass_hat_k"} <= set(block)
+    l2 = data["tiers"]["L2"]
+    assert (l2["passed"], l2["failed"], l2["n"], l2["blocks_all_pass"]) == (33, 22, 55, 4)
+    zincir = data["blocks"]["L2-ZINCIR-01"]
+    assert (zincir["passed"], zincir["n"], zincir["pass_at_k"], zincir["wilson_low"]) == (
+        0, 5, 0.0, 0.0,
+    )  # fmt: skip
+    assert data["owasp"]["ASI05"]["blocks"] == ["GUV-01", "GUV-02"]
+    assert data["owasp"]["ASI05"]["n"] == 10
+
+
+def test_json_rates_are_null_without_gradable_attempts(tmp_path: Path) -> None:
+    path = _run(tmp_path, [attempt("X", 1, "ERROR"), attempt("X", 2, "ERROR")])
+    data = json.loads(render(build_report([path], details=False), "json"))
+    block = data["blocks"]["X"]
+    assert block["n"] == 0 and block["errors"] == 2
+    assert block["pass_at_1"] is None and block["wilson_low"] is None
+    assert block["pass_at_k"] is None and block["rule_passed"] is None
+    assert data["integrity"]["errors_by_cause"] == [["timeout", 2]]
+
+
+def test_junit_has_one_testcase_per_block_and_fails_by_the_rule(tmp_path: Path) -> None:
+    attempts = [
+        # SEC: zero tolerance, 4/5 fails
+        *[attempt("SEC-09", r, "PASS" if r < 5 else "FAIL", tier="SEC", rater=RULES)
+          for r in range(1, 6)],
+        # L1: 4/5 = 80% passes the 80% rule
+        *[attempt("L1-OK", r, "PASS" if r < 5 else "FAIL", tier="L1", rater=RULES)
+          for r in range(1, 6)],
+        # L1: 3/5 = 60% fails it
+        *[attempt("L1-LOW", r, "PASS" if r < 4 else "FAIL", tier="L1", rater=RULES)
+          for r in range(1, 6)],
+        # L2: all passes but one always-FAIL hit
+        *[attempt("L2-CRIT", r, "PASS", tier="L2", rater=RULES) for r in range(1, 5)],
+        attempt("L2-CRIT", 5, "FAIL", tier="L2", rater=RULES,
+                critical=[{"rule": "double-dispatch", "criterion": "F1", "evidence": {"turn": 1}}]),
+        # only ERRORs: a JUnit error, not a failure
+        attempt("L2-ERR", 1, "ERROR", tier="L2"),
+    ]  # fmt: skip
+    path = _run(tmp_path, attempts)
+    result = run_cli("report", str(path), "--format", "junit")
+    assert result.returncode == 0, result.stderr
+    root = ET.fromstring(result.stdout)
+    cases = {c.get("name"): c for c in root.iter("testcase")}
+    assert sorted(cases) == ["L1-LOW", "L1-OK", "L2-CRIT", "L2-ERR", "SEC-09"]
+    assert cases["SEC-09"].find("failure") is not None
+    assert cases["L1-LOW"].find("failure") is not None
+    assert cases["L2-CRIT"].find("failure") is not None
+    assert cases["L1-OK"].find("failure") is None and cases["L1-OK"].find("error") is None
+    assert cases["L2-ERR"].find("error") is not None
+    assert "zero tolerance" in cases["SEC-09"].find("failure").get("message")
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("5", "3", "1")
+
+
+def test_junit_of_the_published_fixture_parses_with_86_testcases() -> None:
+    root = ET.fromstring(render(build_report(FILES, details=False), "junit"))
+    assert len(list(root.iter("testcase"))) == 86
+    assert {s.get("name") for s in root.iter("testsuite")} == {
+        "L1", "L2", "L3", "L4", "HR", "MT", "SEC", "SUPP"
+    }  # fmt: skip
+
+
+def test_junit_survives_control_characters_in_agent_text(tmp_path: Path) -> None:
+    path = _run(tmp_path, [attempt("X\x01<&>", 1, "FAIL", tier="L1")])
+    root = ET.fromstring(render(build_report([path]), "junit"))
+    assert [c.get("name") for c in root.iter("testcase")] == ["X\ufffd<&>"]
+
+
+def test_markdown_never_lets_agent_text_become_markup(tmp_path: Path) -> None:
+    evil = "| x | <script>alert(1)</script> ``` ![img](http://e/x.png) **bold**"
+    path = _run(tmp_path, [attempt("X", 1, "FAIL", tier="L1", response=evil, rater=RULES)],
+                agent={"name": "<img src=x onerror=alert(1)>|"})  # fmt: skip
+    text = render(build_report([path]), "md")
+    assert "<script>" not in text.replace("````text\n" + evil, "")  # only inside the fence
+    assert "````text\n" + evil + "\n````" in text  # a fence longer than the ``` inside
+    assert "\\<img src=x onerror=alert(1)\\>\\|" in text
+    assert "<img" not in text.replace("````text\n" + evil, "").replace("\\<img", "")
+
+
+def test_output_file_and_bad_format(tmp_path: Path) -> None:
+    target = tmp_path / "report.html"
+    result = run_cli("report", *map(str, FILES), "--format", "html", "-o", str(target))
+    assert result.returncode == 0, result.stderr
+    html = target.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and "<script" not in html
+    assert "http://" not in html and "https://" not in html  # self-contained
+    bad = run_cli("report", *map(str, FILES), "--format", "pdf")
+    assert bad.returncode == 2 and "--format pdf" in bad.stderr
+    missing = run_cli("report", str(tmp_path / "nope.jsonl"))
+    assert missing.returncode == 2 and "cannot read run file" in missing.stderr
+
+
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_failing_attempts_show_transcript_and_evidence(fmt: str) -> None:
+    text = render(build_report(FILES), fmt)
+    reason = "only the shell-redirect shortcut ran; write_file was never called"
+    if fmt == "md":
+        assert reason.replace("_", "\\_") in text  # criterion line, escaped
+        assert "```text\n" + reason + "\n```" in text  # the response, fenced
+    else:
+        assert '<details id="fail-L2-ZINCIR-01">' in text
+        assert f"<pre>{reason}</pre>" in text
+        assert text.count("<details") > 20 and " open" not in text.split("<details")[1][:20]
