@@ -42,6 +42,7 @@ class Behaviour:
     garbage_turns: set[int] = field(default_factory=set)  # 200 with a non-JSON body
     error_turns: set[int] = field(default_factory=set)  # 500
     drop_turns: set[int] = field(default_factory=set)  # close the connection, no answer
+    trickle_turns: set[int] = field(default_factory=set)  # the body one byte per 0.05 s
     tool_calls: list[dict[str, Any]] = field(
         default_factory=lambda: [{"name": "calculator", "arguments": {"expression": "1+1"},
                                   "ok": True, "result": "2"}]
@@ -162,6 +163,15 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if n in b.error_turns:
             self._send(500, {"error": "internal error"})
+            return
+        if n in b.trickle_turns:
+            data = json.dumps({"response": "slow", "tool_calls": [], "trace": ""}).encode()
+            self.send_response(200)
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            for i in range(len(data)):
+                self.wfile.write(data[i : i + 1])
+                time.sleep(0.05)
             return
         if n in b.garbage_turns:
             self._send(200, b"<html>oops</html>")

@@ -105,6 +105,16 @@ def test_answer_timeout_then_nothing_is_sent_until_ready(tmp_path: Path) -> None
         assert agent.state.max_work_in_flight == 1
 
 
+def test_a_reply_trickling_past_the_answer_limit_times_out(tmp_path: Path) -> None:
+    with LoopbackAgent(Behaviour(trickle_turns={1})) as agent:  # ~2.5 s for the whole body
+        client = client_for(agent.url, tmp_path, timeouts={"answer_s": 0.5})
+        started = time.monotonic()
+        with pytest.raises(TurnLost) as info:
+            client.turn("s", "hi", 1)
+        assert info.value.cause == "timeout"
+        assert time.monotonic() - started < 1.2  # each byte came within the read timeout
+
+
 @pytest.mark.parametrize(
     ("behaviour", "cause", "status"),
     [

@@ -38,6 +38,13 @@ class OverlapError(AssertionError):
     """A second request while one is in flight: a bug in the runner, never allowed."""
 
 
+MAX_REPLY_BYTES = 32 * 1024 * 1024
+
+
+class ReplyTooLarge(Exception):
+    """A reply body beyond :data:`MAX_REPLY_BYTES`: treated as garbage."""
+
+
 class TurnLost(Exception):
     """The harness could not obtain an answer; the attempt becomes ``ERROR`` with this cause."""
 
@@ -148,12 +155,29 @@ class AgentClient:
         if not self._in_flight.acquire(blocking=False):
             raise OverlapError("a second request while one is in flight")
         try:
-            return self._http.request(
+            request = self._http.build_request(
                 req.method,
                 req.path,
                 content=req.content or None,
                 headers={"content-type": req.content_type} if req.content else None,
                 timeout=timeout,
+            )
+            # httpx's read timeout bounds each read; a reply trickling in byte by byte must
+            # still end at the answer limit, and a runaway body at MAX_REPLY_BYTES.
+            deadline = self.clock() + (timeout.read or 0)
+            resp = self._http.send(request, stream=True)
+            try:
+                body = bytearray()
+                for chunk in resp.iter_raw():
+                    body += chunk
+                    if len(body) > MAX_REPLY_BYTES:
+                        raise ReplyTooLarge(f"reply larger than {MAX_REPLY_BYTES} bytes")
+                    if self.clock() > deadline:
+                        raise httpx.ReadTimeout("answer limit reached mid-body", request=request)
+            finally:
+                resp.close()
+            return httpx.Response(
+                resp.status_code, headers=resp.headers, content=bytes(body), request=request
             )
         finally:
             self._in_flight.release()
@@ -170,6 +194,8 @@ class AgentClient:
             started = self.clock()
             try:
                 resp = self._send(req, self._answer_timeout)
+            except ReplyTooLarge as exc:
+                raise TurnLost("garbage", f"{what}: {exc}") from None
             except httpx.ConnectError as exc:
                 raise TurnLost(
                     "unreachable", f"{what}: cannot connect to the agent ({exc})"
