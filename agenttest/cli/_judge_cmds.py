@@ -191,6 +191,7 @@ def rate(
         sample=sample,
         seed=seed,
         battery=list(battery) or None,
+        echo=not sys.stdin.isatty(),
     )
 
 

@@ -221,15 +221,21 @@ def stdin_answers(stream: TextIO | None = None) -> Iterator[str]:
         yield line.rstrip("\r\n")
 
 
-def _ask(answers: Iterator[str], out: TextIO) -> str:
-    """PASS, FAIL, skip or quit; re-asks on anything else; end of input means quit."""
+def _ask(answers: Iterator[str], out: TextIO, echo: bool) -> str:
+    """PASS, FAIL, skip or quit; re-asks on anything else; end of input means quit.
+
+    With ``echo`` the answer is written after the question, as a terminal would show it
+    (for piped input and tests, where nobody typed it on the screen).
+    """
     while True:
         out.write(QUESTION)
         out.flush()
         answer = next(answers, None)
         if answer is None:
-            out.write("\n")
+            out.write("(end of input)\n")
             return "quit"
+        if echo:
+            out.write(answer + "\n")
         choice = ANSWERS.get(answer.strip().lower())
         if choice is not None:
             return choice
@@ -261,11 +267,13 @@ def rate_run(
     sample: int | None = None,
     seed: int = 0,
     battery: list[Path] | None = None,
+    echo: bool = True,
 ) -> RateSummary:
     """Show attempts of ``path`` one by one and append the rater's verdicts as grades.
 
     ``answers`` supplies what the rater types, one string per question (the CLI passes
-    :func:`stdin_answers`; tests pass a list). ``out`` receives the screens.
+    :func:`stdin_answers`; tests pass a list). ``out`` receives the screens; ``echo``
+    repeats each answer there (off when a person types at a terminal).
     """
     out = out if out is not None else sys.stdout
     name = human_rater(rater)
@@ -295,7 +303,7 @@ def rate_run(
         for position, unit in enumerate(todo, start=1):
             block = suite.get(unit.test_id) if suite is not None else None
             out.write(render_attempt(unit, block, len(done) + position, len(chosen)))
-            choice = _ask(answer_iter, out)
+            choice = _ask(answer_iter, out, echo)
             if choice == "quit":
                 stopped = True
                 break
