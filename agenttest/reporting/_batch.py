@@ -175,7 +175,7 @@ def _job(
     if fields is None:
         problem(item.line, "each job is a mapping (label, batteries, agent, ...)")
         return None
-    values = {k: v.value for k, v in fields.items()}
+    values = {k: v.plain() for k, v in fields.items()}
     line = fields.get("label", item).line
     ok = True
     for key in fields:

@@ -70,17 +70,19 @@ def tier_chart(report: Report) -> TierChart:
     for i, g in enumerate(groups):
         r = g.rate
         y = 10 + i * ROW_HEIGHT
+        label = g.name if len(g.name) <= 9 else g.name[:8] + "…"
+
         if r.pass_at_1 is None:
             bars.append(
                 TierBar(
-                    g.name, y, 0.0, None, None, f"no data (n=0, {r.errors} ERROR)", g.exploratory
+                    label, y, 0.0, None, None, f"no data (n=0, {r.errors} ERROR)", g.exploratory
                 )
             )
             continue
         assert r.wilson_low is not None and r.wilson_high is not None
         bars.append(
             TierBar(
-                label=g.name,
+                label=label,
                 y=y,
                 width=round(r.pass_at_1 * scale, 1),
                 low=round(LABEL_WIDTH + r.wilson_low * scale, 1),
@@ -97,8 +99,10 @@ def tier_chart(report: Report) -> TierChart:
 
 def latency_chart(report: Report) -> LatencyChart:
     bins = list(report.latency_histogram)
-    while bins and bins[-1][2] == 0:  # drop empty tail bins
+    while bins and bins[-1][2] == 0:  # drop empty bins at both ends
         bins.pop()
+    while bins and bins[0][2] == 0:
+        bins.pop(0)
     height, base = 170, 136.0
     total = sum(c for _, _, c in bins)
     peak = max((c for _, _, c in bins), default=0) or 1

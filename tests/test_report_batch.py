@@ -1,0 +1,200 @@
+"""Nightly batches: orchestration with a fake executor, the lock, exit codes, and one real run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agenttest.errors import AgentUnavailable, InputError, Interrupted, UsageError
+from agenttest.reporting._batch import Job, batch_exit_code, batch_lock, load_batch, run_batch
+from agenttest.results import run_file_name, unused_path
+
+from .conftest import ROOT, run_cli
+from .fixtures.reports.builders import attempt, meta, run_end, write
+
+RULES = "rules@sha256:5e1c0a7d93b2f468"
+
+
+def _batch_file(tmp: Path, body: str) -> Path:
+    path = tmp / "nightly.yaml"
+    path.write_text(body, encoding="utf-8")
+    return path
+
+
+NIGHTLY = """\
+out: out
+jobs:
+  - label: core
+    batteries: [batteries]
+    agent: example
+    k: 30
+    gate: true
+  - label: sec
+    batteries: batteries
+    agent: agent.yaml
+    formats: [json, junit]
+"""
+
+
+class FakeRunner:
+    """Writes a run file like the runner would: passes per call decide the verdicts."""
+
+    def __init__(self, passes: list[int]) -> None:
+        self.passes = passes
+        self.calls: list[str] = []
+
+    def __call__(self, job: Job) -> Path:
+        self.calls.append(job.label)
+        x = self.passes[len(self.calls) - 1]
+        job.out.mkdir(parents=True, exist_ok=True)
+        path = unused_path(job.out, run_file_name("fake", 30, job.label))
+        stamp = f"2026-07-{10 + len(self.calls):02d}T02:00:00+00:00"
+        records = [
+            meta(
+                f"{job.label}-{len(self.calls)}",
+                [],
+                label=job.label,
+                started_at=stamp,
+                k_nominal=30,
+                tester="cron",
+            )
+        ]
+        records += [
+            attempt("A", r, "PASS" if r <= x else "FAIL", k=30, rater=RULES) for r in range(1, 31)
+        ]
+        records.append(run_end())
+        return write(path, records)
+
+
+def test_jobs_run_in_order_report_and_compare_with_their_previous_run(tmp_path: Path) -> None:
+    nightly = _batch_file(tmp_path, NIGHTLY)
+    said: list[str] = []
+    runner = FakeRunner([30, 29, 3, 28])  # core: 30 then 3 (regression); sec: 29 then 28
+    first = run_batch(nightly, executor=runner, say=said.append)
+    assert runner.calls == ["core", "sec"]
+    assert [o.status for o in first] == ["ok", "ok"] and batch_exit_code(first) == 0
+    core = first[0]
+    assert core.previous is None and core.run_file is not None
+    suffixes = sorted(p.name.removeprefix(core.run_file.stem) for p in core.reports)
+    assert suffixes == [".html", ".json", ".junit.xml", ".md"]
+    assert all(p.is_file() for p in core.reports)
+    assert sorted(p.name.removeprefix(first[1].run_file.stem) for p in first[1].reports) == [
+        ".json", ".junit.xml"
+    ]  # fmt: skip
+
+    second = run_batch(nightly, executor=runner, say=said.append)
+    core2, sec2 = second
+    assert core2.previous == core.run_file and sec2.previous == first[1].run_file
+    assert core2.status == "regressed" and "3 regression(s)" in core2.summary  # A, L1, overall
+    assert sec2.status == "ok"  # 28/30 vs 29/30 is noise, and sec has no gate anyway
+    assert batch_exit_code(second) == 1
+    compare = json.loads(Path(f"{core2.run_file.with_suffix('')}.compare.json").read_text())
+    assert [b["cls"] for b in compare["blocks"]] == ["regression"]
+    report = json.loads(Path(f"{core2.run_file.with_suffix('')}.json").read_text())
+    assert report["regression"]["baseline"] == core.run_file.name
+    summaries = sorted((tmp_path / "out").glob("batch_*.json"))
+    assert summaries and json.loads(summaries[-1].read_text())["jobs"][0]["status"] == "regressed"
+    assert any(line.startswith("core: regressed:") for line in said)
+
+
+def test_an_aborted_job_is_reported_the_others_still_run_and_exit_is_3(tmp_path: Path) -> None:
+    nightly = _batch_file(tmp_path, NIGHTLY)
+    fake = FakeRunner([30, 30])
+
+    def executor(job: Job) -> Path:
+        if job.label == "core":
+            fake(job)  # a partial run file is on disk when the agent goes away
+            raise AgentUnavailable("agent never became ready")
+        return fake(job)
+
+    outcomes = run_batch(nightly, executor=executor, say=lambda _: None)
+    assert [o.status for o in outcomes] == ["aborted", "ok"]
+    assert outcomes[0].run_file is not None and outcomes[0].reports  # what was written is shown
+    assert batch_exit_code(outcomes) == 3
+
+
+def test_a_refused_job_gives_2_and_an_interrupt_stops_the_batch(tmp_path: Path) -> None:
+    nightly = _batch_file(tmp_path, NIGHTLY)
+
+    def refuse(job: Job) -> Path:
+        raise UsageError("no such battery")
+
+    outcomes = run_batch(nightly, executor=refuse, say=lambda _: None)
+    assert [o.status for o in outcomes] == ["refused", "refused"]
+    assert batch_exit_code(outcomes) == 2
+
+    calls: list[str] = []
+
+    def interrupt(job: Job) -> Path:
+        calls.append(job.label)
+        raise Interrupted("Ctrl-C")
+
+    with pytest.raises(Interrupted):
+        run_batch(nightly, executor=interrupt, say=lambda _: None)
+    assert calls == ["core"]
+
+
+def test_two_batches_never_overlap(tmp_path: Path) -> None:
+    nightly = _batch_file(tmp_path, NIGHTLY)
+    lock = load_batch(nightly).lock
+    ran: list[str] = []
+    with batch_lock(lock):
+        with pytest.raises(UsageError, match="another batch is running"):
+            run_batch(nightly, executor=lambda job: ran.append(job.label) or Path(), say=print)
+        held = run_cli("batch", str(nightly))
+        assert held.returncode == 2 and "another batch is running" in held.stderr
+    assert ran == []
+    # released: the next batch takes the lock
+    run_batch(nightly, executor=FakeRunner([30, 30]), say=lambda _: None)
+
+
+def test_a_bad_batch_file_names_file_and_line(tmp_path: Path) -> None:
+    nightly = _batch_file(tmp_path, """\
+out: out
+jobs:
+  - label: core
+    batteries: [batteries]
+    agent: example
+    k: 0
+  - batteries: [batteries]
+    agent: example
+    colour: blue
+""")  # fmt: skip
+    with pytest.raises(InputError) as info:
+        load_batch(nightly)
+    lines = info.value.lines()
+    assert f"{nightly}:6: `k` must be a whole number ≥ 1" in lines
+    assert any(line.startswith(f"{nightly}:9: unknown job key `colour`") for line in lines)
+    assert any("needs a `label`" in line for line in lines)
+    result = run_cli("batch", str(nightly))
+    assert result.returncode == 2 and f"{nightly}:6:" in result.stderr
+
+
+def test_a_real_nightly_batch_against_the_example_agent(tmp_path: Path) -> None:
+    """End to end through the real runner: two nights, reports, comparison, exit 0."""
+    nightly = _batch_file(tmp_path, f"""\
+out: nightly
+jobs:
+  - label: smoke
+    batteries: [{ROOT / "batteries"}]
+    agent: example
+    only: [L1-CALC-01, SEC-01]
+    k: 2
+    gate: true
+    allow_temp: true
+""")  # fmt: skip
+    for _night in (1, 2):
+        result = run_cli("batch", str(nightly), timeout=300)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "smoke: ok:" in result.stdout
+    runs = sorted((tmp_path / "nightly").glob("run_*_smoke*.jsonl"))
+    assert len(runs) == 2
+    newest = max(runs, key=lambda p: p.stat().st_mtime)
+    report = json.loads(newest.with_suffix(".json").read_text())
+    assert set(report["blocks"]) == {"L1-CALC-01", "SEC-01"}
+    assert report["blocks"]["SEC-01"]["n"] + report["blocks"]["SEC-01"]["errors"] == 2
+    assert report["regression"] is not None
+    assert newest.with_suffix(".compare.json").is_file()
+    assert "Arithmetic" in newest.with_suffix(".md").read_text()  # titles from the battery
