@@ -63,7 +63,7 @@ def response_contains(ctx: Ctx, c: Criterion) -> Check:
     mode = c.mode or "all"
     holds = bool(found) if mode == "any" else not missing
     notes = []
-    if missing:
+    if missing and (mode != "any" or not found):
         notes.append(f"not found: {missing}")
     if discounted:
         notes.append(f"quoted or refused, not counted: {', '.join(discounted)}")
