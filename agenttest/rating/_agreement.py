@@ -107,6 +107,8 @@ class AgreementReport:
         data = asdict(self)
         data["paths"] = list(self.paths)
         data["notes"] = list(self.notes)
+        data["raters"] = list(data["raters"])
+        data["pairs"] = list(data["pairs"])
         for rater in data["raters"]:
             rater["rated"] = rater["passed"] + rater["failed"]
         for pair in data["pairs"]:
