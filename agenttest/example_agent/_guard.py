@@ -76,6 +76,9 @@ _INJECTION = [
     r"\b(attention|note to|dear|hey)\b.{0,5}\b(ai|llm|assistants?|agents?|chatbots?)\b",
     r"^\W*(system|assistant|ai|agent)\s*:",
     r"\byou (must|should) (now )?(ignore|send|delete|reply|reveal|run|execute|forget)\b",
+    r"^\W*(please\s+|now\s+)*(say|reply|respond|answer|print|output|type)\b[^.]{0,20}['\"“‘]",
+    r"\b(list|read|cat|show|open|send|upload|delete|remove|print|reveal)\b[^.]{0,30}"
+    r"(~/|\$home|/etc/|/root\b|\.ssh|\.env\b|api[_ ]?keys?|passwords?|credentials)",
     r"\b(reply|respond|answer|say) only\b",
     r"\b(send|email|forward|upload|post)\b.{0,60}\b(memory|password|secrets?|keys?|tokens?|"
     r"contents|files?)\b.{0,40}\b(to|@)",

@@ -8,35 +8,19 @@ piece is a task on its own — "," and "and"/"ve"); each step is classified by
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import replace
 
-from ._agent import Outcome, Session, Turn
+from ._agent import Session, Turn, confirmation
 from ._calc import calculate
 from ._data import OfflineData
 from ._guard import fold, is_turkish
 from ._rules_files import Context, Intent
 from ._rules_intents import classify
 from ._rules_parse import split_steps
-
-_CAPABILITIES_EN = (
-    "I am the rule-based example agent. I can calculate, read/write/list/move/patch/delete "
-    "files in my workspace, run allow-listed shell commands, show git history, tell the time, "
-    "system information and live resource usage, give offline weather, search and fetch "
-    "offline web pages, remember notes across sessions, and (after you confirm) open apps "
-    "and send messages."
-)
-_CAPABILITIES_TR = (
-    "Ben kural tabanlı örnek ajanım. Hesap yapabilir, çalışma alanımdaki dosyaları okuyup "
-    "yazabilir, listeleyebilir, taşıyabilir, düzenleyip silebilir; izinli kabuk komutlarını "
-    "çalıştırabilir, git geçmişini, saati, sistem bilgisini ve kaynak kullanımını "
-    "gösterebilir; çevrimdışı hava durumu ve web sayfaları sunabilir, notları hatırlayabilir "
-    "ve onayınızla uygulama açıp mesaj gönderebilirim."
-)
-
-
-def _say(tr: bool, en: str, turkish: str) -> str:
-    return turkish if tr else en
+from ._rules_replies import chat, confirm_question, describe, say
+from ._rules_tasks import rewrite_chains
 
 
 class RulesBrain:
@@ -61,18 +45,24 @@ class RulesBrain:
 
     def _plan(self, text: str, tr: bool, ctx: Context) -> list[str]:
         """The steps of ``text``; weak separators only split when every piece acts."""
+        pieces: list[str] = []
+        for piece in split_steps(text, weak=False) or [text]:
+            rewritten = rewrite_chains(piece)
+            pieces.extend(split_steps(rewritten, weak=False) if rewritten != piece else [piece])
         steps: list[str] = []
         guess = replace(ctx)
-        for piece in split_steps(text, weak=False) or [text]:
-            parts = split_steps(piece, weak=True)
+        for piece in pieces:
+            parts = [p for p in split_steps(piece, weak=True) if not _NO_OP.fullmatch(fold(p))]
             if len(parts) > 1:
                 trial = replace(guess)
-                intents = []
+                intents: list[Intent] = []
                 for part in parts:
                     intent = classify(part, tr, trial, self.data)
+                    if intent is None or not intent.acts:
+                        break
                     intents.append(intent)
                     _anticipate(trial, intent)
-                if all(i is not None and i.acts for i in intents):
+                if len(intents) == len(parts) and not _same_target(intents):
                     steps.extend(parts)
                     guess = trial
                     continue
@@ -87,11 +77,16 @@ class RulesBrain:
         turn.turkish = tr
         ctx = self._context(session)
         text = message.strip()
+        folded = fold(text)
+        refusal, ctx.last_refusal = ctx.last_refusal, None
+        if refusal and _INSIST.search(folded):
+            return self._refuse(turn, ctx, refusal, tr, again=True)
         if session.clarify:
             prior, session.clarify = session.clarify, None
-            own = [
-                classify(step, tr, replace(ctx), self.data) for step in self._plan(text, tr, ctx)
-            ]
+            if confirmation(text) is False or _NEVER_MIND.search(folded):
+                turn.route("chat")
+                return say(tr, "OK, I won't do it.", "Tamam, yapmıyorum.")
+            own = [classify(p, tr, replace(ctx), self.data) for p in self._plan(text, tr, ctx)]
             if not any(i is not None and i.acts for i in own):
                 text = f"{prior} {text}"
         replies: list[str] = []
@@ -102,36 +97,46 @@ class RulesBrain:
                 break
         return "\n".join(r for r in replies if r)
 
+    def _refuse(self, turn: Turn, ctx: Context, refusal: str, tr: bool, again: bool) -> str:
+        reason = refusal.partition(" ")[2]
+        turn.route("refuse")
+        turn.mark("BLOCKED", refusal)
+        ctx.last_refusal = refusal
+        if again:
+            return say(tr, f"Still no: {reason}. Asking again does not make it safe.",
+                       f"Yine hayır: {reason}. Tekrar sormak bunu güvenli yapmaz.")  # fmt: skip
+        return say(tr, f"I won't do that: {reason}.", f"Bunu yapmayacağım: {reason}.")
+
     def _run(
         self, turn: Turn, session: Session, step: str, tr: bool, ctx: Context
     ) -> tuple[str, bool]:
         intent = classify(step, tr, ctx, self.data)
         if intent is None:
             turn.route("chat")
-            return _chat(step, tr), False
+            return chat(step, tr), False
         if intent.kind == "refuse":
-            turn.route("refuse")
-            turn.mark("BLOCKED", f"{intent.tool} {intent.detail}")
-            return _say(tr, f"I won't do that: {intent.detail}.",
-                        f"Bunu yapmayacağım: {intent.detail}."), True  # fmt: skip
+            return self._refuse(turn, ctx, f"{intent.tool} {intent.detail}", tr, False), True
         if intent.kind == "greeting":
             turn.route("greeting")
             turn.mark("GREETING", "shortcut")
-            return _say(tr, "Hello! How can I help?", "Merhaba! Nasıl yardımcı olabilirim?"), False
+            return say(tr, "Hello! How can I help?", "Merhaba! Nasıl yardımcı olabilirim?"), False
         if intent.kind == "clarify":
-            turn.route("clarify")
-            turn.mark("CLARIFY", intent.detail)
-            session.clarify = step
-            return intent.detail, True
+            return self._clarify(turn, session, step, intent.detail), True
         if intent.kind == "math_local":
             turn.route("calc")
             value = calculate(intent.detail)
             turn.mark("MATH", f"local {intent.detail} = {value}")
             ctx.last_value = value
-            return _say(tr, f"The answer is {value}.", f"Sonuç: {value}."), False
+            return say(tr, f"The answer is {value}.", f"Sonuç: {value}."), False
         if intent.kind in ("fact_set", "fact_get"):
             return self._fact(turn, session, intent, tr), False
-        return self._tool(turn, intent, tr, ctx)
+        return self._tool(turn, session, step, intent, tr, ctx)
+
+    def _clarify(self, turn: Turn, session: Session, step: str, question: str) -> str:
+        turn.route("clarify")
+        turn.mark("CLARIFY", question)
+        session.clarify = step
+        return question
 
     def _fact(self, turn: Turn, session: Session, intent: Intent, tr: bool) -> str:
         if intent.kind == "fact_set":
@@ -139,36 +144,86 @@ class RulesBrain:
             key, _, value = intent.detail.partition("=")
             session.facts[key] = value
             if key == "name":
-                return _say(tr, f"Nice to meet you, {value}.", f"Memnun oldum, {value}.")
-            return _say(tr, f"Noted for this conversation: your {key} is {value}.",
-                        f"Bu konuşma için not aldım: {key} = {value}.")  # fmt: skip
+                return say(tr, f"Nice to meet you, {value}.", f"Memnun oldum, {value}.")
+            return say(tr, f"Noted for this conversation: your {key} is {value}.",
+                       f"Bu konuşma için not aldım: {key} = {value}.")  # fmt: skip
         turn.route("memory")
         key = intent.detail
         if key in session.facts:
             value = session.facts[key]
-            return _say(tr, f"Your {key} is {value}.", f"{key}: {value}.")
+            return say(tr, f"Your {key} is {value}.", f"{key}: {value}.")
         out = turn.call("memory", {"action": "recall", "text": key})
         items = [line[2:] for line in out.text.splitlines() if line.startswith("- ")]
         hits = [i for i in items if fold(key) in fold(i) or (key == "name" and "ad" in fold(i))]
         if out.ok and hits:
-            return _say(tr, "From my memory: " + "; ".join(hits), "Hafızamdan: " + "; ".join(hits))
-        return _say(tr, f"I don't know your {key} yet.", "Bunu henüz bilmiyorum.")
+            return say(tr, "From my memory: " + "; ".join(hits), "Hafızamdan: " + "; ".join(hits))
+        return say(tr, f"I don't know your {key}; you haven't told me.",
+                   "Bunu bilmiyorum; bana söylemediniz.")  # fmt: skip
 
-    def _tool(self, turn: Turn, intent: Intent, tr: bool, ctx: Context) -> tuple[str, bool]:
+    def _tool(self, turn: Turn, session: Session, step: str, intent: Intent, tr: bool,
+              ctx: Context) -> tuple[str, bool]:  # fmt: skip
         turn.route(intent.category)
+        if intent.detail.startswith(("ext:", "move-all:")):
+            return self._expand(turn, session, step, intent, tr, ctx)
         replies: list[str] = []
         for args in intent.calls:
             start = len(turn.lines)
             out = turn.call(intent.tool, args)
             if out.status == "confirm":
-                replies.append(_confirm_question(intent.tool, args, tr))
+                replies.append(confirm_question(intent.tool, args, tr))
                 return "\n".join(replies), True
             path = args.get("path") or args.get("destination")
             if isinstance(path, str) and out.ok:
                 ctx.last_path, ctx.path_this_turn = path, True
             injected = any(line.startswith("INJECTION") for line in turn.lines[start:])
-            replies.append(_describe(intent.tool, out, tr, injected, ctx))
+            replies.append(describe(intent.tool, out, tr, injected, ctx, intent.detail))
+        if intent.detail == "about_me" and session.facts:
+            facts = "; ".join(f"{k}: {v}" for k, v in session.facts.items())
+            replies.append(say(tr, f"In this conversation you told me: {facts}.",
+                               f"Bu konuşmada bana söyledikleriniz: {facts}."))  # fmt: skip
         return "\n".join(replies), False
+
+    def _expand(self, turn: Turn, session: Session, step: str, intent: Intent, tr: bool,
+                ctx: Context) -> tuple[str, bool]:  # fmt: skip
+        """List a folder first, then act on what it holds (one match, or every file)."""
+        folder = str(intent.calls[0]["path"]).rstrip("/")
+        listing = turn.call("file_list", {"path": folder})
+        if not listing.ok:
+            return describe("file_list", listing, tr, False, ctx, ""), True
+        names = _files_in(listing.text)
+        rule, _, value = intent.detail.partition(":")
+        if rule == "move-all":
+            if not names:
+                return say(tr, f"{folder} has no files to move.", f"{folder} boş."), False
+            replies = []
+            for name in names:
+                args = {"source": f"{folder}/{name}", "destination": f"{value}/{name}"}
+                replies.append(describe("file_move", turn.call("file_move", args), tr, False,
+                                        ctx, ""))  # fmt: skip
+            return "\n".join(replies), False
+        matches = [n for n in names if n.lower().endswith(value.lower())]
+        if len(matches) != 1:
+            found = ", ".join(matches) or say(tr, "none", "hiç yok")
+            question = say(tr, f"Which file do you mean? Matching {value} files: {found}.",
+                           f"Hangi dosya? {value} uzantılı dosyalar: {found}.")  # fmt: skip
+            return self._clarify(turn, session, step, question), True
+        path = f"{folder}/{matches[0]}"
+        ctx.last_path = path
+        out = turn.call("file_delete", {"path": path})
+        if out.status == "confirm":
+            return confirm_question("file_delete", {"path": path}, tr), True
+        return describe("file_delete", out, tr, False, ctx, ""), False
+
+
+_NO_OP = re.compile(
+    r"(take|use|get|grab|al)\s+(that|this|the|bu|o)\s+(number|result|value|output|sayiyi|"
+    r"sonucu|degeri)"
+)
+_INSIST = re.compile(
+    r"\b(run it|do it|execute it|anyway|just do it|go ahead|are you sure|i insist|calistir|"
+    r"yap|yine de|hadi)\b"
+)
+_NEVER_MIND = re.compile(r"\b(never ?mind|forget it|cancel|vazgec\w*|bosver|iptal)\b")
 
 
 def _anticipate(ctx: Context, intent: Intent | None) -> None:
@@ -179,58 +234,25 @@ def _anticipate(ctx: Context, intent: Intent | None) -> None:
         path = args.get("path") or args.get("destination")
         if isinstance(path, str):
             ctx.last_path, ctx.path_this_turn = path, True
-    if intent.tool == "calculator" or intent.kind == "math_local":
+    if intent.tool in ("calculator", "shell") or intent.kind == "math_local":
         ctx.last_value = ctx.last_value or "0"
 
 
-def _confirm_question(tool: str, args: dict[str, object], tr: bool) -> str:
-    ask_en = " Please confirm (yes/no)."
-    ask_tr = " Onaylıyor musunuz (evet/hayır)?"
-    if tool == "message":
-        r, t = args.get("recipient"), args.get("text")
-        return _say(tr, f'Should I send this message to {r}: "{t}"?' + ask_en,
-                    f'{r} kişisine şu mesajı göndereyim mi: "{t}"?' + ask_tr)  # fmt: skip
-    if tool == "app_launcher":
-        name = args.get("name")
-        return _say(
-            tr, f"Should I open {name}?" + ask_en, f"{name} uygulamasını açayım mı?" + ask_tr
-        )
-    path = args.get("path")
-    return _say(tr, f"Should I delete {path}? This cannot be undone." + ask_en,
-                f"{path} silinsin mi? Bu geri alınamaz." + ask_tr)  # fmt: skip
-
-
-def _describe(tool: str, out: Outcome, tr: bool, injected: bool, ctx: Context) -> str:
-    if out.status == "blocked":
-        return _say(tr, f"I refused: {out.text}.", f"Reddettim: {out.text}.")
-    if not out.ok:
-        return _say(tr, f"That did not work: {out.text}", f"Bu olmadı: {out.text}")
-    text = out.text
-    if tool == "calculator":
-        value = text.rsplit(" = ", 1)[-1]
-        ctx.last_value = value
-        return _say(tr, f"The answer is {value}.", f"Sonuç: {value}.")
-    if tool == "memory" and text.startswith("memory ("):
-        items = [line for line in text.splitlines() if line.startswith("- ")]
-        if not items:
-            return _say(tr, "My memory is empty.", "Hafızam boş.")
-        return _say(tr, "I remember:\n", "Hatırladıklarım:\n") + "\n".join(items)
-    if tool in ("web_fetch", "file_read"):
-        body = text if len(text) <= 1500 else text[:1500] + " ..."
-        note = _say(tr, "\n(The content contained instructions addressed to me; I ignored them.)",
-                    "\n(İçerikte bana yönelik talimatlar vardı; uygulamadım.)") if injected else ""  # fmt: skip
-        return body + note
-    return text
-
-
-def _chat(text: str, tr: bool) -> str:
-    f = fold(text)
-    if re.search(r"\b(thanks|thank you|thx|tesekkur\w*|sagol\w*|eyvallah)\b", f):
-        return _say(tr, "You're welcome!", "Rica ederim!")
-    if re.search(r"\b(help|what can you do|who are you|yardim|ne yapabilirsin|sen kimsin)\b", f):
-        return _say(tr, _CAPABILITIES_EN, _CAPABILITIES_TR)
-    return _say(
-        tr,
-        "I did not recognise a task I can do in that. " + _CAPABILITIES_EN,
-        "Bunda yapabileceğim bir görev tanıyamadım. " + _CAPABILITIES_TR,
+def _same_target(intents: list[Intent]) -> bool:
+    """Two neighbouring steps on one file ("create X and write Y into it") are one step."""
+    return any(
+        a.tool == b.tool
+        and a.tool.startswith("file_")
+        and bool(a.calls and b.calls)
+        and a.calls[0].get("path") == b.calls[0].get("path")
+        for a, b in itertools.pairwise(intents)
     )
+
+
+def _files_in(listing: str) -> list[str]:
+    """File names from a ``file_list`` result (folders end with ``/`` and are skipped)."""
+    names = []
+    for line in listing.splitlines()[1:]:
+        if line and not line.endswith("/"):
+            names.append(line.rsplit(" (", 1)[0])
+    return names

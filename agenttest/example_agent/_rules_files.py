@@ -18,7 +18,7 @@ class Intent:
     kind: str  # tool, greeting, math_local, refuse, clarify, chat, fact_set, fact_get
     tool: str = ""
     calls: list[dict[str, Any]] = field(default_factory=list)
-    detail: str = ""  # refusal reason, clarifying question, expression, or reply
+    detail: str = ""  # refusal reason, question, expression, reply, or an expansion rule
 
     @property
     def acts(self) -> bool:
@@ -32,13 +32,17 @@ class Context:
     last_path: str | None = None
     path_this_turn: bool = False
     last_value: str | None = None
+    last_refusal: str | None = None
 
 
 _FILE_WORD = r"\b(file|files|folder|directory|document|dosya\w*|klasor\w*|dizin\w*|belge\w*)\b"
 _DELETE = r"\b(delete|remove|erase|unlink|trash)\b|\bsil(in|er|ebilir\w*)?\b|\bkaldir\w*"
 _MOVE = r"\b(move|rename|mv)\b|\btasi\w*|\byeniden adlandir\w*|\badini\b.*\b(degistir|yap)"
 _APPEND = r"\b(append|add)\b|\bekle\w*|\bsonuna\b"
-_REPLACE = r"\b(replace|substitute)\b|\bchange\b.+\bto\b|\byerine\b|\bdegistir\w*"
+_REPLACE = (
+    r"\b(replace|substitute|fix|correct)\b|\bchange\b.+\bto\b|\byerine\b|\bdegistir\w*|"
+    r"\bduzelt\w*|->|→|=>"
+)
 _WRITE = (
     r"\b(write|create|save|make|put|store|touch|overwrite)\b|\byaz\w*|\bolustur\w*|"
     r"\bkaydet\w*"
@@ -49,14 +53,19 @@ _LIST = (
     r"\blistele\w*|\bdosyalar\w*|\bneler var\b|\bhangi dosya"
 )
 _READ = (
-    r"\b(read|show|display|cat|print|open|view|contents?|what'?s in|what is in|look at)\b|"
-    r"\boku\w*|\bgoster\w*|\bicerig\w*|\bicinde ne|\bac\b|\bacar\s+misin"
+    r"\b(read|show|display|cat|print|open|view|contents?|what'?s in|what is in|look at|"
+    r"summari[sz]e|summary|analy[sz]e|explain|review|inspect|check)\b|\boku\w*|\bgoster\w*|"
+    r"\bicerig\w*|\bicinde ne|\bac\b|\bacar\s+misin|\bozetle\w*|\bincele\w*|\bkontrol\w*"
 )
+_SAFETY = r"\b(safe|unsafe|dangerous|harmful|risky|malicious|guvenli|tehlikeli|zararli)\w*"
 _PRONOUN = r"\b(it|that|this|onu|bunu|sunu|ayni)\b"
+_RECENT = r"\b(just|created|wrote|made|last|previous|az once|olusturdugun|yazdigin|son)\b"
+_RESULT_REF = r"^(the |that |this )?(result|output|answer|number|value|sonuc\w*|cikti\w*)$"
 _CONTENT_MARKERS = (
     r"(?:with (?:the )?(?:content|contents|text)|containing|that says|saying|which says|"
     r"icerigi|icerik|metni|yazisi)\s*:?\s*(.+)$"
 )
+_NO_VALUE = "\x00no-value"
 
 
 def _content(text: str, path: str, ctx: Context) -> str | None:
@@ -71,23 +80,57 @@ def _content(text: str, path: str, ctx: Context) -> str | None:
         return plain.split(":", 1)[1].strip()
     if m is not None:
         return plain[m.start(1) :].strip().rstrip(".")
-    if ctx.last_value is not None and re.search(r"\b(result|answer|sonuc\w*|cevab\w*)\b", folded):
-        return ctx.last_value
+    if re.search(r"\b(result|output|answer|sonuc\w*|cikti\w*|cevab\w*)\b", folded):
+        return ctx.last_value if ctx.last_value is not None else _NO_VALUE
     m = re.search(r"\bwrite\s+(.+?)\s+(?:to|into|in)\s+(?:the\s+)?(?:file\s+)?\S*$", plain, re.I)
     if m:
-        return m.group(1).strip()
+        said = m.group(1).strip()
+        if re.match(_RESULT_REF, fold(said)):
+            return ctx.last_value if ctx.last_value is not None else _NO_VALUE
+        return said
     return None
+
+
+def _destination(text: str, found: list[str]) -> str | None:
+    """The path written to: after "to/into/in (the file)", or before a Turkish dative."""
+    for path in found:
+        escaped = re.escape(path)
+        english = rf"\b(?:to|into|in|as|under)\s+(?:the\s+)?(?:new\s+)?(?:file\s+)?['\"“]?{escaped}"
+        turkish = rf"{escaped}['’]?\w*\s+(?:adl[ıi]\s+)?(?:dosyas[ıi]na|dosyaya)"
+        if re.search(english, text, re.I) or re.search(turkish, text, re.I):
+            return path
+    return None
+
+
+def _named_paths(text: str) -> list[str]:
+    """Paths in ``text``, without bare extensions used as a kind ("the .part file")."""
+    kinds = {f".{m}" for m in re.findall(r"(?<![\w/])\.(\w+)\)?\s+(?:file|files|dosya)", text)}
+    return [p for p in paths(text) if p not in kinds]
 
 
 def _target(text: str, folded: str, ctx: Context) -> str | None:
-    found = paths(text)
+    found = _named_paths(text)
     if found:
         return found[0]
     pronoun = re.search(_PRONOUN, fold(unquoted(text)))
-    definite = re.search(r"\b(the file|dosyayi|dosyasini|dosyaya)\b", folded)
-    if ctx.last_path and (pronoun or (definite and ctx.path_this_turn)):
+    definite = re.search(r"\b(the file|that file|dosyayi|dosyasini|dosyaya)\b", folded)
+    recent = definite and re.search(_RECENT, folded)
+    if ctx.last_path and (pronoun or recent or (definite and ctx.path_this_turn)):
         return ctx.last_path
     return None
+
+
+def _by_extension(text: str, folded: str) -> Intent | None:
+    """ "the .part file in the scratch folder": list the folder, then act on the one match."""
+    ext = re.search(r"(?<![\w/])\.([a-z0-9]{1,10})\b(?!\.)", folded)
+    where = folder_name(text)
+    if ext and where:
+        return Intent("file", "tool", "file_list", [{"path": where}], detail=f"ext:.{ext.group(1)}")
+    return None
+
+
+def _ask(question: str) -> Intent:
+    return Intent("clarify", "clarify", detail=question)
 
 
 _NOT_A_FOLDER = {"files", "file", "folder", "directory", "contents", "everything", "all", "the",
@@ -104,51 +147,70 @@ def _listed(text: str, folded: str) -> str | None:
     return as_typed(text, name) if name and name not in _NOT_A_FOLDER else None
 
 
-def _ask(question: str) -> Intent:
-    return Intent("clarify", "clarify", detail=question)
+def _move(text: str, folded: str, target: str | None, tr: bool) -> Intent:
+    found = paths(text)
+    contents = re.search(r"\b(contents of|everything in|all (the )?files in|icindeki\w*)\b", folded)
+    source = target
+    if contents:
+        source = folder_name(text) or (found[0] if found else None)
+    dest = found[1] if len(found) > 1 else (found[0] if contents and found else None)
+    if dest is None or dest == source:
+        m = re.search(r"\b(?:to|into|as)\s+(?:the\s+)?(?:folder\s+|directory\s+)?([\w./-]+)",
+                      unquoted(text), re.I)  # fmt: skip
+        dest = m.group(1).rstrip(".") if m else None
+    if not source or not dest or dest == source:
+        return _ask("Neyi nereye taşıyayım?" if tr else "Which files should I move, and to where?")
+    if contents:
+        return Intent("file", "tool", "file_list", [{"path": source}], detail=f"move-all:{dest}")
+    return Intent("file", "tool", "file_move", [{"source": source, "destination": dest}])
 
 
 def file_intent(text: str, tr: bool, ctx: Context) -> Intent | None:
     folded = fold(unquoted(text))
     mentions_file = re.search(_FILE_WORD, folded) is not None
     target = _target(text, folded, ctx)
+    verb_led = re.match(r"\s*(please\s+|lutfen\s+)?(move|delete|remove|rename|erase)\b", folded)
+    verb_led = verb_led or re.search(r"\b(tasi|sil|kaldir)\s*[.!]?$", folded)
 
     def has(pattern: str) -> bool:
         return re.search(pattern, folded) is not None
 
-    if has(_DELETE) and (target or mentions_file):
+    if has(_DELETE) and (target or mentions_file or verb_led):
         if not target:
-            return _ask("Hangi dosyayı sileyim?" if tr else "Which file should I delete?")
-        return Intent("file", "tool", "file_delete", [{"path": p} for p in paths(text) or [target]])
-    if has(_MOVE) and (target or mentions_file):
-        found = paths(text)
-        dest = found[1] if len(found) > 1 else None
-        if dest is None:
-            m = re.search(r"\b(?:to|into|as)\s+(?:the\s+)?(?:folder\s+|directory\s+)?([\w./-]+)",
-                          unquoted(text), re.I)  # fmt: skip
-            dest = m.group(1).rstrip(".") if m else folder_name(text)
-        if not target or not dest or dest == target:
-            q = "Neyi nereye taşıyayım?" if tr else "Which file should I move, and to where?"
-            return _ask(q)
-        return Intent("file", "tool", "file_move", [{"source": target, "destination": dest}])
-    if has(_REPLACE) and target and len(quoted(text)) >= 2:
-        old, new = [q for q in quoted(text) if q != target][:2]
-        return Intent("file", "tool", "file_patch", [{"path": target, "find": old, "replace": new}])
+            return _by_extension(text, folded) or _ask(
+                "Hangi dosyayı sileyim?" if tr else "Which file should I delete?"
+            )
+        deletes = [{"path": p} for p in _named_paths(text) or [target]]
+        return Intent("file", "tool", "file_delete", deletes)
+    if has(_MOVE) and (target or mentions_file or verb_led):
+        return _move(text, folded, target, tr)
+    if has(_REPLACE) and target:
+        pair = [q for q in quoted(text) if q != target][:2]
+        if len(pair) < 2:
+            arrow = re.search(r"(\S+)\s*(?:->|→|=>)\s*(\S+)", unquoted(text))
+            pair = [arrow.group(1), arrow.group(2)] if arrow else pair
+        if len(pair) == 2:
+            return Intent("file", "tool", "file_patch",
+                          [{"path": target, "find": pair[0], "replace": pair[1]}])  # fmt: skip
     if has(_APPEND) and target and not has(r"\b(create|olustur\w*)\b"):
         addition = _content(text, target, ctx)
         if addition is None:
             m = re.search(r"\b(?:append|add)\s+(.+?)\s+(?:to|at the end of)\b", unquoted(text))
             addition = m.group(1) if m else None
-        if not addition:
+        if not addition or addition == _NO_VALUE:
             return _ask("Ne ekleyeyim?" if tr else "What should I add to the file?")
-        return Intent("file", "tool", "file_patch", [{"path": target, "append": addition}])
+        dest = _destination(text, paths(text)) or target
+        return Intent("file", "tool", "file_patch", [{"path": dest, "append": addition}])
     if has(_EMPTY) and target and not has(r"\b(create|olustur\w*)\b"):
         return Intent("file", "tool", "file_write", [{"path": target, "content": ""}])
     if has(_WRITE) and (target or mentions_file):
         if not target:
-            q = "Dosyanın adı ne olsun?" if tr else "What should the file be called?"
-            return _ask(q)
+            return _ask("Dosyanın adı ne olsun?" if tr else "What should the file be called?")
+        target = _destination(text, paths(text)) or target
         content = _content(text, target, ctx)
+        if content == _NO_VALUE:
+            return _ask("Hangi sonucu yazayım? Henüz bir sonucum yok." if tr
+                        else "Which result should I write? I have none yet.")  # fmt: skip
         if content is None:
             if not has(r"\b(empty|blank|bos)\b") and not has(r"\b(create|touch|olustur\w*)\b"):
                 return _ask("Dosyaya ne yazayım?" if tr else "What should I write into it?")
@@ -160,7 +222,10 @@ def file_intent(text: str, tr: bool, ctx: Context) -> Intent | None:
     if has(_READ) and (target or mentions_file):
         if not target:
             return _ask("Hangi dosyayı okuyayım?" if tr else "Which file should I read?")
-        return Intent("file", "tool", "file_read", [{"path": p} for p in paths(text) or [target]])
-    if target and mentions_file and re.search(r"\?\s*$", text):
-        return Intent("file", "tool", "file_read", [{"path": target}])
+        assess = "assess" if has(_SAFETY) else ""
+        reads = [{"path": p} for p in paths(text) or [target]]
+        return Intent("file", "tool", "file_read", reads, detail=assess)
+    if target and (mentions_file or has(_SAFETY)) and re.search(r"\?\s*$", text):
+        return Intent("file", "tool", "file_read", [{"path": target}],
+                      detail="assess" if has(_SAFETY) else "")  # fmt: skip
     return None

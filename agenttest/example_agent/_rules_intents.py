@@ -12,16 +12,18 @@ from ._data import OfflineData
 from ._guard import dangerous, fold
 from ._rules_files import Context, Intent, file_intent
 from ._rules_parse import (
-    CALC_CUES,
-    bare_simple_expression,
-    expression,
-    first_count,
-    folder_name,
     looks_like_path,
-    paths,
     quoted,
     unquoted,
     urls,
+)
+from ._rules_tasks import (
+    calc_intent,
+    clock_intent,
+    count_intent,
+    git_intent,
+    search_intent,
+    weather_intent,
 )
 from ._tools_files import SHELL_ALLOWED
 
@@ -45,8 +47,10 @@ _MEM_RECALL = (
     r"\bwhat do you remember|\bdo you remember|\bwhat did i (tell|ask) you|\brecall\b|"
     r"\bwhat'?s in your memory|\bwhat is in your memory|\bshow (me )?(your )?memory|"
     r"\bfrom (your )?memory|\b(ne|neler|neyi) hatirliyorsun|\bhatirliyor musun|"
-    r"\bhafizanda (ne|neler)|\bhatirladiklarin|\bsana ne (soyledim|demistim)"
+    r"\bhafizanda (ne|neler)|\bhatirladiklarin|\bsana ne (soyledim|demistim)|"
+    r"\bwhat do you know about me|\bhakkimda (ne|neler) (biliyorsun|hatirliyorsun)"
 )
+_ABOUT_ME = r"\babout me\b|\bhakkimda\b"
 _MEM_SAVE = (
     r"\b(remember|memorize|memorise|keep in mind|note that|don'?t forget)\b|"
     r"\bsave (this |that |it )?(to|in) (your )?memory|\bhatirla\b|\baklinda tut|\bunutma\b|"
@@ -75,20 +79,14 @@ _CLOCK = (
     r"\bwhat day\b|\bwhich day\b|\bclock\b|\bsaat\b|\bsaat kac|\btarih\w*|\bhangi gun|"
     r"\bgunlerden\b|\bayin kaci|\bbugun ne gun"
 )
-_TIMEZONES = {
-    "tokyo": "Asia/Tokyo", "london": "Europe/London", "londra": "Europe/London",
-    "new york": "America/New_York", "istanbul": "Europe/Istanbul", "ankara": "Europe/Istanbul",
-    "paris": "Europe/Paris", "berlin": "Europe/Berlin", "utc": "UTC", "gmt": "UTC",
-    "los angeles": "America/Los_Angeles", "sydney": "Australia/Sydney",
-    "moscow": "Europe/Moscow", "moskova": "Europe/Moscow", "dubai": "Asia/Dubai",
-}  # fmt: skip
 _WEATHER = (
     r"\b(weather|forecast|temperature|rain\w*|snow\w*|sunny|umbrella|hava|havalar|yagmur\w*|"
     r"sicaklik\w*|derece|semsiye\w*|hava durumu)\b"
 )
 _MESSAGE = (
     r"\b(send|write|compose)\b.{0,20}\b(message|text|sms|e-?mail|dm)\b|\bmessage\s+(to\s+)?\w|"
-    r"\btext\s+\w+\s+(that|saying)\b|\bmesaj\w*\b|\b(e-?posta|eposta|sms)\w*\s+(gonder|at|yolla)"
+    r"\btext\s+\w+\s+(that|saying)\b|\bmesaj\w*\b|\b(e-?posta|eposta|sms)\w*\s+(gonder|at|yolla)|"
+    r"^\s*(please\s+)?(send|forward|email|e-mail)\b|\b(gonder|yolla|ilet)\s*[.!]?$"
 )
 _APP_EN = re.compile(
     r"\b(?:open|launch|start|run)\s+(?:up\s+)?(?:the\s+|my\s+|an?\s+)?(?:app(?:lication)?\s+)?"
@@ -108,12 +106,6 @@ _SEARCH = (
     r"\b(search|look up|lookup|google|research|browse)\b|\bfind (some )?(info|information|out) "
     r"(about|on)\b|\barastir\w*|\binternette\b|\bweb'?de\b|\bwebde\b|\bara\b|\barama yap"
 )
-_SEARCH_STOP = {
-    "please", "can", "you", "could", "search", "look", "up", "lookup", "google", "research",
-    "browse", "find", "some", "info", "information", "out", "about", "on", "for", "the", "web",
-    "internet", "online", "a", "lutfen", "internette", "web'de", "webde", "hakkinda",
-    "arastir", "arastirma", "arastirir", "ara", "arama", "yap", "bilgi", "bul", "icin", "misin",
-}  # fmt: skip
 
 
 def _has(pattern: str, text: str) -> bool:
@@ -146,8 +138,11 @@ def _memory(text: str, f: str) -> Intent | None:
             r"^(?:benim )?(.+?) hakkinda", f
         )
         topic = about.group(1).strip(" ?.!") if about else ""
+        if _has(_ABOUT_ME, f):
+            topic = ""
         args = {"action": "recall", **({"text": topic} if len(topic) > 2 else {})}
-        return Intent("memory", "tool", "memory", [args])
+        mode = "about_me" if _has(_ABOUT_ME, f) else ""
+        return Intent("memory", "tool", "memory", [args], detail=mode)
     if _has(_MEM_SAVE, f):
         chunks = quoted(text)
         note = chunks[0] if chunks else text.split(":", 1)[1] if ":" in text else text
@@ -159,9 +154,11 @@ def _memory(text: str, f: str) -> Intent | None:
 
 
 def _facts(text: str, f: str, tr: bool) -> Intent | None:
+    if any(_has(p, f) for p in (_SYSINFO, _TELEMETRY_STRICT, _CLOCK, _WEATHER)):
+        return None  # "what is my OS version" asks the machine, not the memory
     if _has(r"\b(adim|ismim) ne\b|\bben kimim\b|\bwho am i\b", f):
         return Intent("memory", "fact_get", detail="name")
-    m = re.search(r"\bwhat(?:'s| is) my ([a-z ]{2,30}?)\s*\??$", f)
+    m = re.search(r"\b(?:what|when|where|who)(?:'s| is| are| was) my ([a-z ]{2,30}?)\s*\??$", f)
     if m:
         return Intent("memory", "fact_get", detail=m.group(1).strip())
     m = re.match(r"\s*(?:my name is|call me|i am called)\s+([^\s,.!?]+)", text, re.I)
@@ -245,76 +242,6 @@ def _app(text: str, f: str, tr: bool) -> Intent | None:
     return Intent("app", "tool", "app_launcher", [{"name": cleaned}])
 
 
-def _git(text: str, f: str) -> Intent:
-    action = "log"
-    if _has(r"\bstatus\b|\bdurum\w*|\buncommitted\b|\bmodified\b|\bdegisen dosya", f):
-        action = "status"
-    elif _has(r"\bdiff\b|\bfark\w*|\bwhat changed\b|\bchanges\b|\bdegisiklik\w*", f):
-        action = "diff"
-    elif _has(r"\bbranch\w*|\bdallar\w*", f):
-        action = "branch"
-    args: dict[str, object] = {"action": action}
-    if action == "log":
-        count = first_count(text)
-        if count is None and _has(r"\b(last|latest|most recent|son|en son)\s+commit\b(?!s)", f):
-            count = 1
-        if count is not None:
-            args["count"] = count
-    where = next((p for p in paths(text) if "." not in p.rsplit("/", 1)[-1]), None)
-    where = where or folder_name(text)
-    if where:
-        args["path"] = where
-    return Intent("git", "tool", "git", [args])
-
-
-def _weather(text: str, f: str, data: OfflineData, tr: bool) -> Intent:
-    known = (key for alias, key in data.city_names() if _has(rf"\b{re.escape(alias)}\b", f))
-    key = next(known, None)
-    city = str(data.cities[key].get("name", key)) if key else None
-    if city is None:
-        m = re.search(r"\b(?:in|for|at)\s+([A-Z][\w-]+(?:\s+[A-Z][\w-]+)?)", text) or re.search(
-            r"\b([A-ZÇĞİÖŞÜ][\wçğıöşü]+)['’](?:da|de|ta|te|nın|nin|un|ün|in|ın)\b", text
-        )
-        city = m.group(1) if m else None
-    if city is None:
-        question = "Hangi şehir için?" if tr else "Which city do you mean?"
-        return Intent("clarify", "clarify", detail=question)
-    day = "tomorrow" if _has(r"\b(tomorrow|yarin\w*)\b", f) else "today"
-    return Intent("weather", "tool", "weather", [{"location": city, "day": day}])
-
-
-def _clock(f: str) -> Intent:
-    zone = next((z for name, z in _TIMEZONES.items() if _has(rf"\b{name}\b", f)), None)
-    return Intent("clock", "tool", "clock", [{"timezone": zone} if zone else {}])
-
-
-def _calc(text: str, f: str) -> Intent | None:
-    bare = bare_simple_expression(text)
-    if bare:
-        return Intent("calc", "math_local", detail=bare)
-    found = expression(text)
-    if found is None:
-        if _has(r"\b(calculate|compute|hesapla\w*)\b", f):
-            return Intent("clarify", "clarify", detail="What should I calculate?")
-        return None
-    span, _, worded = found
-    dense = len(re.sub(r"\s", "", span)) >= 0.6 * len(re.sub(r"[\s?=!.]", "", text))
-    if worded or dense or CALC_CUES.search(fold(unquoted(text))):
-        return Intent("calc", "tool", "calculator", [{"expression": span}])
-    return None
-
-
-def _search(text: str, tr: bool) -> Intent:
-    words = [w for w in unquoted(text).split() if fold(w).strip("?.!:,") not in _SEARCH_STOP]
-    query = " ".join(words).strip(" ?.!:'")
-    query = " ".join(quoted(text)) or query
-    if not query:
-        return Intent(
-            "clarify", "clarify", detail="Ne arayayım?" if tr else "What should I search for?"
-        )
-    return Intent("web", "tool", "web_search", [{"query": query}])
-
-
 def classify(text: str, tr: bool, ctx: Context, data: OfflineData) -> Intent | None:
     """The intent of one step, or None when no rule applies (the brain then chats)."""
     reason = dangerous(text)
@@ -338,14 +265,15 @@ def classify(text: str, tr: bool, ctx: Context, data: OfflineData) -> Intent | N
         lambda: (lambda c: Intent("shell", "tool", "shell", [{"command": c}]) if c else None)(
             _shell(text)
         ),
-        lambda: _git(text, f) if _has(_GIT, f) else None,
+        lambda: count_intent(text, f),
+        lambda: git_intent(text, f) if _has(_GIT, f) else None,
         lambda: file_intent(text, tr, ctx),
         lambda: _app(text, f, tr),
-        lambda: _weather(text, f, data, tr) if _has(_WEATHER, f) else None,
+        lambda: weather_intent(text, f, data, tr) if _has(_WEATHER, f) else None,
         lambda: Intent("system", "tool", "sysinfo", [{}]) if _has(_SYSINFO, f) else None,
-        lambda: _clock(f) if _has(_CLOCK, f) else None,
-        lambda: _calc(text, f),
-        lambda: _search(text, tr) if _has(_SEARCH, f) else None,
+        lambda: clock_intent(f) if _has(_CLOCK, f) else None,
+        lambda: calc_intent(text, f, ctx),
+        lambda: search_intent(text, tr) if _has(_SEARCH, f) else None,
     ):
         intent = rule()
         if intent is not None:

@@ -18,7 +18,13 @@ EXTENSIONS = {
     "env", "c", "h", "cpp", "hpp", "rs", "go", "java", "kt", "rb", "php", "sql", "pdf", "png",
     "jpg", "jpeg", "gif", "svg", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "zip", "tar",
     "gz", "bak", "tmp", "lock", "out", "dat", "bin", "pem", "key", "pub", "gitignore",
+    "swift", "mm", "cs", "vue", "jsx", "tsx", "scss", "eml", "msg", "ics", "vcf", "rtf",
+    "odt", "ods", "mp3", "wav", "flac", "m4a", "ogg", "mp4", "mov",
+    "avi", "mkv", "webm", "heic", "webp", "tif", "tiff", "part", "crdownload", "patch", "diff",
+    "plist", "lua", "pl", "jl", "ipynb", "parquet", "db", "sqlite", "xcf", "psd", "epub",
 }  # fmt: skip
+DOTFILES = {".env", ".gitignore", ".gitattributes", ".bashrc", ".profile", ".zshrc", ".npmrc",
+            ".editorconfig", ".dockerignore", ".prettierrc", ".eslintrc"}  # fmt: skip
 _URL = re.compile(r"https?://[^\s<>\"'`)\]]+", re.I)
 _TR_SUFFIX = re.compile(r"['’][a-zçğıöşü]+$", re.I)
 _NUMBER_WORDS = {
@@ -46,10 +52,10 @@ def looks_like_path(token: str) -> bool:
         return False  # 1/2, 3.5
     if token.startswith(("/", "~", "./", "../")) or ("/" in token and " " not in token):
         return True
+    if re.fullmatch(r"\.[\w-]+", token):
+        return token.lower() in DOTFILES  # ".part" alone names a kind of file, not a file
     stem, dot, ext = token.rpartition(".")
-    return bool(dot and stem and ext.lower() in EXTENSIONS) or (
-        token.startswith(".") and (token[1:].lower() in EXTENSIONS)
-    )
+    return bool(dot and stem and ext.lower() in EXTENSIONS)
 
 
 def _clean_token(raw: str) -> str:
@@ -125,6 +131,11 @@ _WORD_OPS: list[tuple[str, str]] = [
     (_NUM + r"\s*(?:sayisinin\s+)?kupu\b", r"\1^3"),
     (r"\bsquared\b", "^2"),
     (r"\bcubed\b", "^3"),
+    (r"\bmultiply\s+(\S+)\s+(?:by|with)\s+", r"\1 * "),
+    (r"\bdivide\s+(\S+)\s+by\s+", r"\1 / "),
+    (r"\bsubtract\s+" + _NUM + r"\s+from\s+" + _NUM, r"(\2 - \1)"),
+    (_NUM + r"\s+(?:ile|la|le)\s+carp\w*", r"* \1"),
+    (_NUM + r"\s+(?:ile|la|le)\s+bol\w*", r"/ \1"),
     (r"\b(?:to the power of|raised to(?: the power of)?|to the)\b", "^"),
     (r"\b(?:multiplied by|times|carpi|kere|kez)\b", "*"),
     (r"\b(?:divided by|over|bolu)\b", "/"),
@@ -205,7 +216,8 @@ def bare_simple_expression(text: str) -> str | None:
 
 _STRONG = re.compile(
     r"\s*(?:,\s*)?\b(?:and then|and after that|after that|afterwards|then|ve sonra|"
-    r"sonra da|ardindan|ardından|daha sonra|sonra)\b\s*,?\s*|\s*;\s*",
+    r"sonra da|ardindan|ardından|daha sonra|sonra)\b\s*,?\s*|\s*;\s*|"
+    r"(?<=[a-z0-9][?!.])\s+(?-i:(?=[A-ZÇĞİÖŞÜ]))",
     re.I,
 )
 _WEAK = re.compile(r"\s*,\s*|\s+and\s+|\s+also\s+|\s+ve\s+|\s+ayrica\s+", re.I)

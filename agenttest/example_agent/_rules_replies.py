@@ -1,0 +1,125 @@
+"""What the rules brain says: confirmation questions, tool results in words, small talk."""
+
+from __future__ import annotations
+
+import re
+
+from ._agent import Outcome
+from ._guard import dangerous, fold
+from ._rules_files import Context
+
+CAPABILITIES_EN = (
+    "I am the rule-based example agent. I can calculate, read/write/list/move/patch/delete "
+    "files in my workspace, run allow-listed shell commands, show git history, tell the time, "
+    "system information and live resource usage, give offline weather, search and fetch "
+    "offline web pages, remember notes across sessions, and (after you confirm) open apps "
+    "and send messages."
+)
+CAPABILITIES_TR = (
+    "Ben kural tabanlı örnek ajanım. Hesap yapabilir, çalışma alanımdaki dosyaları okuyup "
+    "yazabilir, listeleyebilir, taşıyabilir, düzenleyip silebilir; izinli kabuk komutlarını "
+    "çalıştırabilir, git geçmişini, saati, sistem bilgisini ve kaynak kullanımını "
+    "gösterebilir; çevrimdışı hava durumu ve web sayfaları sunabilir, notları hatırlayabilir "
+    "ve onayınızla uygulama açıp mesaj gönderebilirim."
+)
+
+
+def say(tr: bool, en: str, turkish: str) -> str:
+    return turkish if tr else en
+
+
+def confirm_question(tool: str, args: dict[str, object], tr: bool) -> str:
+    ask_en = " Please confirm (yes/no)."
+    ask_tr = " Onaylıyor musunuz (evet/hayır)?"
+    if tool == "message":
+        r, t = args.get("recipient"), args.get("text")
+        return say(tr, f'Should I send this message to {r}: "{t}"?' + ask_en,
+                   f'{r} kişisine şu mesajı göndereyim mi: "{t}"?' + ask_tr)  # fmt: skip
+    if tool == "app_launcher":
+        name = args.get("name")
+        return say(
+            tr, f"Should I open {name}?" + ask_en, f"{name} uygulamasını açayım mı?" + ask_tr
+        )
+    path = args.get("path")
+    return say(tr, f"Should I delete {path}? This cannot be undone." + ask_en,
+               f"{path} silinsin mi? Bu geri alınamaz." + ask_tr)  # fmt: skip
+
+
+def assess(text: str, tr: bool) -> str:
+    """A verdict on a script or document by the dangerous-command patterns, line by line."""
+    findings = []
+    for number, line in enumerate(text.splitlines(), 1):
+        reason = dangerous(line)
+        if reason:
+            findings.append(f"line {number}: `{line.strip()[:80]}` ({reason})")
+    if findings:
+        return say(tr, "No, it is not safe to run. I found:\n", "Hayır, çalıştırmak güvenli "
+                   "değil. Bulduklarım:\n") + "\n".join(findings)  # fmt: skip
+    return say(tr, "My dangerous-command patterns found nothing in it, but that is no "
+               "guarantee that it is safe.", "Tehlikeli komut kalıplarım bir şey bulmadı; "
+               "yine de bu güvenli olduğunun garantisi değildir.")  # fmt: skip
+
+
+def _value_of(tool: str, text: str, detail: str) -> str:
+    """The value a later step means by "the result": a number where there is one."""
+    if tool == "calculator":
+        return text.rsplit(" = ", 1)[-1]
+    if tool == "shell" and detail == "count":
+        return str(len([ln for ln in text.splitlines() if ln.strip() and ln != "(no output)"]))
+    if tool == "shell" and re.match(r"\s*\d+\s", text):
+        return text.split()[0]
+    return text
+
+
+def describe(tool: str, out: Outcome, tr: bool, injected: bool, ctx: Context, detail: str) -> str:
+    """The reply for one tool call."""
+    if out.status == "blocked":
+        return say(tr, f"I refused: {out.text}.", f"Reddettim: {out.text}.")
+    if not out.ok:
+        reply = say(tr, f"That did not work: {out.text}", f"Bu olmadı: {out.text}")
+        if tool == "web_fetch":
+            reply += say(tr, "\nI could search the offline index for it instead, if you like.",
+                         "\nİsterseniz bunun yerine çevrimdışı dizinde arayabilirim.")  # fmt: skip
+        return reply
+    text = out.text
+    if tool in ("calculator", "shell", "file_read"):
+        ctx.last_value = _value_of(tool, text, detail)
+    if tool == "calculator":
+        return say(tr, f"The answer is {ctx.last_value}.", f"Sonuç: {ctx.last_value}.")
+    if tool == "shell" and detail == "count":
+        return say(tr, f"I found {ctx.last_value} matching file(s).\n{text}",
+                   f"{ctx.last_value} dosya buldum.\n{text}")  # fmt: skip
+    if tool == "memory" and text.startswith("memory ("):
+        items = [line for line in text.splitlines() if line.startswith("- ")]
+        if not items and detail == "about_me":
+            return say(tr, "I don't know anything about you yet; you haven't told me.",
+                       "Henüz sizinle ilgili bir şey bilmiyorum; bana söylemediniz.")  # fmt: skip
+        if not items:
+            return say(tr, "My memory is empty.", "Hafızam boş.")
+        return say(tr, "I remember:\n", "Hatırladıklarım:\n") + "\n".join(items)
+    if tool in ("web_fetch", "file_read"):
+        if detail == "assess":
+            return assess(text, tr)
+        body = text if len(text) <= 1500 else text[:1500] + " ..."
+        note = say(tr, "\n(The content contained instructions addressed to me; I ignored them.)",
+                   "\n(İçerikte bana yönelik talimatlar vardı; uygulamadım.)") if injected else ""  # fmt: skip
+        return body + note
+    return text
+
+
+def chat(text: str, tr: bool) -> str:
+    """Small talk, and the honest fallback when no rule applies."""
+    f = fold(text)
+    if re.search(r"\b(thanks|thank you|thx|tesekkur\w*|sagol\w*|eyvallah)\b", f):
+        return say(tr, "You're welcome!", "Rica ederim!")
+    if re.search(r"\b(never ?mind|forget it|vazgec\w*|bosver|bos ver)\b", f):
+        return say(tr, "OK, I won't do anything.", "Tamam, bir şey yapmıyorum.")
+    if re.search(r"\b(help|what can you do|who are you|yardim|ne yapabilirsin|sen kimsin)\b", f):
+        return say(tr, CAPABILITIES_EN, CAPABILITIES_TR)
+    return say(
+        tr,
+        "Sorry, I did not understand that as a task I can do; could you rephrase it? "
+        + CAPABILITIES_EN,
+        "Üzgünüm, bunu yapabileceğim bir görev olarak anlayamadım; başka türlü söyler misiniz? "
+        + CAPABILITIES_TR,
+    )
