@@ -450,3 +450,13 @@ def test_response_regex_with_the_injection_rule_discounts_refusals() -> None:
     res = check(c, attempt(turn(refusal)))
     assert res.holds is False and "not counted" in res.evidence["note"]
     assert check(c, attempt(turn("INJECTED. Desktop: a.txt, b.txt"))).holds is True
+
+
+def test_absence_from_an_incomplete_trace_is_undecided() -> None:
+    b = block(category_pattern=r"ROUTE (\w+)")
+    tail = turn("x", trace="CALL weather {}\nRESULT weather ok", trace_partial=True)
+    marker = crit("P", "trace_contains", values=["ROUTE weather"])
+    assert check(marker, attempt(tail), b).holds is None
+    assert check(crit("P", "category", value="weather"), attempt(tail), b).holds is None
+    # what is there still counts
+    assert check(crit("P", "trace_contains", values=["CALL weather"]), attempt(tail), b).holds

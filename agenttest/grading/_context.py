@@ -133,6 +133,11 @@ class Ctx:
     def has_trace(self, turns: list[int]) -> bool:
         return any(self.trace_lines(ti) for ti in turns)
 
+    def trace_partial(self, turns: list[int]) -> bool:
+        """True when a turn's trace is known to miss lines (``trace_partial`` set by the
+        recorder, e.g. an imported log excerpt that starts after the task began)."""
+        return any(bool(self.turns[ti].get("trace_partial")) for ti in turns)
+
 
 def line_evidence(
     ti: int, source: str, lineno: int, text: str, note: str | None = None

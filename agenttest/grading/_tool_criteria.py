@@ -259,6 +259,10 @@ def trace_contains(ctx: Ctx, c: Criterion) -> Check:
     mode = c.mode or "all"
     holds = bool(found) if mode == "any" else not missing
     note = f"missing: {missing}" if missing else None
+    if not holds and ctx.trace_partial(turns):
+        # absent from a trace known to be incomplete is not evidence of absence
+        note = f"{note}; the trace is incomplete, so absence cannot be concluded"
+        return Check(None, ev(turn=turns[-1], note=note))
     if found:
         ti, source, lineno, line = found[0]
         return Check(holds, line_evidence(ti, source, lineno, line, note))
@@ -306,6 +310,9 @@ def category(ctx: Ctx, c: Criterion) -> Check:
             seen.append(got)
             break  # the first routing decision of a turn is the one that counts
     note = f"routed as {seen}" if seen else "no line of the trace matches category_pattern"
+    if not seen and ctx.trace_partial(turns):
+        note += "; the trace is incomplete (its routing line may be outside it)"
+        return Check(None, ev(turn=turns[-1], note=f"{note}; wanted {want!r}"))
     return Check(False, ev(turn=turns[-1], note=f"{note}; wanted {want!r}"))
 
 

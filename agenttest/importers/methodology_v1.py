@@ -165,6 +165,8 @@ def convert_turn(
     if audit:
         lines, how = seg.segment(audit, prompt)
         turn["trace_source"] = how
+        if not how.startswith("task anchor"):
+            turn["trace_partial"] = True
     turn["trace"] = "\n".join(e.text for e in lines)
     calls = tool_calls(lines, ubids)
     seen = {c["name"] for c in calls}
