@@ -42,6 +42,7 @@ BAD = [
     ("precondition_file_bad.yaml", "[precondition]", "`P2` (file_content)"),
     ("precondition_answer_bad.yaml", "[precondition]", "`P1` (response_number)"),
     ("precondition_turn_bad.yaml", "[precondition]", "`P2` (tool_arg)"),
+    ("precondition_negated_bad.yaml", "[precondition]", "`P2` (tool_arg)"),
     ("fail_criteria_bad.yaml", "[fail-criteria]", "no FAIL criteria"),
     ("inverse_removed_bad.yaml", "[inverse]", "`scratch/old.txt` is gone"),
     ("inverse_absence_bad.yaml", "[inverse]", "only check that something did not happen"),
@@ -125,6 +126,8 @@ def test_good_and_bad_fixtures_differ_only_where_the_rule_looks() -> None:
         twins = [g for g in GOOD if _block(g).id == twin_id]
         if bad.startswith("judge_"):
             twins = ["judge_good.yaml"]
+        if bad == "precondition_negated_bad.yaml":
+            twins = ["precondition_arg_good.yaml"]
         assert twins, f"no good twin for {bad}"
         for twin in twins:
             assert _messages(twin) == []

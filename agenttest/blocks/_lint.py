@@ -12,10 +12,13 @@ Rules (the code in brackets starts each message):
     criterion pinning that the tool ran. Otherwise a report cannot tell "the tool never
     ran" apart from "the tool ran and got it wrong" (the methodology reports tool choice
     and argument correctness separately), and an absent call can make a negated or
-    lenient result check pass on nothing. A PASS criterion *depends on* tools when it is
-    (not negated):
+    lenient result check pass on nothing. A PASS criterion *depends on* tools when it is:
 
-    * ``tool_arg``, ``tool_result`` -- on its ``tool``;
+    * ``tool_arg``, ``tool_result`` -- on its ``tool``, negated or not (the grader negates
+      them per call, "a call whose argument does not match", which still needs a call);
+
+    or, when not negated:
+
     * ``command_executed`` -- on ``shell``;
     * ``file_exists`` / ``file_content`` on a path that no ``file``/``dir`` fixture
       creates, or whose expected content differs from the fixture's -- on any writer
@@ -41,7 +44,8 @@ Rules (the code in brackets starts each message):
     needs a PASS check that something else survived (``file_exists``/``file_content`` on
     another path): deleting everything would otherwise pass. (2) When the PASS STATE
     criteria contain absence checks (``no_tool_calls``, ``tool_not_called``,
-    ``file_absent``, ``response_empty``, any negated presence check) they also need one
+    ``file_absent``, ``response_empty``, a negated presence check other than the per-call
+    ``tool_arg``/``tool_result``) they also need one
     presence check; absence alone passes vacuously on an agent that did nothing at all.
 
 ``[judge]``
@@ -81,6 +85,9 @@ WRITE_ROLES: frozenset[str] = frozenset({"file_write", "file_patch", "file_move"
 MIN_RUBRIC_CHARS = 20
 
 _ANY = "*"  # "any tool" in dependency and pin sets
+#: Types whose `negate` applies to each call ("a call whose argument does not match"), as the
+#: grader does it: negated or not, they still inspect calls that must have happened.
+PER_CALL_NEGATE = frozenset({"tool_arg", "tool_result"})
 _ANSWER_TYPES = frozenset(
     {"response_number", "response_contains", "response_regex", "clock_delta", "list_items"}
 )
@@ -237,10 +244,10 @@ def _fail_no_tool_turns(block: Block) -> set[int | None]:
 
 
 def _dependency(block: Block, c: Criterion, no_tool_turns: set[int | None]) -> _Dep | None:
+    if c.type in PER_CALL_NEGATE and c.tool:
+        return _Dep(frozenset({c.tool}), c.turn)  # negated or not, it reads the tool's calls
     if c.negate:
         return None
-    if c.type in ("tool_arg", "tool_result") and c.tool:
-        return _Dep(frozenset({c.tool}), c.turn)
     if c.type == "command_executed":
         return _Dep(frozenset({"shell"}), c.turn)
     if c.type in ("file_exists", "file_content") and c.path and _changes_fixture(block, c):
@@ -295,7 +302,7 @@ def _polarity(c: Criterion) -> str:
         base = "absence" if c.max == 0 else "presence" if (c.min or 0) >= 1 else "neutral"
     else:
         base = "neutral"
-    if c.negate and base != "neutral":
+    if c.negate and base != "neutral" and c.type not in PER_CALL_NEGATE:
         return "absence" if base == "presence" else "presence"
     return base
 
