@@ -135,49 +135,54 @@ class Aggregator:
         notes = ReadNotes(str(path))
         index = len(self.files)
         run: RunFile | None = None
-        slots, tests, intern = self.slots, self.tests, self._intern
+        run_id = ""
+        slots, tests, names, vcode = self.slots, self.tests, self._names, _VCODE
+        last: dict[str, Any] | None = None  # the newest attempt: its completed_at dates the run
+        count = 0
         for ordinal, rec in enumerate(iter_records(path, notes)):
             kind = rec.get("record_type")
             if kind == "attempt" and run is not None:
                 test_id, number = rec.get("test_id"), rec.get("run")
-                if not isinstance(test_id, str) or not isinstance(number, int):
+                if test_id.__class__ is not str or number.__class__ is not int:
                     self.malformed += 1
                     continue
+                test_id = names.setdefault(test_id, test_id)
                 verdict = rec.get("verdict")
-                code = UNKNOWN if verdict is None else _VCODE.get(verdict, OTHER)
-                cause = intern(_cause(rec)) if code == ERROR else None
-                rater = intern(str(rec.get("rater") or "unknown"))
-                key = (run.run_id, test_id, number)
+                code = UNKNOWN if verdict is None else vcode.get(verdict, OTHER)
+                cause = self._intern(_cause(rec)) if code == ERROR else None
+                rater = rec.get("rater") or "unknown"
+                if rater.__class__ is not str:
+                    rater = str(rater)
+                rater = names.setdefault(rater, rater)
+                key = (run_id, test_id, number)
                 if key in slots:
                     self._supersede(key)
                 started = hash(rec.get("started_at"))
                 slots[key] = (code, rec.get("latency_ms"), cause, rater, index, ordinal, started)
-                hits = rec.get("critical")
-                if hits:
-                    self.critical[(key, rater)] = list(hits)
+                if rec.get("critical"):
+                    self.critical[(key, rater)] = list(rec["critical"])
                 meta = tests.get(test_id)
                 k = rec.get("k")
                 if meta is None:
                     tests[test_id] = [rec.get("tier"), k if isinstance(k, int) else 0]
-                else:
-                    if isinstance(k, int) and k > meta[1]:
-                        meta[1] = k
-                    if meta[0] is None:
-                        meta[0] = rec.get("tier")
-                run.attempts += 1
-                completed = rec.get("completed_at")
-                if completed:
-                    run.last_completed_at = completed
+                elif meta[0] is None or (isinstance(k, int) and k > meta[1]):
+                    meta[0] = meta[0] or rec.get("tier")
+                    meta[1] = max(meta[1], k if isinstance(k, int) else 0)
+                count += 1
+                last = rec
             elif kind == "grade" and run is not None:
-                self._grade(rec, run.run_id, index, ordinal)
+                self._grade(rec, run_id, index, ordinal)
             elif kind == "run_meta" and run is None:
                 run = self._open(path, rec, notes, index)
+                run_id = run.run_id
             elif kind == "run_end" and run is not None:
                 run.run_end = rec
             else:
                 self.unknown_records += 1
         if run is None:  # iter_records guarantees a run_meta first; an empty file has none
             raise UsageError(f"{path}: empty run file (no run_meta record)")
+        run.attempts = count
+        run.last_completed_at = last.get("completed_at") if last else None
         return run
 
     def _open(

@@ -7,6 +7,7 @@ plans; otherwise the report still works, with ids and tiers from the attempts al
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -322,10 +323,7 @@ def _histogram(tallies: dict[str, Tally]) -> tuple[tuple[int, int | None, int], 
     counts = [0] * len(LATENCY_EDGES)
     for t in tallies.values():
         for value in t.latencies:
-            i = len(LATENCY_EDGES) - 1
-            while i > 0 and value < LATENCY_EDGES[i]:
-                i -= 1
-            counts[i] += 1
+            counts[max(0, bisect_right(LATENCY_EDGES, value) - 1)] += 1
     edges: list[int | None] = [*LATENCY_EDGES[1:], None]
     return tuple((lo, hi, c) for lo, hi, c in zip(LATENCY_EDGES, edges, counts, strict=True))
 
