@@ -72,7 +72,7 @@ def write(path: Path, records: list[dict[str, Any]], run_id: str = "run-a") -> P
     return path
 
 
-def labelled(path: Path, columns: dict[str, list[str]], run_id: str = "run-a") -> Path:
+def labelled(path: Path, columns: dict[str, list[Any]], run_id: str = "run-a") -> Path:
     """One attempt per row; the first column is the attempt's own rater, the rest grade it."""
     names = list(columns)
     rows = len(columns[names[0]])
@@ -86,11 +86,11 @@ def labelled(path: Path, columns: dict[str, list[str]], run_id: str = "run-a") -
     return write(path, records, run_id)
 
 
-def flip(labels: list[str], positions: list[int]) -> list[str]:
+def flip(labels: list[Any], positions: list[int]) -> list[Any]:
     return [(F if x == P else P) if i in positions else x for i, x in enumerate(labels)]
 
 
-HUMAN_25 = [P] * 12 + [F] * 13
+HUMAN_25: list[Any] = [P] * 12 + [F] * 13
 
 
 # --- one pair, by hand ------------------------------------------------------------------
@@ -108,7 +108,7 @@ def test_two_raters_hand_computed(tmp_path: Path) -> None:
     assert (pair.rater_a, pair.rater_b) == ("human:alice", RULES)
     # rows human, columns rules: both PASS ×5, human FAIL/rules PASS ×1, PASS/FAIL ×1, both FAIL ×3
     assert pair.confusion == ((5, 1), (1, 3))
-    assert pair.kappa_low is not None and pair.kappa_high is not None
+    assert pair.kappa is not None and pair.kappa_low is not None and pair.kappa_high is not None
     assert pair.kappa_low <= pair.kappa <= pair.kappa_high
     assert report.fleiss_kappa is None and report.krippendorff_alpha is None  # two raters only
     assert report.attempts == 10
@@ -236,7 +236,7 @@ def test_error_verdicts_are_left_out(tmp_path: Path) -> None:
 
 def test_fleiss_and_krippendorff_for_three_raters(tmp_path: Path) -> None:
     a = [P, P, F, F, P, F, P, P]
-    b = [P, F, F, F, P, F, P, None]
+    b: list[Any] = [P, F, F, F, P, F, P, None]
     c = [P, P, F, P, P, F, F, P]
     report = rater_agreement(
         [labelled(tmp_path / "r.jsonl", {RULES: a, "human:b": b, "judge-c": c})]

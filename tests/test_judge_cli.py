@@ -15,7 +15,7 @@ from agenttest.cli import main
 from .conftest import ROOT, run_cli
 from .test_judge_reference import ChatServer, Reply, verdict_json
 
-PAIRS = [
+PAIRS: list[dict[str, object]] = [
     {
         "id": "capital",
         "reference": "The capital of France is Paris.",
