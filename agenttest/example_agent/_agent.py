@@ -27,6 +27,7 @@ class Pending:
     tool: str
     arguments: dict[str, Any]
     turkish: bool = False
+    batch: list[dict[str, Any]] = field(default_factory=list)  # more calls, same confirmation
 
 
 @dataclass
@@ -257,7 +258,12 @@ class Agent:
                 else ("Cancelled; nothing was done.")
             )
         turn.route(TOOLS[pending.tool].category)
-        out = turn.call(pending.tool, pending.arguments, confirmed=True)
+        outs = [turn.call(pending.tool, args, confirmed=True)
+                for args in [pending.arguments, *pending.batch]]  # fmt: skip
+        out = Outcome(
+            "ok" if all(o.ok for o in outs) else outs[-1].status,
+            "\n".join(o.text for o in outs),
+        )
         if out.ok:
             return f"Tamam, yapıldı: {out.text}" if turkish else f"Done: {out.text}"
         if out.status == "blocked":

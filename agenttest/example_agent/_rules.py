@@ -19,7 +19,7 @@ from ._guard import fold, is_turkish
 from ._rules_files import Context, Intent
 from ._rules_intents import classify
 from ._rules_parse import split_steps
-from ._rules_replies import chat, confirm_question, describe, say
+from ._rules_replies import chat, confirm_question, describe, say, summary
 from ._rules_tasks import rewrite_chains
 
 
@@ -103,8 +103,9 @@ class RulesBrain:
         turn.mark("BLOCKED", refusal)
         ctx.last_refusal = refusal
         if again:
-            return say(tr, f"Still no: {reason}. Asking again does not make it safe.",
-                       f"Yine hayır: {reason}. Tekrar sormak bunu güvenli yapmaz.")  # fmt: skip
+            return say(tr, f"I still won't do that: {reason}. It is dangerous, and asking "
+                       "again does not change that.", f"Yine de yapmayacağım: {reason}. Bu "
+                       "tehlikeli; tekrar sormak bunu değiştirmez.")  # fmt: skip
         return say(tr, f"I won't do that: {reason}.", f"Bunu yapmayacağım: {reason}.")
 
     def _run(
@@ -149,21 +150,24 @@ class RulesBrain:
                        f"Bu konuşma için not aldım: {key} = {value}.")  # fmt: skip
         turn.route("memory")
         key = intent.detail
-        if key in session.facts:
-            value = session.facts[key]
-            return say(tr, f"Your {key} is {value}.", f"{key}: {value}.")
+        known = next((k for k in session.facts if key == k or key in k.split()), None)
+        if known is not None:
+            value = session.facts[known]
+            return say(tr, f"Your {known} is {value}.", f"{known}: {value}.")
         out = turn.call("memory", {"action": "recall", "text": key})
         items = [line[2:] for line in out.text.splitlines() if line.startswith("- ")]
         hits = [i for i in items if fold(key) in fold(i) or (key == "name" and "ad" in fold(i))]
-        if out.ok and hits:
-            return say(tr, "From my memory: " + "; ".join(hits), "Hafızamdan: " + "; ".join(hits))
+        if out.ok and hits:  # the latest note wins when a fact was updated
+            return say(tr, f"From my memory: {hits[-1]}", f"Hafızamdan: {hits[-1]}")
         return say(tr, f"I don't know your {key}; you haven't told me.",
                    "Bunu bilmiyorum; bana söylemediniz.")  # fmt: skip
 
     def _tool(self, turn: Turn, session: Session, step: str, intent: Intent, tr: bool,
               ctx: Context) -> tuple[str, bool]:  # fmt: skip
         turn.route(intent.category)
-        if intent.detail.startswith(("ext:", "move-all:")):
+        if intent.detail.startswith("summary-of:"):
+            return self._summarise(turn, intent, tr, ctx)
+        if intent.detail.startswith(("ext:", "move-all:", "delete-all:")):
             return self._expand(turn, session, step, intent, tr, ctx)
         replies: list[str] = []
         for args in intent.calls:
@@ -177,6 +181,15 @@ class RulesBrain:
                 ctx.last_path, ctx.path_this_turn = path, True
             injected = any(line.startswith("INJECTION") for line in turn.lines[start:])
             replies.append(describe(intent.tool, out, tr, injected, ctx, intent.detail))
+        if intent.tool == "memory" and intent.calls[0].get("action") == "save":
+            _keep_fact(session, str(intent.calls[0].get("text", "")))
+        if intent.detail == "research" and replies and turn.calls and turn.calls[-1]["ok"]:
+            top = re.search(r"<(https?://[^>]+)>", str(turn.calls[-1]["result"]))
+            if top:
+                start = len(turn.lines)
+                page = turn.call("web_fetch", {"url": top.group(1)})
+                injected = any(line.startswith("INJECTION") for line in turn.lines[start:])
+                replies.append(describe("web_fetch", page, tr, injected, ctx, ""))
         if intent.detail == "about_me" and session.facts:
             facts = "; ".join(f"{k}: {v}" for k, v in session.facts.items())
             replies.append(say(tr, f"In this conversation you told me: {facts}.",
@@ -201,6 +214,8 @@ class RulesBrain:
                 replies.append(describe("file_move", turn.call("file_move", args), tr, False,
                                         ctx, ""))  # fmt: skip
             return "\n".join(replies), False
+        if rule == "delete-all":
+            return self._delete_all(turn, session, folder, names, tr)
         matches = [n for n in names if n.lower().endswith(value.lower())]
         if len(matches) != 1:
             found = ", ".join(matches) or say(tr, "none", "hiç yok")
@@ -214,6 +229,37 @@ class RulesBrain:
             return confirm_question("file_delete", {"path": path}, tr), True
         return describe("file_delete", out, tr, False, ctx, ""), False
 
+    def _delete_all(self, turn: Turn, session: Session, folder: str, names: list[str],
+                    tr: bool) -> tuple[str, bool]:  # fmt: skip
+        """Clean a folder: one confirmation for every file in it."""
+        if not names:
+            return say(
+                tr, f"{folder} has no files; nothing to clean.", f"{folder} zaten boş."
+            ), False
+        calls = [{"path": f"{folder}/{name}"} for name in names]
+        out = turn.call("file_delete", calls[0])
+        if out.status != "confirm" or session.pending is None:
+            return describe("file_delete", out, tr, False, Context(), ""), True
+        session.pending.batch = calls[1:]
+        shown = ", ".join(names)
+        return say(tr, f"Should I delete these {len(names)} file(s) in {folder}: {shown}? This "
+                   "cannot be undone. Please confirm (yes/no).",
+                   f"{folder} içindeki {len(names)} dosya silinsin mi: {shown}? Bu geri alınamaz. "
+                   "Onaylıyor musunuz (evet/hayır)?"), True  # fmt: skip
+
+    def _summarise(self, turn: Turn, intent: Intent, tr: bool, ctx: Context) -> tuple[str, bool]:
+        """Read a file, write an extractive summary of it (its first sentences) elsewhere."""
+        source = intent.detail.partition(":")[2]
+        dest = str(intent.calls[0]["path"])
+        read = turn.call("file_read", {"path": source})
+        if not read.ok:
+            return describe("file_read", read, tr, False, ctx, ""), True
+        text = summary(read.text)
+        written = turn.call("file_write", {"path": dest, "content": text})
+        if written.ok:
+            ctx.last_path, ctx.path_this_turn = dest, True
+        return describe("file_write", written, tr, False, ctx, "") + "\n" + text.rstrip(), False
+
 
 _NO_OP = re.compile(
     r"(take|use|get|grab|al)\s+(that|this|the|bu|o)\s+(number|result|value|output|sayiyi|"
@@ -224,6 +270,13 @@ _INSIST = re.compile(
     r"yap|yine de|hadi)\b"
 )
 _NEVER_MIND = re.compile(r"\b(never ?mind|forget it|cancel|vazgec\w*|bosver|iptal)\b")
+
+
+def _keep_fact(session: Session, note: str) -> None:
+    """A note saved in this session stays in context too ("my X is Y" becomes a fact)."""
+    m = re.match(r"\s*my ([a-z ]{2,30}?) is (.+?)\s*[.!]?$", note, re.I)
+    if m:
+        session.facts[m.group(1).lower()] = m.group(2)
 
 
 def _anticipate(ctx: Context, intent: Intent | None) -> None:

@@ -92,12 +92,17 @@ def _content(text: str, path: str, ctx: Context) -> str | None:
 
 
 def _destination(text: str, found: list[str]) -> str | None:
-    """The path written to: after "to/into/in (the file)", or before a Turkish dative."""
+    """The path written to: after "to/into" (then "in/as"), or before a Turkish dative."""
+    for prepositions in ("to|into|onto", "in|as|under"):
+        for path in found:
+            escaped = re.escape(path)
+            english = (rf"\b(?:{prepositions})\s+(?:the\s+)?(?:new\s+)?(?:file\s+)?['\"“]?"
+                       rf"{escaped}")  # fmt: skip
+            if re.search(english, text, re.I):
+                return path
     for path in found:
-        escaped = re.escape(path)
-        english = rf"\b(?:to|into|in|as|under)\s+(?:the\s+)?(?:new\s+)?(?:file\s+)?['\"“]?{escaped}"
-        turkish = rf"{escaped}['’]?\w*\s+(?:adl[ıi]\s+)?(?:dosyas[ıi]na|dosyaya)"
-        if re.search(english, text, re.I) or re.search(turkish, text, re.I):
+        turkish = rf"{re.escape(path)}['’]?\w*\s+(?:adl[ıi]\s+)?(?:dosyas[ıi]na|dosyaya)"
+        if re.search(turkish, text, re.I):
             return path
     return None
 
@@ -175,6 +180,11 @@ def file_intent(text: str, tr: bool, ctx: Context) -> Intent | None:
     def has(pattern: str) -> bool:
         return re.search(pattern, folded) is not None
 
+    cleanup = re.search(r"\b(clean ?up|clear out|empty|tidy)\b.*\b(folder|directory)\b|"
+                        r"\bklasor\w*\s+(temizle|bosalt)", folded)  # fmt: skip
+    where = folder_name(text)
+    if cleanup and where:
+        return Intent("file", "tool", "file_list", [{"path": where}], detail="delete-all:")
     if has(_DELETE) and (target or mentions_file or verb_led):
         if not target:
             return _by_extension(text, folded) or _ask(
@@ -206,7 +216,12 @@ def file_intent(text: str, tr: bool, ctx: Context) -> Intent | None:
     if has(_WRITE) and (target or mentions_file):
         if not target:
             return _ask("Dosyanın adı ne olsun?" if tr else "What should the file be called?")
-        target = _destination(text, paths(text)) or target
+        dest = _destination(text, paths(text)) or target
+        source = next((p for p in _named_paths(text) if p != dest), None)
+        if source and has(r"\b(summary|summari[sz]e|ozet\w*)\b"):
+            return Intent("file", "tool", "file_write", [{"path": dest, "content": ""}],
+                          detail=f"summary-of:{source}")  # fmt: skip
+        target = dest
         content = _content(text, target, ctx)
         if content == _NO_VALUE:
             return _ask("Hangi sonucu yazayım? Henüz bir sonucum yok." if tr
@@ -225,7 +240,7 @@ def file_intent(text: str, tr: bool, ctx: Context) -> Intent | None:
         assess = "assess" if has(_SAFETY) else ""
         reads = [{"path": p} for p in paths(text) or [target]]
         return Intent("file", "tool", "file_read", reads, detail=assess)
-    if target and (mentions_file or has(_SAFETY)) and re.search(r"\?\s*$", text):
+    if target and (has(_SAFETY) or (mentions_file and re.search(r"\?\s*$", text))):
         return Intent("file", "tool", "file_read", [{"path": target}],
                       detail="assess" if has(_SAFETY) else "")  # fmt: skip
     return None

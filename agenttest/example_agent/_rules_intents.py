@@ -12,6 +12,7 @@ from ._data import OfflineData
 from ._guard import dangerous, fold
 from ._rules_files import Context, Intent, file_intent
 from ._rules_parse import (
+    as_typed_phrase,
     looks_like_path,
     quoted,
     unquoted,
@@ -104,7 +105,8 @@ _APP_STOP = {"it", "the", "a", "an", "file", "folder", "url", "link", "page", "w
 _GIT = r"\bgit\b|\bcommit\w*|\brepo(sitory)?\b|\bbranch\w*|\bdepo\w*|\bdallar\w*"
 _SEARCH = (
     r"\b(search|look up|lookup|google|research|browse)\b|\bfind (some )?(info|information|out) "
-    r"(about|on)\b|\barastir\w*|\binternette\b|\bweb'?de\b|\bwebde\b|\bara\b|\barama yap"
+    r"(about|on)\b|\barastir\w*|\binternette\b|\bweb'?de\b|\bwebde\b|\bara\b|\barama yap|"
+    r"\b(find|look for|check)\b.{0,40}\b(on|in) (github|google|the web|the internet|online)\b"
 )
 
 
@@ -158,6 +160,15 @@ def _facts(text: str, f: str, tr: bool) -> Intent | None:
         return None  # "what is my OS version" asks the machine, not the memory
     if _has(r"\b(adim|ismim) ne\b|\bben kimim\b|\bwho am i\b", f):
         return Intent("memory", "fact_get", detail="name")
+    m = re.search(r"\b(?:which|what) ([a-z]+) (?:am i|do i)\b", f)
+    if m:
+        return Intent("memory", "fact_get", detail=m.group(1))
+    m = re.match(r"\s*my ([a-z ]{2,30}?) (?:is now|changed to|has changed to|moved to|became)\s+"
+                 r"([^,.!?]+)", f)  # fmt: skip
+    if m:
+        value = as_typed_phrase(text, m.group(2).strip())
+        note = f"my {m.group(1)} is {value}"
+        return Intent("memory", "tool", "memory", [{"action": "save", "text": note}])
     m = re.search(r"\b(?:what|when|where|who)(?:'s| is| are| was) my ([a-z ]{2,30}?)\s*\??$", f)
     if m:
         return Intent("memory", "fact_get", detail=m.group(1).strip())

@@ -98,6 +98,11 @@ def as_typed(text: str, folded_word: str) -> str:
     return folded_word
 
 
+def as_typed_phrase(text: str, folded_phrase: str) -> str:
+    """A folded phrase as the user typed it, word by word."""
+    return " ".join(as_typed(text, word) for word in folded_phrase.split())
+
+
 def urls(text: str) -> list[str]:
     return [u.rstrip(".,;:!?") for u in _URL.findall(text)]
 

@@ -60,6 +60,14 @@ def assess(text: str, tr: bool) -> str:
                "yine de bu güvenli olduğunun garantisi değildir.")  # fmt: skip
 
 
+def summary(text: str, sentences: int = 3) -> str:
+    """An extractive summary: the first few sentences, without withheld-instruction notes."""
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("[")]
+    body = " ".join(ln.strip("# ").strip() for ln in lines)
+    parts = [p.strip() for p in re.split(r"(?<=[.!?])\s+", body) if p.strip()]
+    return "\n".join(f"- {p}" for p in parts[:sentences]) + "\n"
+
+
 def _value_of(tool: str, text: str, detail: str) -> str:
     """The value a later step means by "the result": a number where there is one."""
     if tool == "calculator":
@@ -118,8 +126,8 @@ def chat(text: str, tr: bool) -> str:
         return say(tr, CAPABILITIES_EN, CAPABILITIES_TR)
     return say(
         tr,
-        "Sorry, I did not understand that as a task I can do; could you rephrase it? "
-        + CAPABILITIES_EN,
-        "Üzgünüm, bunu yapabileceğim bir görev olarak anlayamadım; başka türlü söyler misiniz? "
-        + CAPABILITIES_TR,
+        "Sorry, I can't help with that as asked: I did not recognise a task I can do. "
+        "Could you rephrase it? " + CAPABILITIES_EN,
+        "Üzgünüm, bunu yapamıyorum: yapabileceğim bir görev olarak anlayamadım. "
+        "Başka türlü söyler misiniz? " + CAPABILITIES_TR,
     )

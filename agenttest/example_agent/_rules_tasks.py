@@ -170,4 +170,6 @@ def search_intent(text: str, tr: bool) -> Intent:
         return Intent(
             "clarify", "clarify", detail="Ne arayayım?" if tr else "What should I search for?"
         )
-    return Intent("web", "tool", "web_search", [{"query": query}])
+    research = _has(r"\b(research|find out|investigate)\b|\barastir\w*", fold(text))
+    return Intent("web", "tool", "web_search", [{"query": query}],
+                  detail="research" if research else "")  # fmt: skip
