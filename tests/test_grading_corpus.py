@@ -136,7 +136,7 @@ def test_harness_losses_are_errors_not_failures(imported: dict[Any, Any]) -> Non
     # postfix72 L3-ROUTE-01 run 4: reply and audit excerpt are both empty strings — the old
     # harness lost it. remaining72 L3-UBID-01 run 1: the reply is {"error": "BUSY", ...}.
     # upgradecore L2-WEB-01 run 2: an empty reply while the log shows the agent still
-    # planning (its 30 s client gave up). None of these says anything about the agent.
+    # planning (its client gave up). None of these says anything about the agent.
     lost = imported[("postfix72", "L3-ROUTE-01", 4)]
     busy = imported[("remaining72", "L3-UBID-01", 1)]
     no_reply = imported[("upgradecore", "L2-WEB-01", 2)]

@@ -276,3 +276,35 @@ def test_regrade_with_a_named_rater_and_a_held_lock(tmp_path: Path, battery_dir:
     assert grades[-1]["rater"] == "rules-v2"
     with RunWriter(run, create=False), pytest.raises(UsageError, match="another agenttest"):
         regrade_run(run, battery)
+
+
+def test_regrade_with_a_judge_decides_judge_criteria(tmp_path: Path) -> None:
+    from agenttest.judges import JudgeResult
+
+    class Judge:
+        name = "fake"
+
+        def judge(self, req: Any) -> JudgeResult:
+            verdict = "PASS" if "333" in req.candidate else "FAIL"
+            return JudgeResult(score=0.9 if verdict == "PASS" else 0.1, verdict=verdict,
+                               evidence="compared", judge=self.name)  # fmt: skip
+
+    (tmp_path / "blocks").mkdir()
+    judged = (HERE / "battery" / "FX-CALC-01.yaml").read_text(encoding="utf-8").replace(
+        "FX-CALC-01", "FX-JUDGE-01"
+    ).replace("aliases: [FX-HESAP-01]", "aliases: []").replace(
+        "    - {id: P2, tag: STATE, type: response_number, value: 333, says: the answer is 333}",
+        "    - {id: P2, tag: JUDGE, type: judge, rubric: 'is it right', reference: '333', says: judged right}",
+    )  # fmt: skip
+    (tmp_path / "blocks" / "FX-JUDGE-01.yaml").write_text(judged, encoding="utf-8")
+    battery = load_battery([tmp_path / "blocks"])
+    run = tmp_path / "run.jsonl"
+    _write_run(run, [_calc_attempt("333") | {"test_id": "FX-JUDGE-01", "run": 1},
+                     _calc_attempt("334") | {"test_id": "FX-JUDGE-01", "run": 2}])  # fmt: skip
+    assert regrade_run(run, battery)["ERROR"] == 1  # without a judge: 333 is ungraded, 334 fails
+    counts = regrade_run(run, battery, judge=Judge())
+    assert (counts["PASS"], counts["FAIL"]) == (1, 1)
+    grades = [r for r in iter_records(run) if r["record_type"] == "grade"]
+    assert grades[-1]["rater"] == f"rules+fake@{battery.digest}"
+    p2 = next(c for c in grades[-2]["criteria"] if c["id"] == "P2")
+    assert p2["passed"] is True and "fake" in p2["evidence"]["note"]
