@@ -285,9 +285,9 @@ def test_regrade_with_a_judge_decides_judge_criteria(tmp_path: Path) -> None:
         name = "fake"
 
         def judge(self, req: Any) -> JudgeResult:
-            verdict = "PASS" if "333" in req.candidate else "FAIL"
-            return JudgeResult(score=0.9 if verdict == "PASS" else 0.1, verdict=verdict,
-                               evidence="compared", judge=self.name)  # fmt: skip
+            if "333" in req.candidate:
+                return JudgeResult(score=0.9, verdict="PASS", evidence="same", judge=self.name)
+            return JudgeResult(score=0.1, verdict="FAIL", evidence="differs", judge=self.name)
 
     (tmp_path / "blocks").mkdir()
     judged = (HERE / "battery" / "FX-CALC-01.yaml").read_text(encoding="utf-8").replace(
