@@ -253,10 +253,9 @@ def tool_calls(segment: list[Entry], ubids: dict[int, str]) -> list[ToolCall]:
         if m:
             name = m.group("name")
             args = parse_params(m.group("params"))
+            if len(planned) == 1 and planned[0][0] not in ubids:
+                ubids[planned[0][0]] = name  # learn this agent build's id for the name
             plan = next((p for p in planned if ubids.get(p[0]) == name), None)
-            for ubid, _ in planned[:1]:
-                if len(planned) == 1 and ubid not in ubids:
-                    ubids[ubid] = name  # learn this agent build's id for the name
             if args is None:
                 args = (
                     plan[1]
