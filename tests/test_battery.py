@@ -366,7 +366,9 @@ def test_pheronagent_markers_appear_in_the_corpus_as_spelled() -> None:
     blob = "\n".join(logs)
     overlay, _, _ = load_overlay(OVERLAY)
     assert overlay is not None
-    texts = {t for ref in (overlay.defaults, *overlay.blocks.values()) for t in ref.markers.values()}
+    texts = {
+        t for ref in (overlay.defaults, *overlay.blocks.values()) for t in ref.markers.values()
+    }
     for block in load_battery([PHERON_BLOCKS]):
         texts.update(block.reference.markers.values())
     missing = sorted(t for t in texts if t not in blob and t not in DOC_ONLY_MARKERS)
