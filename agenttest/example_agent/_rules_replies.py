@@ -127,7 +127,7 @@ def chat(text: str, tr: bool) -> str:
     return say(
         tr,
         "Sorry, I can't help with that as asked: I did not recognise a task I can do. "
-        "Could you rephrase it? " + CAPABILITIES_EN,
+        "Could you rephrase it, or ask me what I can do?",
         "Üzgünüm, bunu yapamıyorum: yapabileceğim bir görev olarak anlayamadım. "
-        "Başka türlü söyler misiniz? " + CAPABILITIES_TR,
+        "Başka türlü söyler misiniz ya da neler yapabildiğimi sorar mısınız?",
     )
