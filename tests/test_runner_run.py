@@ -3,8 +3,6 @@ with its cause, none lost, none overlapping; fixtures, log evidence, run_meta an
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import threading
 from collections import Counter
@@ -16,7 +14,6 @@ import pytest
 from agenttest.errors import AgentUnavailable
 from agenttest.results import iter_records
 from agenttest.runner import RunRequest, run
-from agenttest.runner._attempt import Grader
 
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port, write_battery
 from .conftest import run_cli
@@ -288,21 +285,26 @@ def test_plan_runs_in_rounds_and_k_overrides(tmp_path: Path) -> None:
     assert json.loads(path.read_text().splitlines()[0])["label"] == "smoke"
 
 
-def test_completed_attempts_are_graded_or_left_ungraded_never_lost(
+def test_completed_attempts_are_graded_and_a_grader_bug_loses_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    grading = importlib.util.find_spec("agenttest.grading")
+    import agenttest.grading
+
     with LoopbackAgent() as agent:
-        if grading is not None and hasattr(importlib.import_module(grading.name), "grade_attempt"):
-            _path, records = start_run(tmp_path / "graded", agent.url, {"L1-A-01": (1, 1)})
-            (graded,) = attempts_of(records)
-            assert (graded["verdict"], graded["error_cause"]) == ("PASS", None)
-            assert graded["rater"].startswith("rules") and graded["criteria"][0]["passed"]
-        monkeypatch.setattr(Grader, "_api", staticmethod(lambda name: None))
+        _path, records = start_run(tmp_path / "graded", agent.url, {"L1-A-01": (1, 1)})
+        (graded,) = attempts_of(records)
+        assert (graded["verdict"], graded["error_cause"]) == ("PASS", None)
+        assert graded["rater"].startswith("rules") and graded["criteria"][0]["passed"]
+
+        def broken(*args: object, **kwargs: object) -> None:
+            raise RuntimeError("grader bug")
+
+        monkeypatch.setattr(agenttest.grading, "grade_attempt", broken)
         _path, records = start_run(tmp_path / "bare", agent.url, {"L1-A-01": (1, 1)})
     (ungraded,) = attempts_of(records)
     assert ungraded["status"] == "completed" and ungraded["verdict"] == "ERROR"
-    assert ungraded["error_cause"] == "ungraded" and ungraded["turns"][0]["response"]
+    assert ungraded["error_cause"] == "grader" and "grader bug" in ungraded["error"]
+    assert ungraded["turns"][0]["response"]  # the evidence survived the bug
 
 
 def test_cli_exits_3_when_the_agent_never_gets_ready(tmp_path: Path) -> None:

@@ -36,6 +36,13 @@ def run(
         False, "--allow-temp", help="Allow writing under /tmp and other temp folders."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress output."),
+    judge: str = typer.Option(
+        "auto",
+        "--judge",
+        help="Judge for JUDGE criteria: `auto` (the on-device `openvino` judge when its model "
+        "is installed), a judge name, or `none` (JUDGE criteria stay ungraded until "
+        "`agenttest grade --judge`).",
+    ),
     example_args: str = typer.Option(
         "",
         "--example-args",
@@ -67,5 +74,6 @@ def run(
         allow_temp=allow_temp,
         quiet=quiet,
         example_args=tuple(shlex.split(example_args)),
+        judge=judge,
     )
     run_battery(request, announce=print_path)

@@ -7,7 +7,6 @@ is not one, busy for longer than the limit, a fixture that could not be made) en
 
 from __future__ import annotations
 
-import importlib
 import signal
 import threading
 import uuid
@@ -85,22 +84,30 @@ class StopSignals:
             self._shield -= 1
 
 
+def resolve_judge(name: str | None, note: Callable[[str], None]) -> Any:
+    """The judge for JUDGE criteria. `auto` uses the on-device judge when its model is
+    installed and otherwise says how to install it; `none` leaves JUDGE criteria ungraded
+    (their attempts are ERROR until `agenttest grade --judge ...`)."""
+    if name is None or name == "none":
+        return None
+    from agenttest.errors import JudgeUnavailable
+    from agenttest.judges import get_judge
+
+    if name != "auto":
+        return get_judge(name)  # an explicit choice that cannot run is a usage error (exit 2)
+    try:
+        return get_judge("openvino")
+    except JudgeUnavailable as exc:
+        note(f"JUDGE criteria stay ungraded: {exc}")
+        return None
+
+
 @dataclass
 class Grader:
-    """The graders of issue 4, found lazily; without them attempts stay ungraded (ERROR)."""
+    """Grades each attempt as soon as its evidence is complete, with an optional judge."""
 
     battery_digest: str
     judge: Any = None
-
-    @staticmethod
-    def _api(name: str) -> Any:
-        # Built in parallel (issue 4): found at run time, so a runner without graders still
-        # records every attempt's evidence for `agenttest grade` to judge later.
-        try:
-            module = importlib.import_module("agenttest.grading")
-        except ImportError:
-            return None
-        return getattr(module, name, None)
 
     @staticmethod
     def _ungraded(record: dict[str, Any], cause: str, message: str) -> None:
@@ -109,14 +116,13 @@ class Grader:
             record["error_cause"], record["error"] = cause, message
 
     def files_of_interest(self, item: PlanItem) -> list[str]:
-        files_of_interest = self._api("files_of_interest")
-        return [] if files_of_interest is None else list(files_of_interest(item.block))
+        from agenttest.grading import files_of_interest
+
+        return list(files_of_interest(item.block))
 
     def grade(self, item: PlanItem, record: dict[str, Any], workspace: Path | None) -> None:
-        grade_attempt = self._api("grade_attempt")
-        if grade_attempt is None:
-            self._ungraded(record, "ungraded", "not graded: agenttest.grading is not available")
-            return
+        from agenttest.grading import grade_attempt
+
         try:
             outcome = grade_attempt(
                 item.block,

@@ -30,7 +30,7 @@ from agenttest.results import (
     unused_path,
 )
 
-from ._attempt import AttemptRunner, Grader, StopRequested, StopSignals, now_iso
+from ._attempt import AttemptRunner, Grader, StopRequested, StopSignals, now_iso, resolve_judge
 from ._client import AgentClient, AgentNotReady
 from ._config import AgentConfig, example_config, load_agent_config
 from ._example import ExampleAgent
@@ -67,6 +67,7 @@ class RunRequest:
     allow_temp: bool = False
     quiet: bool = False
     example_args: tuple[str, ...] = field(default=())
+    judge: str | None = "auto"
 
 
 @dataclass
@@ -193,6 +194,8 @@ def run(
     """
     if req.retry_errors and req.resume is None:
         raise UsageError("--retry-errors needs --resume RUN.jsonl (the run whose errors to retry)")
+    progress = progress or make_progress(req.quiet)
+    judge = resolve_judge(req.judge, progress.note)  # before any file: a bad choice writes nothing
     writer: RunWriter
     if req.resume is not None:
         path = req.resume
@@ -207,7 +210,6 @@ def run(
             raise
     else:
         session = _plan_new(req)
-    progress = progress or make_progress(req.quiet)
     example: ExampleAgent | None = None
     stop = StopSignals()
     stop.install()
@@ -224,7 +226,7 @@ def run(
         if announce is not None:
             announce(session.path)
         try:
-            _drive(session, config, writer, stop, progress)
+            _drive(session, config, writer, stop, progress, judge)
         finally:
             writer.close()
     except StopRequested as exc:
@@ -245,6 +247,7 @@ def _drive(
     writer: RunWriter,
     stop: StopSignals,
     progress: Progress,
+    judge: Any = None,
 ) -> None:
     latest = session.latest
     todo = [item for item in session.plan if needs_run(latest.get(item.key), session.retry_errors)]
@@ -271,7 +274,7 @@ def _drive(
     tail = LogTail(config.log_path, config.log_max_bytes) if config.log_path else None
     attempts = AttemptRunner(
         client,
-        Grader(session.battery.digest),
+        Grader(session.battery.digest, judge=judge),
         stop,
         run_id=session.run_id,
         workspace=config.workspace_path,
