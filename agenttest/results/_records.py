@@ -78,6 +78,7 @@ class RunMeta(TypedDict, total=False):
     plan: list[dict[str, Any]]  # [{"test_id": ..., "runs": k}]
     label: str | None
     imported_from: str | None
+    selection: dict[str, Any]  # what `run` was asked for (k, only, tiers, overlay), for --resume
 
 
 class Attempt(TypedDict, total=False):
@@ -100,6 +101,8 @@ class Attempt(TypedDict, total=False):
     rater: str
     cost_tokens: int | None
     workspace_files: dict[str, str | None]  # path -> content (or None if absent) after the attempt
+    session_id: str  # the fresh agent session this attempt used
+    waits: dict[str, Any]  # time spent waiting for readiness and busy replies (not latency)
 
 
 class Grade(TypedDict, total=False):
@@ -120,6 +123,7 @@ class RunEnd(TypedDict, total=False):
     completed_at: str
     counts: dict[str, dict[str, int]]  # {"status": {...}, "verdict": {...}}
     reason: str  # "completed" | "interrupted" | "aborted: ..."
+    attempts: dict[str, int]  # planned, recorded, written_this_session
 
 
 Record = RunMeta | Attempt | Grade | RunEnd
