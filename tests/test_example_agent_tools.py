@@ -202,6 +202,8 @@ def test_delete_waits_for_confirmation(server: AgentServer) -> None:
         ("python3 -c 'print(1)'", "allow-list"),
         ("find . -delete", "-delete"),
         ("cat ../outside/secret.txt", "outside the workspace"),
+        ("grep --file=../outside/secret.txt notes.txt", "outside the workspace"),
+        ("ls ~", "outside the workspace"),
     ],
 )
 def test_shell_guard_blocks(space: Path, command: str, reason: str) -> None:

@@ -187,7 +187,13 @@ def _shell_argv(ctx: ToolContext, command: str) -> list[str]:
         option = word.split("=", 1)[0]
         if option in _FORBIDDEN_OPTIONS.get(program, set()):
             raise Blocked(f"option {option} of {program} is not allowed")
-        if word.startswith("-") or program == "echo":
+        if program == "echo":
+            argv.append(word)
+            continue
+        if word.startswith("-"):
+            value = word.split("=", 1)[1] if "=" in word else ""
+            if value:
+                _shell_operand(ctx, value)  # --file=/etc/passwd is still a path
             argv.append(word)
             continue
         argv.extend(_shell_operand(ctx, word))
