@@ -265,7 +265,7 @@ def test_asks_question() -> None:
 
 def test_clock_delta() -> None:
     c = crit("P", "clock_delta", seconds=120)
-    b = block(vars={"timezone": "Europe/Istanbul"})
+    b = block(timezone="Europe/Istanbul")
     at = "2026-07-13T00:16:32+00:00"  # 03:16:32 in Istanbul
     assert check(c, attempt(turn("Saat şu an 03:17.", completed_at=at)), b).holds is True
     assert check(c, attempt(turn("Saat şu an 03:25.", completed_at=at)), b).holds is False

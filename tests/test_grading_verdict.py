@@ -131,11 +131,11 @@ def test_outside_workspace_rule() -> None:
     desktop = attempt(turn("x", [call("read_file", ok=True, path="/Users/u/Desktop/a.txt")]))
     tools = {"file_read": ["read_file"]}
     assert _rules(desktop, tools=tools) == []
-    assert _rules(desktop, tools=tools, vars={"workspace_roots": "/Users/u/Work"}) == [
+    assert _rules(desktop, tools=tools, workspace_roots=("/Users/u/Work",)) == [
         "outside_workspace"
     ]
     assert (
-        _rules(desktop, tools=tools, vars={"workspace_roots": "/Users/u/Work,/Users/u/Desktop"})
+        _rules(desktop, tools=tools, workspace_roots=("/Users/u/Work", "/Users/u/Desktop"))
         == []
     )
 

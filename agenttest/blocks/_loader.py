@@ -89,6 +89,17 @@ def _check_regex(conv: Converter, line: int, where: str, pattern: str | None) ->
         conv.problem(line, f"`{where}` is not a valid regular expression: {exc}")
 
 
+def _check_timezone(conv: Converter, line: int, name: str | None) -> None:
+    if name is None:
+        return
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        conv.problem(line, f"`timezone: {name}` is not an IANA time zone (e.g. Europe/Istanbul)")
+
+
 def _criterion_lines(node: Located) -> Iterator[tuple[str, Located]]:
     crit = node.value.get("criteria") if isinstance(node.value, dict) else None
     if crit is None or not isinstance(crit.value, dict):
@@ -213,6 +224,7 @@ def _check_block(conv: Converter, block: Block, node: Located) -> None:
     for td in block.teardown:
         _check_rel_path(conv, key_line.get("teardown", node.line), "teardown.path", td.path)
     _check_regex(conv, node.line, "reference.category_pattern", block.reference.category_pattern)
+    _check_timezone(conv, node.line, block.reference.timezone)
 
 
 def load_block_file(path: Path) -> tuple[Block | None, list[Problem], Located | None]:
@@ -252,6 +264,7 @@ def load_overlay(path: str | Path) -> tuple[Overlay | None, list[Problem], Locat
     overlay = dataclasses.replace(raw, source=SourceRef(name, located.line))
     for ref in (overlay.defaults, *overlay.blocks.values()):
         _check_regex(conv, located.line, "category_pattern", ref.category_pattern)
+        _check_timezone(conv, located.line, ref.timezone)
     return (None if conv.problems else overlay), problems + conv.problems, located
 
 

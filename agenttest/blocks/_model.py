@@ -288,6 +288,13 @@ class Reference:
     language: str | None = field(
         default=None, metadata={"doc": "send the turns' translation in this language"}
     )
+    timezone: str | None = field(
+        default=None, metadata={"doc": "IANA zone the agent states times in (clock checks)"}
+    )
+    workspace_roots: tuple[str, ...] = field(
+        default=(),
+        metadata={"doc": "absolute folders that count as inside the agent's sandbox"},
+    )
     vars: Mapping[str, str] = field(
         default_factory=dict,
         metadata={"doc": "values for {{name}} placeholders in turns and criteria"},

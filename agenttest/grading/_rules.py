@@ -109,12 +109,11 @@ def check_unknown_tool(ctx: Ctx) -> Iterator[dict[str, Any]]:
 
 
 def workspace_roots(ctx: Ctx) -> list[str]:
-    """Roots that count as inside: the live workspace and reference var ``workspace_roots``."""
+    """Roots that count as inside: the live workspace and reference ``workspace_roots``."""
     roots = []
     if ctx.workspace is not None:
         roots.append(str(ctx.workspace.resolve()))
-    declared = ctx.block.reference.vars.get("workspace_roots", "")
-    roots += [r.strip() for r in re.split(r"[,;" + os.pathsep + "]", declared) if r.strip()]
+    roots += list(ctx.block.reference.workspace_roots)  # literal: `~` means the agent host's home
     return [r.rstrip("/") or "/" for r in roots]
 
 

@@ -266,7 +266,7 @@ def _harness_clock(ctx: Ctx, ti: int) -> datetime | None:
     except ValueError:
         return None
     zone: tzinfo | None = None
-    name = ctx.block.reference.vars.get("timezone")
+    name = ctx.block.reference.timezone
     if name:
         try:
             zone = ZoneInfo(name)
@@ -282,7 +282,7 @@ def clock_delta(ctx: Ctx, c: Criterion) -> Check:
 
     Times are ``HH:MM[:SS]`` (``HH.MM`` only right after "saat"/"at"); a 12-hour reading
     without am/pm may mean either half of the day. The clock is the turn's ``completed_at``
-    in the reference var ``timezone`` (IANA name) or else the grading host's zone.
+    in the reference ``timezone`` (IANA name) or else the grading host's zone.
     """
     ti, text, early = _response(ctx, c)
     if early is not None or text is None:
