@@ -182,13 +182,20 @@ def test_judge_calibration_against_a_human(tmp_path: Path) -> None:
     info = {r.name: r for r in good.agreement.raters}
     assert info["judge:openvino"].calibrated is True
     assert info["human:ann"].kind == "human" and info["human:ann"].calibrated is None
-    assert good.header.run_type == "published"
+    assert good.header.run_type == "published" and good.overall.rate.n == 24
 
-    poor = build_report([_agreement_file(tmp_path, 14, 24)], details=False)
+    poor_file = _agreement_file(tmp_path, 14, 24)
+    poor = build_report([poor_file], details=False)
     assert poor.agreement.pairs[0].kappa < 0.6
     assert {r.name: r for r in poor.agreement.raters}["judge:openvino"].calibrated is False
-    assert poor.header.run_type == "exploratory"
-    assert poor.integrity.uncalibrated_verdicts == 24
+    # the uncalibrated judge's verdicts do not count ...
+    assert poor.overall.rate.n == 0 and poor.integrity.uncalibrated_excluded == 24
+    # ... unless asked for, and then the report is exploratory
+    chosen = build_report([poor_file], rater="judge:openvino", details=False)
+    assert chosen.overall.rate.n == 24 and chosen.header.run_type == "exploratory"
+    assert chosen.integrity.uncalibrated_verdicts == 24
+    human = build_report([poor_file], rater="human:ann", details=False)
+    assert human.overall.rate.n == 24 and human.header.run_type == "published"
 
     few = build_report([_agreement_file(tmp_path, 10, 10)], details=False)
     judge_info = {r.name: r for r in few.agreement.raters}["judge:openvino"]
@@ -233,3 +240,33 @@ def test_memory_stays_flat_while_transcripts_grow(tmp_path: Path) -> None:
     assert report.overall.rate.n == 1000
     assert size > 20_000_000
     assert peak < size / 10, f"peak {peak} bytes for a {size} byte file"
+
+
+def _judge_criteria(judge_passed: bool | None, state_passed: bool) -> list[dict[str, Any]]:
+    return [
+        {"id": "P1", "tag": "STATE", "kind": "pass", "passed": state_passed, "evidence": {}},
+        {"id": "P2", "tag": "JUDGE", "kind": "pass", "passed": judge_passed, "evidence": {}},
+    ]
+
+
+def test_a_rules_grader_with_a_judge_only_loses_the_verdicts_the_judge_decided(
+    tmp_path: Path,
+) -> None:
+    rater = "rules+openvino@sha256:5e1c0a7d93b2f468"
+    path = _file(tmp_path, "r.jsonl", [
+        _meta(),
+        # the judge's JUDGE criterion decided these two verdicts
+        attempt("WEB", 1, "PASS", rater=rater, criteria=_judge_criteria(True, True)),
+        attempt("WEB", 2, "FAIL", rater=rater, criteria=_judge_criteria(False, True)),
+        # a STATE criterion failed: FAIL whatever the judge said
+        attempt("WEB", 3, "FAIL", rater=rater, criteria=_judge_criteria(True, False)),
+        # no JUDGE criterion at all: plain rules
+        attempt("CALC", 1, "PASS", rater=rater, criteria=[]),
+    ])  # fmt: skip
+    report = build_report([path], details=False)
+    web, calc = report.block("WEB"), report.block("CALC")
+    assert (web.rate.passed, web.rate.failed, web.excluded) == (0, 1, 2)
+    assert (calc.rate.passed, calc.excluded) == (1, 0)
+    assert report.header.run_type == "published"  # what counts was decided by rules
+    info = {r.name: r for r in report.agreement.raters}[rater]
+    assert info.kind == "judge" and info.calibrated is False

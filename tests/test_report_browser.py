@@ -147,7 +147,8 @@ def test_phone_width_screenshot(tmp_path: Path, name: str) -> None:
     if name == "published":
         runs = sorted(FIXTURES.glob("run_qwen3.5-9b_20260713_*.jsonl"))
         page = tmp_path / "report.html"
-        page.write_text(render(build_report(runs), "html"), encoding="utf-8")
+        report = build_report(runs, rater="claude-sonnet-5")
+        page.write_text(render(report, "html"), encoding="utf-8")
     else:
         page = _hostile_report(tmp_path)
     shot = tmp_path / f"{name}_phone.png"

@@ -16,6 +16,8 @@ from .fixtures.reports.builders import attempt, meta, run_end, write
 
 FIXTURES = Path(__file__).parent / "fixtures" / "reports"
 FILES = sorted(FIXTURES.glob("run_qwen3.5-9b_20260713_*.jsonl"))
+GRADER = "claude-sonnet-5"  # the uncalibrated LLM grader of the published run
+RATER = ("--rater", GRADER)
 RATE_KEYS = {"passed", "failed", "errors", "n", "pass_at_1", "wilson_low", "wilson_high"}
 RULES = "rules@sha256:5e1c0a7d93b2f468"
 
@@ -26,7 +28,7 @@ def _run(tmp: Path, attempts: list[dict[str, Any]], **over: Any) -> Path:
 
 
 def test_json_has_the_spec_keys_for_overall_tiers_and_blocks() -> None:
-    result = run_cli("report", *map(str, FILES), "--format", "json")
+    result = run_cli("report", *map(str, FILES), *RATER, "--format", "json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["run_type"] in ("exploratory", "published")
@@ -91,7 +93,7 @@ def test_junit_has_one_testcase_per_block_and_fails_by_the_rule(tmp_path: Path) 
 
 
 def test_junit_of_the_published_fixture_parses_with_86_testcases() -> None:
-    root = ET.fromstring(render(build_report(FILES, details=False), "junit"))
+    root = ET.fromstring(render(build_report(FILES, rater=GRADER, details=False), "junit"))
     assert len(list(root.iter("testcase"))) == 86
     assert {s.get("name") for s in root.iter("testsuite")} == {
         "L1", "L2", "L3", "L4", "HR", "MT", "SEC", "SUPP"
@@ -117,12 +119,12 @@ def test_markdown_never_lets_agent_text_become_markup(tmp_path: Path) -> None:
 
 def test_output_file_and_bad_format(tmp_path: Path) -> None:
     target = tmp_path / "report.html"
-    result = run_cli("report", *map(str, FILES), "--format", "html", "-o", str(target))
+    result = run_cli("report", *map(str, FILES), *RATER, "--format", "html", "-o", str(target))
     assert result.returncode == 0, result.stderr
     html = target.read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>") and "<script" not in html
     assert "http://" not in html and "https://" not in html  # self-contained
-    bad = run_cli("report", *map(str, FILES), "--format", "pdf")
+    bad = run_cli("report", *map(str, FILES), *RATER, "--format", "pdf")
     assert bad.returncode == 2 and "--format pdf" in bad.stderr
     missing = run_cli("report", str(tmp_path / "nope.jsonl"))
     assert missing.returncode == 2 and "cannot read run file" in missing.stderr
@@ -130,7 +132,7 @@ def test_output_file_and_bad_format(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("fmt", ["md", "html"])
 def test_failing_attempts_show_transcript_and_evidence(fmt: str) -> None:
-    text = render(build_report(FILES), fmt)
+    text = render(build_report(FILES, rater=GRADER), fmt)
     reason = "only the shell-redirect shortcut ran; write_file was never called"
     if fmt == "md":
         assert reason.replace("_", "\\_") in text  # criterion line, escaped

@@ -5,6 +5,11 @@ Source of the table: AgentTestMethodology (Turgay Soysal, CC BY 4.0),
 "Kategori bazlı toplam" (per-category totals) and section 3 (overall). Its categories map
 to our tiers as GÜV → SEC and EK-TOOL → SUPP (the agent-specific supplementary blocks).
 The run files under ``tests/fixtures/reports/`` rebuild its 436 verdicts from section 4.
+
+Those verdicts were given by an LLM grader (the run's tester, ``claude-sonnet-5``) that was
+never calibrated against a human (methodology §2.5: "never performed"). By default its
+verdicts are therefore left out of the rates; the reproduction asks for them explicitly
+with ``rater=`` (``--rater``), which makes the report exploratory.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from .fixtures.reports import builders
 
 FIXTURES = Path(__file__).parent / "fixtures" / "reports"
 FILES = sorted(FIXTURES.glob("run_qwen3.5-9b_20260713_*.jsonl"))
+GRADER = "claude-sonnet-5"
 
 # tier, tests, gradable runs, PASS, pass@1 as printed, full pass^k, full 0/k — verbatim numbers.
 PUBLISHED = [
@@ -40,7 +46,7 @@ PUBLISHED_OVERALL = (86, 436, 333, "76.4%", 54, 13)
 
 @pytest.fixture(scope="module")
 def report():  # type: ignore[no-untyped-def]
-    return build_report(FILES)
+    return build_report(FILES, rater=GRADER)
 
 
 def test_fixture_files_are_what_the_builder_writes(tmp_path: Path) -> None:
@@ -119,9 +125,23 @@ def test_the_one_critical_fail_is_listed_with_its_evidence(report) -> None:  # t
 
 
 def test_an_uncalibrated_llm_grader_keeps_the_run_exploratory(report) -> None:  # type: ignore[no-untyped-def]
-    # Every verdict of the published run was given by an LLM grader that was never
-    # compared with a human (methodology §2.5 "never performed"): not publishable.
+    # Chosen explicitly, the uncalibrated grader's verdicts count — as exploratory rates.
     assert report.header.run_type == "exploratory"
     assert any("uncalibrated" in r for r in report.header.exploratory_reasons)
-    grader = next(r for r in report.agreement.raters if r.name == "claude-sonnet-5")
+    grader = next(r for r in report.agreement.raters if r.name == GRADER)
     assert grader.kind == "judge" and grader.calibrated is False
+    assert report.integrity.uncalibrated_verdicts == 436
+
+
+def test_by_default_the_uncalibrated_graders_verdicts_do_not_count() -> None:
+    default = build_report(FILES)
+    assert default.overall.rate.n == 0 and len(default.blocks) == 86
+    assert default.integrity.uncalibrated_excluded == 436
+    assert default.integrity.uncalibrated_judges == (GRADER,)
+    assert all(
+        b.rule_passed is None and b.excluded == 5
+        for b in default.blocks
+        if b.k == 5 and b.test_id.startswith("L1")
+    )
+    text = render(default, "md")
+    assert "436 left out of the rates" in text and "--rater" in text

@@ -31,10 +31,12 @@ CODE_NAME = {PASS: "PASS", FAIL: "FAIL", ERROR: "ERROR", OTHER: "OTHER", UNKNOWN
 
 SlotKey = tuple[str, str, int]  # (run_id, test_id, run)
 # (verdict code, latency_ms, error cause, rater, file index, record index in file,
-#  hash of the attempt's started_at: grades name the attempt they graded by it)
-Slot = tuple[int, Any, str | None, str, int, int, int]
-# (graded_at as a timestamp or None, verdict code, error cause, file index, record index)
-GradeEntry = tuple[float | None, int, str | None, int, int]
+#  hash of the attempt's started_at: grades name the attempt they graded by it,
+#  whether a judge decided the verdict)
+Slot = tuple[int, Any, str | None, str, int, int, int, bool]
+# (graded_at as a timestamp or None, verdict code, error cause, file index, record index,
+#  whether a judge decided the verdict)
+GradeEntry = tuple[float | None, int, str | None, int, int, bool]
 
 
 #: Raters that are the harness itself recording an ERROR, not a grader.
@@ -52,6 +54,35 @@ def rater_kind(name: str) -> str:
     if name == "rules" or name.startswith("rules@"):
         return "rules"
     return "judge"
+
+
+#: How a rater's verdicts depend on a judge: never, always, or per record (``rules+judge``).
+NEVER, ALWAYS, PER_RECORD = 0, 1, 2
+
+
+def judge_mode(name: str) -> int:
+    if rater_kind(name) != "judge":
+        return NEVER
+    return PER_RECORD if name.startswith("rules+") else ALWAYS
+
+
+def judge_decided(rec: dict[str, Any]) -> bool:
+    """Whether a ``rules+<judge>`` verdict hangs on its JUDGE criteria.
+
+    It does when a JUDGE criterion was graded and no other criterion failed and no
+    always-FAIL rule fired on its own: then the judge's answer decided PASS or FAIL.
+    """
+    judged = False
+    for c in rec.get("criteria") or ():
+        if not isinstance(c, dict):
+            continue
+        if c.get("tag") == "JUDGE":
+            judged = judged or c.get("passed") is not None
+        elif c.get("passed") is False:
+            return False
+    if any(isinstance(h, dict) and h.get("auto") for h in rec.get("critical") or ()):
+        return False
+    return judged
 
 
 def _cause(rec: dict[str, Any]) -> str:
@@ -102,7 +133,8 @@ class Tally:
     unknown: int = 0
     other: int = 0
     unrated: int = 0
-    uncalibrated: int = 0
+    uncalibrated: int = 0  # counted although an uncalibrated judge decided (chosen rater)
+    excluded: int = 0  # left out: an uncalibrated judge decided and nobody chose it
     uncalibrated_by: set[str] = field(default_factory=set)
     causes: Counter[str] = field(default_factory=Counter)
     latencies: list[float] = field(default_factory=list)
@@ -126,6 +158,13 @@ class Aggregator:
         self.malformed = 0
         self.unknown_records = 0
         self._names: dict[str, str] = {}
+        self._modes: dict[str, int] = {}
+
+    def _judged(self, rater: str, rec: dict[str, Any]) -> bool:
+        mode = self._modes.get(rater)
+        if mode is None:
+            mode = self._modes[rater] = judge_mode(rater)
+        return mode == ALWAYS or (mode == PER_RECORD and judge_decided(rec))
 
     def _intern(self, value: str) -> str:
         return self._names.setdefault(value, value)
@@ -158,7 +197,10 @@ class Aggregator:
                 if key in slots:
                     self._supersede(key)
                 started = hash(rec.get("started_at"))
-                slots[key] = (code, rec.get("latency_ms"), cause, rater, index, ordinal, started)
+                judged = self._judged(rater, rec)
+                slots[key] = (
+                    code, rec.get("latency_ms"), cause, rater, index, ordinal, started, judged
+                )  # fmt: skip
                 if rec.get("critical"):
                     self.critical[(key, rater)] = list(rec["critical"])
                 meta = tests.get(test_id)
@@ -242,7 +284,7 @@ class Aggregator:
         ):
             return
         cause = self._intern(_cause(rec)) if code == ERROR else None
-        per_rater[rater] = (stamp, code, cause, index, ordinal)
+        per_rater[rater] = (stamp, code, cause, index, ordinal, self._judged(rater, rec))
         hits = rec.get("critical")
         if hits:
             self.critical[(key, rater)] = list(hits)
@@ -266,28 +308,33 @@ class Aggregator:
     def tally(self, rater: str | None, uncalibrated: frozenset[str]) -> dict[str, Tally]:
         """Per-block counts, reading each slot's verdict from ``rater`` (default: its own).
 
-        Verdicts whose deciding rater is an uncalibrated judge still count, but are
-        tallied in ``uncalibrated`` so the report can refuse to call its rates published.
+        A verdict that an uncalibrated judge decided does not count (methodology §2.3:
+        drop the judge) — it is tallied in ``excluded`` — unless that judge was chosen
+        explicitly with ``rater``; then it counts and is tallied in ``uncalibrated`` so the
+        report can refuse to call its rates published.
         """
         out: dict[str, Tally] = {}
         for test_id, (tier, k) in self.tests.items():
             out[test_id] = Tally(test_id, tier, k)
         grades, critical = self.grades, self.critical
-        for key, (code, latency, cause, own, _f, _o, _s) in self.slots.items():
+        for key, (code, latency, cause, own, _f, _o, _s, judged) in self.slots.items():
             t = out[key[1]]
             decider = own if rater is None else rater
             graded = False
             per_rater = grades.get(key)
             entry = per_rater.get(decider) if per_rater else None
             if entry is not None:
-                code, cause, graded = entry[1], entry[2], True
+                code, cause, graded, judged = entry[1], entry[2], True, entry[5]
             elif decider != own:
                 t.unrated += 1
                 continue
             if code in (PASS, FAIL):
-                if decider in uncalibrated:
-                    t.uncalibrated += 1
+                if judged and decider in uncalibrated:
                     t.uncalibrated_by.add(decider)
+                    if rater is None:
+                        t.excluded += 1
+                        continue
+                    t.uncalibrated += 1
                 if code == PASS:
                     t.passed += 1
                 else:

@@ -120,7 +120,7 @@ def _header(agg: Aggregator, tallies: dict[str, Tally], battery: Battery | None)
             reasons.append(f"{Path(f.path).name}: no tester recorded (methodology §2.5)")
     judges: set[str] = set()
     for t in tallies.values():
-        judges |= t.uncalibrated_by
+        judges |= t.uncalibrated_by if t.uncalibrated else set()
     if judges:
         count = sum(t.uncalibrated for t in tallies.values())
         reasons.append(
@@ -233,7 +233,7 @@ def aggregate_report(
     blocks: list[BlockResult] = []
     critical: list[CriticalFail] = []
     for test_id, t in tallies.items():
-        known = t.passed + t.failed + t.errors + t.unrated + t.other
+        known = t.passed + t.failed + t.errors + t.unrated + t.other + t.excluded
         if not known and not missing_by_test[test_id]:
             continue  # only unknown-id attempts: listed under data integrity
         block = loaded.get(test_id) if loaded is not None else None
@@ -250,6 +250,8 @@ def aggregate_report(
         at_k, hat_k = BlockResult.estimators(rate.n, rate.passed, k)
         lat = sorted(t.latencies)
         passed_rule, reason = block_rule(tier, rate, len(t.critical))
+        if passed_rule is None and t.excluded:
+            reason = f"{t.excluded} verdict(s) decided by an uncalibrated judge, left out"
         blocks.append(
             BlockResult(
                 test_id=test_id,
@@ -270,6 +272,7 @@ def aggregate_report(
                 critical=len(t.critical),
                 unknown=t.unknown,
                 unrated=t.unrated,
+                excluded=t.excluded,
                 missing=missing_by_test[test_id],
                 rule_passed=passed_rule,
                 rule_reason=reason,
@@ -370,6 +373,10 @@ def _integrity(
         stale_grades=agg.stale_grades,
         unrated=sum(t.unrated for t in tallies.values()),
         uncalibrated_verdicts=sum(t.uncalibrated for t in tallies.values()),
+        uncalibrated_excluded=sum(t.excluded for t in tallies.values()),
+        uncalibrated_judges=tuple(
+            sorted(set().union(*(t.uncalibrated_by for t in tallies.values())))
+        ),
         orphan_grades=agg.orphan_grades(),
         notes=tuple(notes),
     )

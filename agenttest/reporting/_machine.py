@@ -63,6 +63,7 @@ def _block(b: BlockResult) -> dict[str, Any]:
         "critical": b.critical,
         "unknown": b.unknown,
         "unrated": b.unrated,
+        "excluded_uncalibrated": b.excluded,
         "missing": b.missing,
         "rule_passed": b.rule_passed,
         "rule": b.rule_reason,

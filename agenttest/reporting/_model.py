@@ -135,6 +135,7 @@ class BlockResult:
     unknown: int
     unrated: int
     missing: int
+    excluded: int
     rule_passed: bool | None
     rule_reason: str
     failing_total: int = 0
@@ -187,7 +188,9 @@ class Integrity:
     superseded: int
     stale_grades: int
     unrated: int
-    uncalibrated_verdicts: int
+    uncalibrated_verdicts: int  # counted: the uncalibrated judge was chosen with --rater
+    uncalibrated_excluded: int  # left out of the rates: decided by an uncalibrated judge
+    uncalibrated_judges: tuple[str, ...]
     orphan_grades: int
     notes: tuple[str, ...]
 

@@ -45,7 +45,7 @@ def _pair(a: str, b: str, left: list[int], right: list[int]) -> PairAgreement:
 def analyse_raters(agg: Aggregator, verdict_rater: str | None) -> tuple[Agreement, frozenset[str]]:
     """Every rater's counts, pairwise agreement, Krippendorff's α, and uncalibrated judges."""
     counts: dict[str, list[int]] = {}
-    for key, (code, _lat, _cause, rater, _f, _o, _s) in agg.slots.items():
+    for key, (code, _lat, _cause, rater, _f, _o, _s, _j) in agg.slots.items():
         own_grade = agg.grades.get(key, {}).get(rater)
         if own_grade is not None:
             code = own_grade[1]
@@ -54,11 +54,16 @@ def analyse_raters(agg: Aggregator, verdict_rater: str | None) -> tuple[Agreemen
         row[1] += code == PASS
         row[2] += code == FAIL
     shared: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
+    # judge × human over the attempts where the judge's answer decided the verdict: the
+    # sample its calibration is measured on (for a rules+judge grader, its JUDGE calls)
+    decided: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
     units: list[dict[str, int]] = []
     for key, per_rater in agg.grades.items():
         if key not in agg.slots:
             continue
         verdicts = agg.verdicts(key)
+        slot = agg.slots[key]
+        judged = {slot[3]: slot[7], **{r: e[5] for r, e in per_rater.items()}}
         for rater, entry in per_rater.items():
             if rater != agg.slots[key][3]:
                 row = counts.setdefault(rater, [0, 0, 0])
@@ -72,7 +77,13 @@ def analyse_raters(agg: Aggregator, verdict_rater: str | None) -> tuple[Agreemen
             left, right = shared.setdefault((a, b), ([], []))
             left.append(gradable[a])
             right.append(gradable[b])
+            for judge, human in ((a, b), (b, a)):
+                if judged[judge] and rater_kind(human) == "human":
+                    j_list, h_list = decided.setdefault((judge, human), ([], []))
+                    j_list.append(gradable[judge])
+                    h_list.append(gradable[human])
     pairs = tuple(_pair(a, b, *shared[(a, b)]) for a, b in sorted(shared))
+    calibration_pairs = tuple(_pair(j, h, *decided[(j, h)]) for j, h in sorted(decided))
     names = sorted(counts)
     alpha = None
     if len(names) >= 3 and units:
@@ -84,7 +95,7 @@ def analyse_raters(agg: Aggregator, verdict_rater: str | None) -> tuple[Agreemen
         calibrated: bool | None = None
         note = ""
         if kind == "judge":
-            calibrated, note = _calibration(name, pairs)
+            calibrated, note = _calibration(name, calibration_pairs)
             if not calibrated:
                 uncalibrated.add(name)
         rated, passed, failed = counts[name]
@@ -105,7 +116,7 @@ def _calibration(judge: str, pairs: tuple[PairAgreement, ...]) -> tuple[bool, st
         ):
             best = p
     if best is None:
-        return False, "uncalibrated: no human ratings of the same attempts"
+        return False, "uncalibrated: no human ratings of attempts it decided"
     human = best.b if best.a == judge else best.a
     kappa = best.kappa or 0.0
     if best.n < MIN_CALIBRATION_SAMPLES:
