@@ -49,6 +49,10 @@ class Behaviour:
     )  # fmt: skip
     log_file: str | None = None  # each turn appends a line here
     on_turn: Callable[[int], None] | None = None  # called with the turn number on arrival
+    # turn number -> writes its own raw reply on the handler (fault suite: truncated bodies,
+    # resets, wrong content types, ...); returns True when it answered
+    raw_turns: dict[int, Callable[[Any], bool]] = field(default_factory=dict)
+    forget_sessions: bool = False  # every turn acts as if the session were new (session lost)
 
 
 class _State:
@@ -155,6 +159,9 @@ class _Handler(BaseHTTPRequestHandler):
             headers = {"retry-after": b.retry_after} if b.retry_after is not None else {}
             self._send(b.busy_status, {"status": "busy"}, headers)
             return
+        raw = b.raw_turns.get(n)
+        if raw is not None and raw(self):
+            return
         if n in b.hang_turns:
             time.sleep(b.hang_s)
         if n in b.drop_turns:
@@ -179,7 +186,7 @@ class _Handler(BaseHTTPRequestHandler):
         time.sleep(b.turn_delay_s)
         sid = str(body.get("session_id"))
         with st.lock:
-            st.sessions[sid] = st.sessions.get(sid, 0) + 1
+            st.sessions[sid] = 1 if b.forget_sessions else st.sessions.get(sid, 0) + 1
             turn_in_session = st.sessions[sid]
         if b.log_file:
             with open(b.log_file, "a", encoding="utf-8") as f:

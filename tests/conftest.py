@@ -31,3 +31,18 @@ def run_cli(
 @pytest.fixture
 def cli():  # type: ignore[no-untyped-def]
     return run_cli
+
+
+#: Counts that the fault, crash and bad-input suites report at the end of the run.
+SUITE_COUNTS: dict[str, list[str]] = {}
+
+
+def report_count(suite: str, line: str) -> None:
+    SUITE_COUNTS.setdefault(suite, []).append(line)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: ignore[no-untyped-def]
+    for suite, lines in SUITE_COUNTS.items():
+        terminalreporter.write_sep("-", suite)
+        for line in lines:
+            terminalreporter.write_line(line)

@@ -161,20 +161,25 @@ class LogTail:
         self.path = path
         self.max_bytes = max_bytes
         self.offset = 0
+        self.identity: tuple[int, int] | None = None
 
-    def _size(self) -> int:
+    def _stat(self) -> tuple[int, tuple[int, int] | None]:
         try:
-            return self.path.stat().st_size
+            st = self.path.stat()
         except OSError:
-            return 0
+            return 0, None
+        return st.st_size, (st.st_dev, st.st_ino)
 
     def mark(self) -> None:
-        self.offset = self._size()
+        self.offset, self.identity = self._stat()
 
     def read(self) -> list[str]:
-        size = self._size()
-        start = self.offset if size >= self.offset else 0  # shrunk: the log was rotated
-        self.offset = size
+        size, identity = self._stat()
+        # A different file (rotated away and recreated) or a shorter one (truncated): the
+        # lines of this attempt start at the top of what is there now.
+        rotated = identity != self.identity or size < self.offset
+        start = 0 if rotated else self.offset
+        self.offset, self.identity = size, identity
         if size <= start or self.max_bytes == 0:
             return []
         try:

@@ -1,0 +1,235 @@
+"""The fault suite: sixteen kinds of agent misbehaviour on real loopback servers.
+
+For each kind the run ends with every planned attempt recorded (graded, or ERROR with its
+cause) or with a resumable stop and a clear message; nothing is lost, nothing duplicated,
+and no two requests ever overlap. The summary line per kind is printed at the end of the
+test session.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agenttest.errors import AgentUnavailable
+from agenttest.results import iter_records
+from agenttest.results._reader import ReadNotes
+from agenttest.runner import RunRequest, run
+
+from ._servers import Behaviour, LoopbackAgent, agent_yaml, write_battery
+from .conftest import report_count
+
+BLOCKS = {"L1-A-01": (1, 2), "L1-B-01": (2, 2)}  # 2 blocks, k=2: 4 attempts, 6 turns
+PLANNED = 4
+
+
+def _raw(status_line: bytes, headers: list[tuple[str, str]], body: bytes, close: bool = True
+         ) -> Callable[[Any], bool]:  # fmt: skip
+    def write(handler: Any) -> bool:
+        head = status_line + b"\r\n" + b"".join(f"{k}: {v}\r\n".encode() for k, v in headers)
+        handler.wfile.write(head + b"\r\n" + body)
+        handler.wfile.flush()
+        if close:
+            handler.close_connection = True
+            handler.connection.shutdown(socket.SHUT_RDWR)
+        return True
+
+    return write
+
+
+def _reset_connection(handler: Any) -> bool:
+    # SO_LINGER 0 then close: the peer sees a TCP RST, not an orderly end of stream.
+    handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    handler.close_connection = True
+    handler.connection.close()
+    return True
+
+
+_OK = json.dumps({"response": "echo 1: fine", "tool_calls": [], "trace": ""}).encode()
+_BIG = json.dumps({"response": "echo " + "x" * 10_000_000, "tool_calls": [], "trace": ""}).encode()
+
+
+@dataclass
+class Fault:
+    behaviour: Behaviour = field(default_factory=Behaviour)
+    config: dict[str, Any] = field(default_factory=dict)
+    # what must show up among the attempts' error causes (empty: all clean)
+    causes: set[str] = field(default_factory=set)
+    aborts: bool = False  # the run stops resumably (exit 3) instead of finishing
+    during: Callable[[LoopbackAgent, Path], None] | None = None  # run in a thread mid-run
+
+
+def _restart_between_turns(agent: LoopbackAgent, _log: Path) -> None:
+    def on_turn(n: int) -> None:
+        if n == 3:  # the first turn of L1-B-01's first attempt has just arrived
+            agent.restart(0.3)
+
+    agent.behaviour.on_turn = on_turn
+
+
+def _rotate_log(agent: LoopbackAgent, log: Path) -> None:
+    def on_turn(n: int) -> None:
+        if n in (2, 4):
+            log.rename(log.with_suffix(f".{n}"))  # logrotate: move away, start a new file
+            # the new file opens with a banner longer than the old file was
+            banner = "".join(f"# log rotated at turn {n}, line {i}\n" for i in range(200))
+            log.write_text(banner, encoding="utf-8")
+
+    agent.behaviour.on_turn = on_turn
+
+
+def _clock_jumps(agent: LoopbackAgent, _log: Path) -> None:
+    real_time = time.time
+
+    def on_turn(n: int) -> None:
+        if n == 2:  # wall clock jumps back an hour mid-run (NTP step, suspend/resume)
+            offset = -3600.0
+            time.time = lambda: real_time() + offset  # type: ignore[assignment]
+
+    agent.behaviour.on_turn = on_turn
+
+
+FAULTS: dict[str, Fault] = {
+    "never ready": Fault(Behaviour(loading_s=60), {"readiness": {"timeout_s": 0.5}}, aborts=True),
+    "slow readiness": Fault(Behaviour(loading_s=0.6)),
+    "busy storm": Fault(Behaviour(busy_first=12, retry_after="0")),
+    "retry-after of hours": Fault(Behaviour(busy_first=2, retry_after="7200")),
+    "busy forever": Fault(
+        Behaviour(busy_always=True, busy_status=503), {"timeouts": {"busy_s": 0.5}}, causes={"busy"}
+    ),  # fmt: skip
+    "hang mid-answer": Fault(
+        Behaviour(hang_turns={2}, hang_s=3), {"timeouts": {"answer_s": 0.5}}, causes={"timeout"}
+    ),  # fmt: skip
+    "truncated body": Fault(
+        Behaviour(
+            raw_turns={
+                2: _raw(
+                    b"HTTP/1.1 200 OK",
+                    [("content-type", "application/json"), ("content-length", str(len(_OK)))],
+                    _OK[: len(_OK) // 2],
+                )
+            }
+        ),
+        causes={"garbage", "lost", "unreachable", "http_error"},
+    ),  # fmt: skip
+    "invalid JSON": Fault(Behaviour(garbage_turns={1, 3}), causes={"garbage"}),
+    "10 MB body": Fault(
+        Behaviour(
+            raw_turns={
+                2: _raw(
+                    b"HTTP/1.1 200 OK",
+                    [("content-type", "application/json"), ("content-length", str(len(_BIG)))],
+                    _BIG,
+                    close=False,
+                )
+            }
+        ),
+    ),  # fmt: skip
+    "wrong content type": Fault(
+        Behaviour(
+            raw_turns={
+                2: _raw(
+                    b"HTTP/1.1 200 OK",
+                    [("content-type", "text/html"), ("content-length", "27")],
+                    b"<html><b>hello</b></html>\r\n",
+                    close=False,
+                )
+            }
+        ),
+        causes={"garbage"},
+    ),  # fmt: skip
+    "500s": Fault(Behaviour(error_turns={1, 2}), causes={"http_error"}),
+    "connection reset": Fault(
+        Behaviour(raw_turns={2: _reset_connection}), causes={"lost", "unreachable", "garbage"}
+    ),  # fmt: skip
+    "restart between turns of one block": Fault(
+        during=_restart_between_turns, causes={"lost", "unreachable", "timeout"}
+    ),  # fmt: skip
+    "session lost": Fault(Behaviour(forget_sessions=True)),
+    "clock jumps": Fault(during=_clock_jumps),
+    "log file rotates": Fault(during=_rotate_log),
+}
+
+
+@pytest.mark.parametrize("kind", list(FAULTS), ids=lambda k: k.replace(" ", "-"))
+def test_fault(kind: str, tmp_path: Path) -> None:
+    fault = FAULTS[kind]
+    log = tmp_path / "agent.log"
+    log.write_text("", encoding="utf-8")
+    fault.behaviour.log_file = str(log)
+    battery = write_battery(tmp_path / "battery", BLOCKS)
+    real_time = time.time
+    with LoopbackAgent(fault.behaviour) as agent:
+        if fault.during is not None:
+            fault.during(agent, log)
+        config = tmp_path / "agent.yaml"
+        config.write_text(
+            agent_yaml(agent.url, log_file=str(log), **fault.config), encoding="utf-8"
+        )
+        request = RunRequest(paths=[str(battery)], agent=str(config), out=tmp_path / "out",
+                             allow_temp=True, quiet=True, judge="none")  # fmt: skip
+        aborted = None
+        try:
+            path = run(request)
+        except AgentUnavailable as exc:
+            aborted = str(exc)
+            path = next((tmp_path / "out").glob("*.jsonl"))
+        finally:
+            time.time = real_time  # type: ignore[assignment]
+        max_overlap = agent.state.max_work_in_flight
+    notes = ReadNotes(str(path))
+    records = list(iter_records(path, notes))
+    attempts = [r for r in records if r["record_type"] == "attempt"]
+    keys = [(a["test_id"], a["run"]) for a in attempts]
+    causes = Counter(a.get("error_cause") or a["verdict"] for a in attempts)
+    report_count(
+        "fault suite",
+        f"{kind:<36} attempts {len(attempts)}/{PLANNED}  duplicated {len(keys) - len(set(keys))}  "
+        f"max in flight {max_overlap}  {'aborted (resumable)' if aborted else 'finished'}  "
+        + ", ".join(f"{k}={v}" for k, v in sorted(causes.items())),
+    )
+    assert max_overlap <= 1, "two requests overlapped"
+    assert len(keys) == len(set(keys)), "an attempt was recorded twice"
+    assert not notes.torn_lines
+    assert records[0]["record_type"] == "run_meta" and records[-1]["record_type"] == "run_end"
+    if fault.aborts:
+        assert aborted is not None and "--resume" in aborted
+        assert "not ready" in records[-1]["reason"] or "aborted" in records[-1]["reason"]
+        return
+    assert aborted is None
+    assert len(attempts) == PLANNED, "an attempt was lost"
+    for a in attempts:
+        assert a["verdict"] in ("PASS", "FAIL", "ERROR")
+        if a["verdict"] == "ERROR":
+            assert a["error_cause"] and a["error"], a
+        assert (a["latency_ms"] or 0) >= 0
+    seen = {a.get("error_cause") for a in attempts if a["verdict"] == "ERROR"}
+    if fault.causes:
+        assert seen and seen <= fault.causes, f"causes {seen} not within {fault.causes}"
+    else:
+        assert not seen, f"no attempt should be lost to {kind}: {seen}"
+        assert all(a["verdict"] == "PASS" for a in attempts)
+    if kind == "log file rotates":
+        with_lines = [a for a in attempts if any(t.get("log_lines") for t in a["turns"])]
+        assert len(with_lines) == PLANNED, "log lines of an attempt were lost in the rotation"
+        for a in attempts:
+            lines = [ln for t in a["turns"] for ln in t.get("log_lines") or []]
+            assert any(ln.startswith("AUDIT turn") for ln in lines)
+            torn = [
+                ln
+                for ln in lines
+                if not ln.startswith(("AUDIT turn", "# log rotated", "[agenttest"))
+            ]
+            assert not torn, f"read from the wrong place after rotation: {torn[:2]}"
+    if kind == "session lost":
+        second_turns = [a["turns"][1]["response"] for a in attempts if len(a["turns"]) == 2]
+        assert second_turns and all(r.startswith("echo 1:") for r in second_turns)
