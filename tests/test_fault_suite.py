@@ -32,8 +32,9 @@ BLOCKS = {"L1-A-01": (1, 2), "L1-B-01": (2, 2)}  # 2 blocks, k=2: 4 attempts, 6 
 PLANNED = 4
 
 
-def _raw(status_line: bytes, headers: list[tuple[str, str]], body: bytes, close: bool = True
-         ) -> Callable[[Any], bool]:  # fmt: skip
+def _raw(
+    status_line: bytes, headers: list[tuple[str, str]], body: bytes, close: bool = True
+) -> Callable[[Any], bool]:
     def write(handler: Any) -> bool:
         head = status_line + b"\r\n" + b"".join(f"{k}: {v}\r\n".encode() for k, v in headers)
         handler.wfile.write(head + b"\r\n" + body)
@@ -105,10 +106,10 @@ FAULTS: dict[str, Fault] = {
     "retry-after of hours": Fault(Behaviour(busy_first=2, retry_after="7200")),
     "busy forever": Fault(
         Behaviour(busy_always=True, busy_status=503), {"timeouts": {"busy_s": 0.5}}, causes={"busy"}
-    ),  # fmt: skip
+    ),
     "hang mid-answer": Fault(
         Behaviour(hang_turns={2}, hang_s=3), {"timeouts": {"answer_s": 0.5}}, causes={"timeout"}
-    ),  # fmt: skip
+    ),
     "truncated body": Fault(
         Behaviour(
             raw_turns={
@@ -120,7 +121,7 @@ FAULTS: dict[str, Fault] = {
             }
         ),
         causes={"garbage", "lost", "unreachable", "http_error"},
-    ),  # fmt: skip
+    ),
     "invalid JSON": Fault(Behaviour(garbage_turns={1, 3}), causes={"garbage"}),
     "10 MB body": Fault(
         Behaviour(
@@ -133,7 +134,7 @@ FAULTS: dict[str, Fault] = {
                 )
             }
         ),
-    ),  # fmt: skip
+    ),
     "wrong content type": Fault(
         Behaviour(
             raw_turns={
@@ -146,14 +147,14 @@ FAULTS: dict[str, Fault] = {
             }
         ),
         causes={"garbage"},
-    ),  # fmt: skip
+    ),
     "500s": Fault(Behaviour(error_turns={1, 2}), causes={"http_error"}),
     "connection reset": Fault(
         Behaviour(raw_turns={2: _reset_connection}), causes={"lost", "unreachable", "garbage"}
-    ),  # fmt: skip
+    ),
     "restart between turns of one block": Fault(
         during=_restart_between_turns, causes={"lost", "unreachable", "timeout"}
-    ),  # fmt: skip
+    ),
     "session lost": Fault(Behaviour(forget_sessions=True)),
     "clock jumps": Fault(during=_clock_jumps),
     "log file rotates": Fault(during=_rotate_log),
@@ -175,8 +176,14 @@ def test_fault(kind: str, tmp_path: Path) -> None:
         config.write_text(
             agent_yaml(agent.url, log_file=str(log), **fault.config), encoding="utf-8"
         )
-        request = RunRequest(paths=[str(battery)], agent=str(config), out=tmp_path / "out",
-                             allow_temp=True, quiet=True, judge="none")  # fmt: skip
+        request = RunRequest(
+            paths=[str(battery)],
+            agent=str(config),
+            out=tmp_path / "out",
+            allow_temp=True,
+            quiet=True,
+            judge="none",
+        )
         aborted = None
         try:
             path = run(request)
