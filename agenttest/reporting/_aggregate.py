@@ -176,39 +176,45 @@ class Aggregator:
         run: RunFile | None = None
         run_id = ""
         slots, tests, names, vcode = self.slots, self.tests, self._names, _VCODE
+        modes = self._modes
         last: dict[str, Any] | None = None  # the newest attempt: its completed_at dates the run
         count = 0
+        # The hot loop of every report: one dict lookup per field, no helper calls on the
+        # common path (a PASS/FAIL attempt by a known rater for a known block).
         for ordinal, rec in enumerate(iter_records(path, notes)):
-            kind = rec.get("record_type")
+            get = rec.get
+            kind = get("record_type")
             if kind == "attempt" and run is not None:
-                test_id, number = rec.get("test_id"), rec.get("run")
+                test_id, number = get("test_id"), get("run")
                 if test_id.__class__ is not str or number.__class__ is not int:
                     self.malformed += 1
                     continue
                 test_id = names.setdefault(test_id, test_id)
-                verdict = rec.get("verdict")
+                verdict = get("verdict")
                 code = UNKNOWN if verdict is None else vcode.get(verdict, OTHER)
                 cause = self._intern(_cause(rec)) if code == ERROR else None
-                rater = rec.get("rater") or "unknown"
+                rater = get("rater") or "unknown"
                 if rater.__class__ is not str:
                     rater = str(rater)
                 rater = names.setdefault(rater, rater)
+                mode = modes.get(rater)
+                if mode is None:
+                    mode = modes[rater] = judge_mode(rater)
+                judged = mode == ALWAYS or (mode == PER_RECORD and judge_decided(rec))
                 key = (run_id, test_id, number)
-                if key in slots:
+                slot = (code, get("latency_ms"), cause, rater, index, ordinal,
+                        hash(get("started_at")), judged)  # fmt: skip
+                if slots.setdefault(key, slot) is not slot:
                     self._supersede(key)
-                started = hash(rec.get("started_at"))
-                judged = self._judged(rater, rec)
-                slots[key] = (
-                    code, rec.get("latency_ms"), cause, rater, index, ordinal, started, judged
-                )  # fmt: skip
-                if rec.get("critical"):
+                    slots[key] = slot
+                if get("critical"):
                     self.critical[(key, rater)] = list(rec["critical"])
                 meta = tests.get(test_id)
-                k = rec.get("k")
+                k = get("k")
                 if meta is None:
-                    tests[test_id] = [rec.get("tier"), k if isinstance(k, int) else 0]
-                elif meta[0] is None or (isinstance(k, int) and k > meta[1]):
-                    meta[0] = meta[0] or rec.get("tier")
+                    tests[test_id] = [get("tier"), k if isinstance(k, int) else 0]
+                elif meta[0] is None or (k.__class__ is int and k > meta[1]):
+                    meta[0] = meta[0] or get("tier")
                     meta[1] = max(meta[1], k if isinstance(k, int) else 0)
                 count += 1
                 last = rec

@@ -45,14 +45,20 @@ def _pair(a: str, b: str, left: list[int], right: list[int]) -> PairAgreement:
 def analyse_raters(agg: Aggregator, verdict_rater: str | None) -> tuple[Agreement, frozenset[str]]:
     """Every rater's counts, pairwise agreement, Krippendorff's α, and uncalibrated judges."""
     counts: dict[str, list[int]] = {}
-    for key, (code, _lat, _cause, rater, _f, _o, _s, _j) in agg.slots.items():
-        own_grade = agg.grades.get(key, {}).get(rater)
-        if own_grade is not None:
-            code = own_grade[1]
-        row = counts.setdefault(rater, [0, 0, 0])
-        row[0] += 1
-        row[1] += code == PASS
-        row[2] += code == FAIL
+    by_rater: dict[str, list[int]] = {}  # rater -> verdict codes of its own attempts
+    grades = agg.grades
+    for key, slot in agg.slots.items():
+        code, rater = slot[0], slot[3]
+        if grades:
+            own_grade = grades.get(key, {}).get(rater)
+            if own_grade is not None:
+                code = own_grade[1]
+        codes = by_rater.get(rater)
+        if codes is None:
+            codes = by_rater[rater] = []
+        codes.append(code)
+    for rater, codes in by_rater.items():
+        counts[rater] = [len(codes), codes.count(PASS), codes.count(FAIL)]
     shared: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
     # judge × human over the attempts where the judge's answer decided the verdict: the
     # sample its calibration is measured on (for a rules+judge grader, its JUDGE calls)
