@@ -111,9 +111,12 @@ class RunWriter:
         data = (dumps(record) + "\n").encode("utf-8")
         before = os.fstat(self._fd).st_size
         try:
-            written = os.write(self._fd, data)
-            if written != len(data):
-                raise OSError(errno.EIO, f"short write ({written} of {len(data)} bytes)")
+            view = memoryview(data)
+            while view:  # a short write is not an error yet; the next one says why (ENOSPC)
+                written = os.write(self._fd, view)
+                if written <= 0:
+                    raise OSError(errno.EIO, "write returned no progress")
+                view = view[written:]
             os.fsync(self._fd)
         except OSError as exc:
             # Leave the file exactly as it was: a record is on disk whole or not at all.

@@ -1,0 +1,164 @@
+"""The crash suite: SIGKILL the runner at many random points, resume, count what was lost
+or duplicated (must be zero); and a full disk on a real, tiny filesystem.
+
+Set AGENTTEST_SOAK=1 for the long variant (more kills, more attempts).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from agenttest.results import ReadNotes, iter_records
+
+from ._servers import Behaviour, LoopbackAgent, agent_yaml, write_battery
+from .conftest import report_count, run_cli
+from .test_runner_resume import TurnWatch, spawn
+
+SOAK = os.environ.get("AGENTTEST_SOAK") == "1"
+KILLS = 40 if SOAK else 10
+BLOCKS = (
+    {"L1-A-01": (1, 6), "L1-B-01": (2, 6), "L1-C-01": (1, 6)}
+    if SOAK
+    else {"L1-A-01": (1, 4), "L1-B-01": (2, 4), "L1-C-01": (1, 4)}
+)
+PLANNED = {(b, r) for b, (_t, k) in BLOCKS.items() for r in range(1, k + 1)}
+TURNS = sum(t * k for t, k in BLOCKS.values())
+
+
+def _tear_a_record(path: Path, rng: random.Random) -> None:
+    """What a kill inside write(2) leaves behind: a prefix of a record, no newline."""
+    record = json.dumps(
+        {
+            "record_type": "attempt",
+            "schema_version": "2.0",
+            "test_id": "L1-A-01",
+            "run": 1,
+            "turns": [{"response": "x" * 200}],
+        }
+    )
+    with path.open("a", encoding="utf-8") as f:
+        f.write(record[: rng.randrange(1, len(record) - 1)])
+
+
+def test_sigkill_at_random_points_then_resume(tmp_path: Path) -> None:
+    rng = random.Random(20261129)
+    watch = TurnWatch()
+    agent = LoopbackAgent(Behaviour(turn_delay_s=0.03, on_turn=watch)).start()
+    battery = write_battery(tmp_path / "battery", BLOCKS)
+    config = tmp_path / "agent.yaml"
+    config.write_text(agent_yaml(agent.url), encoding="utf-8")
+    out = tmp_path / "out"
+    path: Path | None = None
+    kills = torn = 0
+    try:
+        turn = 0
+        while kills < KILLS:
+            turn += rng.randint(1, 2)
+            if turn >= TURNS:
+                break
+            watch.arm(turn)
+            proc = (
+                spawn(str(battery), "--agent", str(config), "--out", str(out))
+                if path is None
+                else spawn("--resume", str(path))
+            )
+            if not watch.hit.wait(20):
+                proc.wait(30)  # the run finished before the chosen turn came
+                break
+            delay = rng.choice([0.0, rng.uniform(0, 0.05), rng.uniform(0.025, 0.04)])
+            os.kill(proc.pid, signal.SIGKILL) if delay == 0 else (
+                __import__("time").sleep(delay),
+                os.kill(proc.pid, signal.SIGKILL),
+            )
+            proc.wait(10)
+            kills += proc.returncode == -signal.SIGKILL
+            if path is None:
+                (path,) = out.glob("*.jsonl")
+            if rng.random() < 0.3:
+                _tear_a_record(path, rng)
+                torn += 1
+        assert path is not None
+        watch.arm(10**9)
+        final = spawn("--resume", str(path))
+        _stdout, stderr = final.communicate(timeout=120)
+        assert final.returncode == 0, stderr
+    finally:
+        agent.stop()
+    notes = ReadNotes(str(path))
+    records = list(iter_records(path, notes))
+    attempts = [r for r in records if r["record_type"] == "attempt"]
+    per_key = Counter((a["test_id"], a["run"]) for a in attempts)
+    lost = len(PLANNED - set(per_key))
+    duplicated = sum(n - 1 for n in per_key.values())
+    report_count(
+        "crash suite",
+        f"SIGKILL x{kills} at random points (seeded), {torn} torn writes: planned {len(PLANNED)}, "
+        f"recorded {len(per_key)}, lost {lost}, duplicated {duplicated}, "
+        f"torn lines skipped {len(notes.torn_lines)}",
+    )
+    assert kills >= min(KILLS, 5), "the suite must really kill the runner several times"
+    assert lost == 0 and duplicated == 0
+    assert len(notes.torn_lines) == torn
+    assert records[-1]["record_type"] == "run_end" and records[-1]["reason"] == "completed"
+    assert agent.state.max_work_in_flight == 1
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path):  # type: ignore[no-untyped-def]
+    mount_point = tmp_path / "disk"
+    mount_point.mkdir()
+    made = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=48k", "tmpfs", str(mount_point)],
+        capture_output=True,
+        text=True,
+    )
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a small filesystem here: {made.stderr.strip()}")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", "-l", str(mount_point)], check=False)
+
+
+def test_full_disk_stops_clearly_and_keeps_the_file_intact(tmp_path: Path, tiny_disk: Path) -> None:
+    big = [{"name": "calculator", "arguments": {}, "ok": True, "result": "r" * 6000}]
+    with LoopbackAgent(Behaviour(tool_calls=big)) as agent:
+        battery = write_battery(tmp_path / "battery", {"L1-A-01": (1, 40)})
+        config = tmp_path / "agent.yaml"
+        config.write_text(agent_yaml(agent.url), encoding="utf-8")
+        result = run_cli(
+            "run",
+            str(battery),
+            "--agent",
+            str(config),
+            "--out",
+            str(tiny_disk),
+            "--allow-temp",
+            "--quiet",
+            "--judge",
+            "none",
+        )
+    assert result.returncode == 3, result.stderr
+    assert "disk is full" in result.stderr and "--resume" in result.stderr
+    assert "Traceback" not in result.stderr
+    (path,) = tiny_disk.glob("*.jsonl")
+    notes = ReadNotes(str(path))
+    records = list(iter_records(path, notes))
+    attempts = [r for r in records if r["record_type"] == "attempt"]
+    report_count(
+        "crash suite",
+        f"full disk (48 KiB tmpfs): exit 3, {len(attempts)} whole attempts kept, "
+        f"{len(notes.torn_lines)} torn lines",
+    )
+    assert records[0]["record_type"] == "run_meta"
+    assert 0 < len(attempts) < 40
+    assert notes.torn_lines == []  # every record on disk is whole
+    assert path.read_bytes().endswith(b"\n")
