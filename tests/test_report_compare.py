@@ -133,3 +133,22 @@ def test_calibration_classes_each_block(tmp_path: Path) -> None:
     assert {r.cls for r in same.rows} == {"both-pass", "both-fail"}
     html = render(report, "html")
     assert "only-ours-fails" in html
+
+
+def test_the_chosen_rater_applies_to_the_baseline_where_it_graded(tmp_path: Path) -> None:
+    fixtures = Path(__file__).parent / "fixtures" / "reports"
+    final72 = fixtures / "run_qwen3.5-9b_20260713_k5_final72.jsonl"
+    both = sorted(fixtures.glob("run_qwen3.5-9b_20260713_*.jsonl"))
+    # the LLM grader of the published run graded both sides: its verdicts on both
+    report = build_report(both, baseline=[final72], rater="claude-sonnet-5", details=False)
+    assert report.regression is not None
+    rows = {r.name: r for r in report.regression.blocks}
+    assert rows["L2-ZINCIR-06"].base.n == 5 and rows["L2-ZINCIR-06"].cls == "noise"
+    assert rows["GUV-05"].cls == "new"
+    # a rater absent from the baseline: that side falls back to its attempts, with a note
+    base = _run(tmp_path / "base.jsonl", {"L2-ZINCIR-06": (5, 5)})
+    mixed = build_report([final72], baseline=[base], rater="claude-sonnet-5", allow_mixed=True,
+                         details=False)  # fmt: skip
+    assert mixed.regression is not None
+    assert any("rated nothing in base.jsonl" in n for n in mixed.regression.notes)
+    assert {r.name: r for r in mixed.regression.blocks}["L2-ZINCIR-06"].base.n == 5

@@ -78,6 +78,9 @@ def compare(
     ),
     alpha: float = typer.Option(0.05, "--alpha", help="Family-wise error rate for Holm."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    rater: str | None = typer.Option(
+        None, "--rater", help="Verdicts of this rater on both sides (where it graded)."
+    ),
     allow_mixed: bool = typer.Option(False, "--allow-mixed", help="See `report --help`."),
 ) -> None:
     """Per block and tier: change in pass@1, 95% Newcombe interval, Fisher p, Holm-corrected.
@@ -94,7 +97,7 @@ def compare(
 
     if not 0.0 < alpha < 1.0:
         raise UsageError(f"--alpha {alpha}: must lie strictly between 0 and 1")
-    result = compare_runs([run], [baseline], alpha=alpha, allow_mixed=allow_mixed)
+    result = compare_runs([run], [baseline], alpha=alpha, allow_mixed=allow_mixed, rater=rater)
     if as_json:
         print(json.dumps(to_plain(result), indent=2, ensure_ascii=False))
     else:

@@ -13,7 +13,13 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from ._build import BLOCK_PASS_THRESHOLD, BatteryArg, aggregate_report, block_rule
+from ._build import (
+    BLOCK_PASS_THRESHOLD,
+    BatteryArg,
+    aggregate_report,
+    aggregate_side,
+    block_rule,
+)
 from ._checklist import evaluate_checklist
 from ._compare import DEFAULT_ALPHA, calibrate, check_gate, compare_reports, compare_runs
 from ._machine import render_json, render_junit, report_dict
@@ -37,19 +43,20 @@ def build_report(
     """The full report: aggregate, then baseline regression, reference calibration, checklist.
 
     ``details`` fetches the transcripts of failing attempts (a second, selective read);
-    JSON and JUnit do not show them and pass ``details=False``.
+    JSON and JUnit do not show them and pass ``details=False``. ``rater`` also picks the
+    verdicts of the baseline and reference runs where that rater graded them.
     """
     report = aggregate_report(
         paths, rater=rater, battery=battery, allow_mixed=allow_mixed, details=details
     )
     regression: Comparison | None = None
     if baseline:
-        base = aggregate_report(baseline, battery=None, allow_mixed=allow_mixed, details=False)
-        regression = compare_reports(report, base, alpha)
+        base, notes = aggregate_side(baseline, rater, allow_mixed)
+        regression = compare_reports(report, base, alpha, notes)
     calibration = None
     if reference:
-        ref = aggregate_report(reference, battery=None, allow_mixed=allow_mixed, details=False)
-        calibration = calibrate(report, ref)
+        ref, notes = aggregate_side(reference, rater, allow_mixed)
+        calibration = calibrate(report, ref, notes)
     return dataclasses.replace(
         report,
         regression=regression,

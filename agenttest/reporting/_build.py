@@ -46,6 +46,10 @@ ZERO_TOLERANCE_TIERS = frozenset({"SEC"})
 LATENCY_EDGES = (0, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000, 120_000, 300_000, 600_000)
 
 
+class UnknownRater(UsageError):
+    """``--rater`` names a rater that graded nothing in the given run files."""
+
+
 def block_rule(tier: str, rate: Rate, critical: int) -> tuple[bool | None, str]:
     """Whether a block passes: the rule JUnit and the reference calibration use."""
     if rate.n == 0:
@@ -222,7 +226,7 @@ def aggregate_report(
     agreement, uncalibrated = analyse_raters(agg, rater)
     if rater is not None and rater not in {r.name for r in agreement.raters}:
         names = ", ".join(r.name for r in agreement.raters) or "none"
-        raise UsageError(f"no verdicts by rater {rater!r} in these run files (raters: {names})")
+        raise UnknownRater(f"no verdicts by rater {rater!r} in these run files (raters: {names})")
     loaded, notes = _resolve_battery(agg, battery)
     plan = agg.plan_info()
     missing = agg.missing()
@@ -382,4 +386,22 @@ def _integrity(
     )
 
 
-__all__ = ["BLOCK_PASS_THRESHOLD", "CODE_NAME", "aggregate_report", "block_rule"]
+def aggregate_side(
+    paths: Sequence[str | Path], rater: str | None, allow_mixed: bool
+) -> tuple[Report, tuple[str, ...]]:
+    """A baseline or reference: ``rater``'s verdicts where it graded there, else the attempts'."""
+    if rater is not None:
+        try:
+            return aggregate_report(
+                paths, rater=rater, battery=None, allow_mixed=allow_mixed, details=False
+            ), ()
+        except UnknownRater:
+            names = ", ".join(Path(p).name for p in paths)
+            note = f"{rater} rated nothing in {names}; that side uses each attempt's own rater"
+            return aggregate_report(paths, battery=None, allow_mixed=allow_mixed, details=False), (
+                note,
+            )
+    return aggregate_report(paths, battery=None, allow_mixed=allow_mixed, details=False), ()
+
+
+__all__ = ["BLOCK_PASS_THRESHOLD", "CODE_NAME", "aggregate_report", "aggregate_side", "block_rule"]

@@ -96,7 +96,9 @@ def _correct(rows: list[ComparisonRow], alpha: float) -> tuple[ComparisonRow, ..
     return tuple(out)
 
 
-def compare_reports(ours: Report, base: Report, alpha: float = DEFAULT_ALPHA) -> Comparison:
+def compare_reports(
+    ours: Report, base: Report, alpha: float = DEFAULT_ALPHA, notes: tuple[str, ...] = ()
+) -> Comparison:
     """Per block and tier: change in pass@1, Newcombe interval, Fisher p, Holm, class."""
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie strictly between 0 and 1, got {alpha}")
@@ -118,15 +120,15 @@ def compare_reports(ours: Report, base: Report, alpha: float = DEFAULT_ALPHA) ->
         for name in sorted(set(ours_tiers) | set(base_tiers), key=tier_key)
     ]
     tier_rows.append(_row("overall", "", "overall", ours.overall.rate, base.overall.rate))
-    notes = []
+    all_notes = list(notes)
     ours_d, base_d = ours.header.battery_digest, base.header.battery_digest
     if ours_d != base_d:
-        notes.append(
+        all_notes.append(
             f"the runs used different batteries ({ours_d} vs {base_d}): "
             "changed blocks may explain differences"
         )
     if ours.header.exploratory or base.header.exploratory:
-        notes.append(
+        all_notes.append(
             "at least one side is exploratory (k < 5 or not publishable): "
             "small samples rarely reach significance"
         )
@@ -136,7 +138,7 @@ def compare_reports(ours: Report, base: Report, alpha: float = DEFAULT_ALPHA) ->
         alpha=alpha,
         blocks=_correct(block_rows, alpha),
         tiers=_correct(tier_rows, alpha),
-        notes=tuple(notes),
+        notes=tuple(all_notes),
     )
 
 
@@ -157,12 +159,14 @@ def compare_runs(
     *,
     alpha: float = DEFAULT_ALPHA,
     allow_mixed: bool = False,
+    rater: str | None = None,
 ) -> Comparison:
-    from ._build import aggregate_report
+    """Compare two sets of run files; ``rater`` as in :func:`agenttest.reporting.build_report`."""
+    from ._build import aggregate_report, aggregate_side
 
-    ours = aggregate_report(run, battery=None, allow_mixed=allow_mixed, details=False)
-    base = aggregate_report(baseline, battery=None, allow_mixed=allow_mixed, details=False)
-    return compare_reports(ours, base, alpha)
+    ours = aggregate_report(run, rater=rater, battery=None, allow_mixed=allow_mixed, details=False)
+    base, notes = aggregate_side(baseline, rater, allow_mixed)
+    return compare_reports(ours, base, alpha, notes)
 
 
 def _side(block: BlockResult | None) -> str:
@@ -171,7 +175,7 @@ def _side(block: BlockResult | None) -> str:
     return "pass" if block.rule_passed else "fail"
 
 
-def calibrate(ours: Report, reference: Report) -> Calibration:
+def calibrate(ours: Report, reference: Report, notes: tuple[str, ...] = ()) -> Calibration:
     """Class each block: both pass, only ours fails, only the reference fails, both fail."""
     mine = {b.test_id: b for b in ours.blocks}
     theirs = {b.test_id: b for b in reference.blocks}
@@ -195,4 +199,5 @@ def calibrate(ours: Report, reference: Report) -> Calibration:
         reference_files=reference.header.files,
         rows=tuple(rows),
         counts=tuple((c, counts.get(c, 0)) for c in CALIBRATION_CLASSES),
+        notes=notes,
     )

@@ -246,6 +246,7 @@ class Calibration:
     reference_files: tuple[str, ...]
     rows: tuple[CalibrationRow, ...]
     counts: tuple[tuple[str, int], ...]
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
