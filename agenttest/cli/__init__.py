@@ -7,6 +7,7 @@ turned into messages and exit codes in :func:`main` only.
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import typer
@@ -59,12 +60,38 @@ def _register() -> None:
 _register()
 
 
+_Kinds = tuple[type[BaseException], ...]
+
+
+def _click_kinds() -> tuple[_Kinds, _Kinds, _Kinds]:
+    """(exit, abort, usage) exception classes of Typer and of click, whichever are present:
+    newer Typer vendors its own click, older Typer raises click's."""
+    exits: list[type[BaseException]] = [typer.Exit]
+    aborts: list[type[BaseException]] = [typer.Abort]
+    usage: list[type[BaseException]] = []
+    for name in ("typer._click.exceptions", "click.exceptions"):
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        exits += [c for c in (getattr(mod, "Exit", None),) if c]
+        aborts += [c for c in (getattr(mod, "Abort", None),) if c]
+        usage += [c for c in (getattr(mod, "ClickException", None),) if c]
+    return tuple(exits), tuple(aborts), tuple(usage)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app and map every outcome to an exit code in one place."""
-    import click
+    from agenttest.errors import (
+        EXIT_INTERNAL,
+        EXIT_INTERRUPTED,
+        EXIT_USAGE,
+        AgentTestError,
+        InputError,
+    )
 
-    from agenttest.errors import EXIT_INTERRUPTED, AgentTestError, InputError, exit_code_for
-
+    exits, aborts, usage = _click_kinds()
+    interrupts: _Kinds = (KeyboardInterrupt, *aborts)
     try:
         app(args=argv, prog_name="agenttest", standalone_mode=False)
     except InputError as exc:
@@ -74,20 +101,27 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except AgentTestError as exc:
         print(f"agenttest: {exc}", file=sys.stderr)
-        return exit_code_for(exc)
-    except click.exceptions.Abort:
+        return exc.exit_code
+    except interrupts:
         print("agenttest: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except KeyboardInterrupt:
-        print("agenttest: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except click.exceptions.Exit as exc:
-        return int(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        return 2
+    except exits as exc:
+        return int(getattr(exc, "exit_code", 0) or 0)
+    except usage as exc:
+        exc.show()  # type: ignore[attr-defined]  # click-style exceptions render themselves
+        return int(getattr(exc, "exit_code", EXIT_USAGE) or EXIT_USAGE)
     except BrokenPipeError:
         return 0
+    except Exception:
+        import traceback
+
+        traceback.print_exc()
+        print(
+            "agenttest: internal error (a bug in agenttest, not in your input); "
+            "please report it with the traceback above",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
     return 0
 
 
