@@ -1,0 +1,233 @@
+"""The bad-input catalogue: malformed blocks, overlays, agent configs, run files and command
+lines, each with its exit code and message, run as one test. No case may print a traceback
+or write anything."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from agenttest.cli import main
+
+from .conftest import FIXTURES, report_count
+
+BAD = FIXTURES / "bad_inputs"
+BLOCKS = FIXTURES / "blocks"
+GOLDEN = Path(__file__).parent / "golden" / "run_2.0.jsonl"
+
+
+def _first_line_expectation(path: Path) -> str:
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    line, message = first.removeprefix("# expect: ").split(": ", 1)
+    return f"{path}:{line}: {message}"
+
+
+def _cases(out: Path) -> list[tuple[str, list[str], int, str]]:
+    """(name, argv, exit code, text that stderr must contain)."""
+    o = ["--out", str(out), "--allow-temp", "--quiet"]
+    cases: list[tuple[str, list[str], int, str]] = []
+    for p in sorted((BLOCKS / "bad").iterdir()):
+        if p.is_dir():
+            expect = next(f for f in sorted(p.iterdir()) if f.read_text().startswith("# expect"))
+            cases.append(
+                (f"block: {p.name}", ["validate", str(p)], 2, _first_line_expectation(expect))
+            )
+        else:
+            cases.append((f"block: {p.stem}", ["validate", str(p)], 2, _first_line_expectation(p)))
+    good = str(BLOCKS / "good")
+    for p in sorted((BLOCKS / "overlays").iterdir()):
+        cases.append(
+            (
+                f"overlay: {p.stem}",
+                ["validate", good, "--overlay", str(p)],
+                2,
+                _first_line_expectation(p),
+            )
+        )
+    agents = {
+        "unknown_key": "unknown key `base_ulr` in agent config (did you mean `base_url`?)",
+        "no_base_url": ":1: missing required key `base_url`",
+        "negative_timeout": ":4: `timeouts.answer_s` must be > 0",
+        "bad_scheme": ":3: `base_url` must be an http(s) URL",
+        "not_yaml": ":4: not valid YAML",
+        "bad_mode": ":4: `agent config.mode` must be one of native, rest, openai",
+        "missing_env": "needs the environment variable AGENTTEST_NO_SUCH_SECRET",
+    }
+    for name, text in agents.items():
+        cases.append(
+            (
+                f"agent config: {name}",
+                ["run", good, "--agent", str(BAD / "agents" / f"{name}.yaml"), *o],
+                2,
+                text,
+            )
+        )
+    runs = {
+        "empty": "empty run file",
+        "not_json": ":1: not a JSONL run file",
+        "array_line": ":1: not a JSONL run file",
+        "legacy_v1": "agenttest import FILE --from methodology-v1",
+        "newer_schema": "newer than this agenttest understands",
+        "no_run_meta": "must start with a run_meta record",
+        "old_schema": "predates 2.0",
+    }
+    for name, text in runs.items():
+        run_file = str(BAD / "runs" / f"{name}.jsonl")
+        cases.append((f"run file (report): {name}", ["report", run_file], 2, text))
+    cases += [
+        (
+            "run file (grade): legacy_v1",
+            ["grade", str(BAD / "runs" / "legacy_v1.jsonl")],
+            2,
+            "--from methodology-v1",
+        ),
+        (
+            "run file (agreement): not_json",
+            ["agreement", str(BAD / "runs" / "not_json.jsonl")],
+            2,
+            "not a JSONL run file",
+        ),
+        (
+            "run file (compare): newer",
+            ["compare", str(GOLDEN), str(BAD / "runs" / "newer_schema.jsonl")],
+            2,
+            "newer",
+        ),
+        (
+            "run file: missing",
+            ["report", "no/such/run.jsonl"],
+            2,
+            "no/such/run.jsonl:0: cannot read run file",
+        ),
+        (
+            "pairs file: bad lines",
+            ["judge", "score", "--pairs", str(BAD / "pairs" / "bad.jsonl")],
+            2,
+            "bad.jsonl:2: not a JSON object",
+        ),
+        (
+            "batch: k zero",
+            ["batch", str(BAD / "batches" / "k_zero.yaml")],
+            2,
+            "k_zero.yaml:2: `k` must be a whole number",
+        ),
+        (
+            "batch: unknown key",
+            ["batch", str(BAD / "batches" / "unknown_key.yaml")],
+            2,
+            "unknown key `jobz`",
+        ),
+        ("cli: unknown command", ["frobnicate"], 2, "No such command 'frobnicate'"),
+        ("cli: unknown option", ["list", good, "--nope"], 2, "No such option: --nope"),
+        (
+            "cli: k not a number",
+            ["run", good, "--agent", "example", "--k", "abc", *o],
+            2,
+            "Invalid value for '--k'",
+        ),
+        (
+            "cli: k zero",
+            ["run", good, "--agent", "example", "--k", "0", *o],
+            2,
+            "--k must be at least 1",
+        ),
+        ("cli: run without agent", ["run", good, *o], 2, "--agent is required"),
+        (
+            "cli: retry-errors without resume",
+            ["run", good, "--agent", "example", "--retry-errors", *o],
+            2,
+            "--retry-errors needs --resume",
+        ),
+        (
+            "cli: output under /tmp",
+            ["run", good, "--agent", "example", "--out", "/tmp/agenttest-catalogue", "--quiet"],
+            2,
+            "refusing to write results under the temp folder",
+        ),
+        (
+            "cli: unknown block in --only",
+            ["run", good, "--agent", "example", "--only", "NOPE-01", *o],
+            2,
+            "--only NOPE-01: no such block",
+        ),
+        (
+            "cli: unknown tier",
+            ["run", good, "--agent", "example", "--tier", "L9", *o],
+            2,
+            "--tier L9: not a tier",
+        ),
+        (
+            "cli: unknown judge",
+            ["run", good, "--agent", "example", "--judge", "oracle", *o],
+            2,
+            "unknown judge 'oracle'",
+        ),
+        ("cli: report format", ["report", str(GOLDEN), "--format", "pdf"], 2, "--format pdf"),
+        ("cli: report without files", ["report"], 2, "Missing argument"),
+        ("cli: compare one file", ["compare", str(GOLDEN)], 2, "Missing argument"),
+        (
+            "cli: import unknown format",
+            ["import", str(GOLDEN), "--from", "methodology-v9", *o[:3]],
+            2,
+            "unknown format 'methodology-v9'",
+        ),
+        (
+            "cli: rate negative sample",
+            ["rate", str(GOLDEN), "--rater", "x", "--sample", "-1"],
+            2,
+            "Invalid value for '--sample'",
+        ),
+        (
+            "cli: missing overlay",
+            ["validate", good, "--overlay", "no/such.yaml"],
+            2,
+            "no/such.yaml:0: cannot read overlay",
+        ),
+        (
+            "cli: missing agent config",
+            ["run", good, "--agent", "no/such.yaml", *o],
+            2,
+            "no/such.yaml:0: cannot read agent config",
+        ),
+        (
+            "cli: missing battery folder",
+            ["list", "no/such/battery"],
+            2,
+            "no/such/battery:0: no such file or folder",
+        ),
+    ]
+    return cases
+
+
+def test_bad_input_catalogue(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    os.environ.pop("AGENTTEST_NO_SUCH_SECRET", None)
+    cases = _cases(out)
+    failures = []
+    for name, argv, code, text in cases:
+        got = main(argv)
+        captured = capsys.readouterr()
+        problems = []
+        if got != code:
+            problems.append(f"exit {got}, wanted {code}")
+        if text not in captured.err:
+            problems.append(f"stderr lacks {text!r}")
+        if "Traceback" in captured.err + captured.out:
+            problems.append("printed a traceback")
+        if any(out.iterdir()) or Path("/tmp/agenttest-catalogue").exists():
+            problems.append(f"wrote {[p.name for p in out.iterdir()]}")
+        if problems:
+            failures.append(
+                f"{name}: {'; '.join(problems)}\n    stderr: {captured.err.strip()[-300:]}"
+            )
+    kinds = {n.split(":")[0] for n, *_ in cases}
+    report_count(
+        "bad-input catalogue",
+        f"{len(cases)} cases over {len(kinds)} kinds of input; "
+        f"{len(cases) - len(failures)} behaved as documented",
+    )
+    assert len(cases) >= 40
+    assert not failures, "\n".join(failures)
