@@ -1,0 +1,95 @@
+"""Security properties that cross modules: secrets never reach results or reports, and
+untrusted run files and transcripts are data, never code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agenttest.cli import main
+from agenttest.runner import RunRequest, run
+
+from ._servers import Behaviour, LoopbackAgent, agent_yaml, write_battery
+
+SECRET = "sk-live-7f3a9c0d1e2b4a6f8e0d2c4b6a8f0e1d"
+PASSWORD = "hunter2-never-print-me"
+
+
+def test_secrets_never_reach_results_or_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("AGENT_TOKEN", SECRET)
+    battery = write_battery(tmp_path / "battery", {"L1-A-01": (1, 1)})
+    with LoopbackAgent(Behaviour()) as agent:
+        url = agent.url.replace("http://", f"http://tester:{PASSWORD}@")
+        config = tmp_path / "agent.yaml"
+        config.write_text(
+            agent_yaml(
+                url,
+                headers={"Authorization": "Bearer ${AGENT_TOKEN}", "X-Api-Key": "${AGENT_TOKEN}"},
+            ),
+            encoding="utf-8",
+        )
+        path = run(
+            RunRequest(
+                paths=[str(battery)],
+                agent=str(config),
+                out=tmp_path / "out",
+                allow_temp=True,
+                quiet=True,
+                judge="none",
+            )
+        )
+        sent = agent.state.bodies
+    # precondition: the secret really was configured and the run really talked to the agent
+    assert sent, "the agent received no turn"
+    outputs = [path.read_text(encoding="utf-8")]
+    for fmt in ("md", "html", "json", "junit"):
+        target = tmp_path / f"report.{fmt}"
+        assert main(["report", str(path), "--format", fmt, "-o", str(target)]) == 0
+        outputs.append(target.read_text(encoding="utf-8"))
+    outputs.append(capsys.readouterr().out)
+    for text in outputs:
+        assert SECRET not in text and PASSWORD not in text
+    meta = json.loads(outputs[0].splitlines()[0])
+    assert "***" in json.dumps(meta["agent"])  # redacted, not silently dropped
+
+
+def test_untrusted_transcripts_are_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    canary = tmp_path / "canary"
+    payloads = [
+        f"$(touch {canary})",
+        f"`touch {canary}`",
+        "!!python/object/apply:os.system ['touch " + str(canary) + "']",
+        "{{ cycler.__init__.__globals__.os.system('touch " + str(canary) + "') }}",
+        "<script>document.title='pwned'</script>",
+    ]
+    legacy = tmp_path / "run_evil-model_20260101_k1.jsonl"
+    with legacy.open("w", encoding="utf-8") as f:
+        for i, text in enumerate(payloads, start=1):
+            envelope = json.dumps({"response": text, "toolsUsed": [text], "done": True})
+            record = {
+                "id": "L1-HESAP-01",
+                "run": i,
+                "k": 5,
+                "started_at": "2026-01-01T00:00:00Z",
+                "turns": [{"prompt": text, "response": envelope, "audit_excerpt": text}],
+            }
+            f.write(json.dumps(record) + "\n")
+    out = tmp_path / "out"
+    assert (
+        main(["import", str(legacy), "--from", "methodology-v1", "--out", str(out), "--allow-temp"])
+        == 0
+    )
+    (converted,) = out.glob("*.jsonl")
+    for fmt in ("md", "html", "json", "junit"):
+        assert (
+            main(["report", str(converted), "--format", fmt, "-o", str(tmp_path / f"r.{fmt}")]) == 0
+        )
+    capsys.readouterr()
+    assert payloads[0] in converted.read_text(encoding="utf-8")  # kept verbatim as data
+    assert not canary.exists()
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "<script>document.title" not in html
