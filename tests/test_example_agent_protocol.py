@@ -83,6 +83,45 @@ def test_reset_forgets_the_session_only(server: AgentServer) -> None:
     assert "Ayla" in turn(server.url, "what is my name?", "b").json()["response"]
 
 
+def test_reset_with_memory_also_clears_persistent_memory(server: AgentServer) -> None:
+    assert turn(server.url, "remember that my locker code is 4711", "a").status_code == 200
+    memory_file = server.workspace / ".agent" / "memory.json"
+    assert "4711" in memory_file.read_text(encoding="utf-8")
+    plain = post(server.url, "/v1/reset", {"session_id": "a", "memory": False}).json()
+    assert "memory_cleared" not in plain
+    assert "4711" in turn(server.url, "what do you remember?", "b").json()["response"]
+    reset = post(server.url, "/v1/reset", {"session_id": "b", "memory": True})
+    assert reset.status_code == 200
+    assert reset.json() == {"status": "ok", "session_id": "b", "forgotten": True,
+                            "memory_cleared": 1}  # fmt: skip
+    assert "4711" not in memory_file.read_text(encoding="utf-8")
+    assert "4711" not in turn(server.url, "what do you remember?", "c").json()["response"]
+
+
+def test_reset_with_memory_replaces_an_unreadable_memory_file(server: AgentServer) -> None:
+    (server.workspace / ".agent").mkdir()
+    (server.workspace / ".agent" / "memory.json").write_text("{not json", encoding="utf-8")
+    reset = post(server.url, "/v1/reset", {"session_id": "x", "memory": True})
+    assert reset.status_code == 200 and reset.json()["memory_cleared"] == 0
+    assert "memory is empty" in turn(server.url, "what do you remember?", "x").json()["response"]
+
+
+def test_reset_memory_flag_must_be_a_boolean(server: AgentServer) -> None:
+    assert post(server.url, "/v1/reset", {"session_id": "a", "memory": "yes"}).status_code == 400
+
+
+def test_answers_are_not_delayed_by_nagle(server: AgentServer) -> None:
+    """Headers and body go out together with TCP_NODELAY: no ~40 ms delayed-ACK stall."""
+    with httpx.Client(timeout=5) as client:  # one keep-alive connection, as the runner uses
+        client.get(server.url + "/health")
+        times = []
+        for _ in range(9):
+            start = time.perf_counter()
+            assert client.get(server.url + "/health").status_code == 200
+            times.append(time.perf_counter() - start)
+    assert sorted(times)[len(times) // 2] < 0.02, times
+
+
 @pytest.mark.parametrize(
     ("path", "body", "status"),
     [

@@ -226,9 +226,16 @@ class Agent:
         with self._lock:
             return self.sessions.setdefault(session_id, Session(session_id))
 
-    def reset(self, session_id: str) -> bool:
+    def reset(self, session_id: str, *, memory: bool = False) -> tuple[bool, int | None]:
+        """Forget a session; with ``memory`` also clear the persistent memory.
+
+        Returns whether the session existed and, when memory was cleared, how many notes it
+        held (``None`` otherwise).
+        """
         with self._lock:
-            return self.sessions.pop(session_id, None) is not None
+            forgot = self.sessions.pop(session_id, None) is not None
+        cleared = self.ctx.memory.reset() if memory else None
+        return forgot, cleared
 
     def turn(self, session_id: str, message: str) -> TurnResult:
         session = self.session(session_id)

@@ -74,8 +74,12 @@ class MemoryStore:
             return len(items)
 
     def reset(self) -> int:
+        """Forget every note (an unreadable memory file is replaced too); return how many."""
         with self._lock:
-            count = len(self._load())
+            try:
+                count = len(self._load())
+            except ToolError:
+                count = 0
             self._store([])
             return count
 
