@@ -9,6 +9,8 @@
   :class:`AgreementReport`; ``format_agreement`` renders it, ``to_dict()`` is its JSON.
 """
 
+from agenttest.results import rater_kind
+
 from ._agreement import (
     KAPPA_THRESHOLD,
     MIN_SAMPLES,
@@ -18,7 +20,6 @@ from ._agreement import (
     format_agreement,
     rater_agreement,
 )
-from ._load import rater_kind
 from ._rate import RateSummary, human_rater, rate_run, render_attempt, stdin_answers
 
 __all__ = [

@@ -26,6 +26,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from agenttest.results import rater_kind
 from agenttest.stats import (
     bootstrap_kappa_interval,
     cohen_kappa,
@@ -35,7 +36,7 @@ from agenttest.stats import (
     percent_agreement,
 )
 
-from ._load import collect, rater_kind
+from ._load import collect
 
 KAPPA_THRESHOLD = 0.6
 MIN_SAMPLES = 20

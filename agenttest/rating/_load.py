@@ -19,42 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from agenttest.results import ReadNotes, iter_records
+from agenttest.results import parse_timestamp as _stamp
 
 VERDICTS = ("PASS", "FAIL", "ERROR")
-HUMAN_PREFIX = "human:"
-#: Rater names the runner uses when it records an ERROR itself: not a grader.
-HARNESS_RATERS = frozenset({"harness", "ungraded", "unknown"})
 
 UnitKey = tuple[str, str, int]  # (run id, test id, run number)
-
-
-def rater_kind(name: str) -> str:
-    """``human`` (``human:*``), ``rules`` (``rules``, ``rules@<digest>``), ``harness`` (the
-    runner recording an ERROR) or ``judge`` (everything else, ``rules+<judge>@…`` included)."""
-    if name.startswith(HUMAN_PREFIX):
-        return "human"
-    if name in HARNESS_RATERS:
-        return "harness"
-    if name == "rules" or name.startswith("rules@"):
-        return "rules"
-    return "judge"
-
-
-def _stamp(value: Any) -> float | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
 
 
 @dataclass

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from agenttest.errors import AgentTestError, UsageError
-from agenttest.results import SCHEMA_VERSION, RunWriter
+from agenttest.results import HUMAN_PREFIX, SCHEMA_VERSION, RunWriter
 
-from ._load import HUMAN_PREFIX, Unit, collect
+from ._load import Unit, collect
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
 FIELD_LIMIT = 4000  # characters shown of one response, trace, tool result or file

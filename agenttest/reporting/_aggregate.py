@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from agenttest.errors import UsageError
-from agenttest.results import ReadNotes, iter_records
+from agenttest.results import ReadNotes, iter_records, rater_kind
+from agenttest.results import parse_timestamp as timestamp
 
 PASS, FAIL, ERROR, OTHER, UNKNOWN = 1, 0, 2, 3, -1
 _VCODE = {"PASS": PASS, "FAIL": FAIL, "ERROR": ERROR}
@@ -37,23 +37,6 @@ Slot = tuple[int, Any, str | None, str, int, int, int, bool]
 # (graded_at as a timestamp or None, verdict code, error cause, file index, record index,
 #  whether a judge decided the verdict)
 GradeEntry = tuple[float | None, int, str | None, int, int, bool]
-
-
-#: Raters that are the harness itself recording an ERROR, not a grader.
-HARNESS_RATERS = frozenset({"harness", "ungraded", "unknown"})
-
-
-def rater_kind(name: str) -> str:
-    """``human:*`` is a person; ``rules@…`` the deterministic grader; ``harness``/``ungraded``
-    the runner recording an ERROR; anything else, ``rules+<judge>@…`` included (a judge
-    decided its JUDGE criteria), is a judge that needs calibrating against humans."""
-    if name.startswith("human:"):
-        return "human"
-    if name in HARNESS_RATERS:
-        return "harness"
-    if name == "rules" or name.startswith("rules@"):
-        return "rules"
-    return "judge"
 
 
 #: How a rater's verdicts depend on a judge: never, always, or per record (``rules+judge``).
@@ -87,18 +70,6 @@ def judge_decided(rec: dict[str, Any]) -> bool:
 
 def _cause(rec: dict[str, Any]) -> str:
     return str(rec.get("error_cause") or rec.get("status") or "unspecified")
-
-
-def timestamp(value: Any) -> float | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """Results on disk: typed schema 2.0 records, a durable writer and a streaming reader."""
 
 from ._files import RunWriter, check_not_temp, dumps, run_file_name, temp_roots, unused_path
+from ._raters import HARNESS_RATERS, HUMAN_PREFIX, parse_timestamp, rater_kind
 from ._reader import MIGRATIONS, ReadNotes, iter_records, read_run_meta
 from ._records import (
     SCHEMA_VERSION,
@@ -16,6 +17,8 @@ from ._records import (
 )
 
 __all__ = [
+    "HARNESS_RATERS",
+    "HUMAN_PREFIX",
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "Attempt",
@@ -32,6 +35,8 @@ __all__ = [
     "check_not_temp",
     "dumps",
     "iter_records",
+    "parse_timestamp",
+    "rater_kind",
     "read_run_meta",
     "run_file_name",
     "temp_roots",
