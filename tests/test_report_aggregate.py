@@ -270,3 +270,30 @@ def test_a_rules_grader_with_a_judge_only_loses_the_verdicts_the_judge_decided(
     assert report.header.run_type == "published"  # what counts was decided by rules
     info = {r.name: r for r in report.agreement.raters}[rater]
     assert info.kind == "judge" and info.calibrated is False
+
+
+def test_report_and_agreement_share_one_calibration_rule(tmp_path: Path) -> None:
+    """Two humans rate the same 24 attempts: the judge matches ann exactly and contradicts
+    bob on a third of them. Calibration needs κ ≥ 0.6 against every human with enough shared
+    attempts, so the judge is uncalibrated -- in the report and in `agreement` alike."""
+    from agenttest.rating import rater_agreement
+
+    records: list[dict[str, Any]] = [_meta()]
+    for run in range(1, 25):
+        verdict = "PASS" if run % 2 else "FAIL"
+        bob = verdict if run % 3 else ("FAIL" if verdict == "PASS" else "PASS")
+        records.append(attempt("X", run, verdict, rater="judge:openvino", k=24))
+        records.append(grade("X", run, "human:ann", verdict, "2026-07-14T10:00:00+00:00"))
+        records.append(grade("X", run, "human:bob", bob, "2026-07-14T11:00:00+00:00"))
+    path = _file(tmp_path, "two_humans.jsonl", records)
+    report = build_report([path], details=False)
+    pairs = {(p.a, p.b): p for p in report.agreement.pairs}
+    assert any(
+        p.kappa == pytest.approx(1.0)
+        for k, p in pairs.items()
+        if "human:ann" in k and "judge:openvino" in k
+    )
+    in_report = {r.name: r for r in report.agreement.raters}["judge:openvino"]
+    in_agreement = {r.name: r for r in rater_agreement([path]).raters}["judge:openvino"]
+    assert in_report.calibrated is False and in_agreement.calibrated is False
+    assert "human:bob" in in_report.calibration_note and "human:bob" in in_agreement.note

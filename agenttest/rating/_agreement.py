@@ -26,7 +26,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from agenttest.results import rater_kind
+from agenttest.results import KAPPA_THRESHOLD, MIN_CALIBRATION_SAMPLES, calibration, rater_kind
 from agenttest.stats import (
     bootstrap_kappa_interval,
     cohen_kappa,
@@ -38,8 +38,7 @@ from agenttest.stats import (
 
 from ._load import collect
 
-KAPPA_THRESHOLD = 0.6
-MIN_SAMPLES = 20
+MIN_SAMPLES = MIN_CALIBRATION_SAMPLES
 LABELS = ("PASS", "FAIL")
 BOOTSTRAP_BUDGET = 20_000_000  # resampled items in total per pair; fewer replicates above it
 
@@ -158,28 +157,13 @@ def _pair(
 
 
 def _calibration(name: str, pairs: list[PairAgreement], humans: list[str]) -> tuple[bool, str]:
-    with_humans = [p for p in pairs if p.involves(name) and p.other(name) in humans]
-    if not humans:
-        return False, "no human ratings to calibrate against (add some with `agenttest rate`)"
-    enough = [p for p in with_humans if p.n >= MIN_SAMPLES]
-    if not enough:
-        most = max((p.n for p in with_humans), default=0)
-        return (
-            False,
-            f"only {most} attempt(s) shared with a human; calibration needs ≥ {MIN_SAMPLES}",
-        )
-    failing = []
-    for p in sorted(enough, key=lambda p: p.other(name)):
-        if p.one_label:
-            failing.append(
-                f"vs {p.other(name)}: every shared attempt got one label, κ undefined (n={p.n})"
-            )
-        elif p.kappa is not None and p.kappa < KAPPA_THRESHOLD:
-            failing.append(f"κ {p.kappa:.2f} vs {p.other(name)} (n={p.n}) < {KAPPA_THRESHOLD}")
-    if failing:
-        return False, "; ".join(failing)
-    best = ", ".join(f"κ {p.kappa:.2f} vs {p.other(name)} (n={p.n})" for p in enough)
-    return True, best
+    return calibration(
+        [
+            (p.other(name), p.n, None if p.one_label else p.kappa)
+            for p in pairs
+            if p.involves(name) and p.other(name) in humans
+        ]
+    )
 
 
 def rater_agreement(

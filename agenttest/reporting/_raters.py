@@ -2,9 +2,9 @@
 
 A rater is named in each ``attempt`` (the grader that wrote it) and ``grade`` record.
 ``human:*`` names are people, ``rules*`` the deterministic grader, every other name a
-judge. A judge is *calibrated* when some human rated at least
-:data:`MIN_CALIBRATION_SAMPLES` of the same attempts and Cohen's κ between the two is at
-least :data:`KAPPA_THRESHOLD` (methodology §2.3). Uncalibrated judges are flagged; a
+judge. Whether a judge is *calibrated* is decided by
+:func:`agenttest.results.calibration`, the one rule `agenttest agreement` uses too
+(methodology §2.3: κ ≥ 0.6 against human ratings over at least 20 shared attempts). Uncalibrated judges are flagged; a
 report whose verdicts any of them decided is exploratory, never published.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from agenttest.results import calibration, rater_kind
 from agenttest.stats import (
     bootstrap_kappa_interval,
     cohen_kappa,
@@ -19,11 +20,9 @@ from agenttest.stats import (
     percent_agreement,
 )
 
-from ._aggregate import FAIL, PASS, Aggregator, rater_kind
+from ._aggregate import FAIL, PASS, Aggregator
 from ._model import Agreement, PairAgreement, RaterInfo
 
-KAPPA_THRESHOLD = 0.6
-MIN_CALIBRATION_SAMPLES = 20
 #: Above this many shared items the bootstrap is skipped: it costs O(items × resamples)
 #: and κ's sampling error is negligible there anyway.
 BOOTSTRAP_MAX_ITEMS = 20_000
@@ -34,6 +33,9 @@ def _pair(a: str, b: str, left: list[int], right: list[int]) -> PairAgreement:
     n = len(left)
     if n == 0:
         return PairAgreement(a, b, 0, None, None, None, None)
+    if len(set(left) | set(right)) == 1:
+        # every shared attempt got one label: κ is undefined and proves no calibration
+        return PairAgreement(a, b, n, percent_agreement(left, right), None, None, None)
     kappa = cohen_kappa(left, right)
     low = high = None
     if n <= BOOTSTRAP_MAX_ITEMS:
@@ -111,25 +113,10 @@ def analyse_raters(agg: Aggregator, verdict_rater: str | None) -> tuple[Agreemen
 
 
 def _calibration(judge: str, pairs: tuple[PairAgreement, ...]) -> tuple[bool, str]:
-    best: PairAgreement | None = None
+    human_pairs = []
     for p in pairs:
         other = p.b if p.a == judge else p.a if p.b == judge else None
-        if other is None or rater_kind(other) != "human" or p.kappa is None:
-            continue
-        if best is None or (p.n >= MIN_CALIBRATION_SAMPLES, p.kappa) > (
-            best.n >= MIN_CALIBRATION_SAMPLES,
-            best.kappa or 0.0,
-        ):
-            best = p
-    if best is None:
-        return False, "uncalibrated: no human ratings of attempts it decided"
-    human = best.b if best.a == judge else best.a
-    kappa = best.kappa or 0.0
-    if best.n < MIN_CALIBRATION_SAMPLES:
-        return False, (
-            f"uncalibrated: only {best.n} attempt(s) shared with {human} "
-            f"(needs {MIN_CALIBRATION_SAMPLES})"
-        )
-    if kappa < KAPPA_THRESHOLD:
-        return False, f"uncalibrated: κ = {kappa:.2f} against {human} over {best.n} (needs ≥ 0.6)"
-    return True, f"calibrated: κ = {kappa:.2f} against {human} over {best.n}"
+        if other is not None and rater_kind(other) == "human":
+            human_pairs.append((other, p.n, p.kappa))
+    ok, note = calibration(human_pairs)
+    return ok, ("calibrated: " if ok else "uncalibrated: ") + note

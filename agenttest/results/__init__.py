@@ -1,7 +1,15 @@
 """Results on disk: typed schema 2.0 records, a durable writer and a streaming reader."""
 
 from ._files import RunWriter, check_not_temp, dumps, run_file_name, temp_roots, unused_path
-from ._raters import HARNESS_RATERS, HUMAN_PREFIX, parse_timestamp, rater_kind
+from ._raters import (
+    HARNESS_RATERS,
+    HUMAN_PREFIX,
+    KAPPA_THRESHOLD,
+    MIN_CALIBRATION_SAMPLES,
+    calibration,
+    parse_timestamp,
+    rater_kind,
+)
 from ._reader import MIGRATIONS, ReadNotes, iter_records, read_run_meta
 from ._records import (
     SCHEMA_VERSION,
@@ -19,7 +27,9 @@ from ._records import (
 __all__ = [
     "HARNESS_RATERS",
     "HUMAN_PREFIX",
+    "KAPPA_THRESHOLD",
     "MIGRATIONS",
+    "MIN_CALIBRATION_SAMPLES",
     "SCHEMA_VERSION",
     "Attempt",
     "CriterionResult",
@@ -32,6 +42,7 @@ __all__ = [
     "RunWriter",
     "ToolCall",
     "TurnRecord",
+    "calibration",
     "check_not_temp",
     "dumps",
     "iter_records",
