@@ -66,13 +66,15 @@ def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[d
         raise InputError(
             [Problem(str(path), 0, f"cannot read run file: {exc.strerror or exc}")]
         ) from None
+    decode = json.JSONDecoder().decode  # str in: skips json.loads' per-call encoding sniffing
+    checked: dict[str, str | None] = {}  # schema_version -> problem; a file has one or two
     with handle:
         first = True
         for lineno, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
             try:
-                record = json.loads(raw)
+                record = decode(raw.decode("utf-8"))
                 if not isinstance(record, dict):
                     raise ValueError("not an object")
             except (ValueError, UnicodeDecodeError):
@@ -97,7 +99,9 @@ def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[d
                 )
                 raise InputError([Problem(str(path), lineno, f"not a schema 2.0 record: {hint}")])
             version = str(record.get("schema_version", ""))
-            problem = _version_problem(version)
+            if version not in checked:
+                checked[version] = _version_problem(version)
+            problem = checked[version]
             if problem:
                 raise InputError([Problem(str(path), lineno, problem)])
             migrate = MIGRATIONS.get(version)
