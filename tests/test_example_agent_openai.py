@@ -215,3 +215,22 @@ def test_endpoint_busy_and_unreachable(fake_model: Any, tmp_path: Path) -> None:
         "openai_base_url": "http://127.0.0.1:9/v1", "openai_model": "m"}).start() as srv:  # fmt: skip
         gone = ask(srv, "hi")
     assert gone.status_code == 502 and "unreachable" in gone.json()["error"]
+
+
+def test_read_only_calls_of_one_reply_run_in_parallel(fake_model: Any, tmp_path: Path) -> None:
+    model = fake_model([
+        (200, assistant(calls=[tool_call("a", "telemetry", {}), tool_call("b", "clock", {})])),
+        (200, assistant(calls=[tool_call("c", "file_write", {"path": "t.txt", "content": "x"}),
+                               tool_call("d", "clock", {})])),
+        (200, assistant("Done.")),
+    ])  # fmt: skip
+    with agent_for(model, tmp_path) as srv:
+        body = ask(srv, "cpu and time together, then note it").json()
+    lines = body["trace"].splitlines()
+    assert lines[:2] == ["ROUTE system", "PARALLEL 2 telemetry clock"]
+    assert lines[2:4] == ["CALL telemetry {}", "CALL clock {}"]
+    assert "SEQUENTIAL 2 file_write clock: file_write is not read-only" in lines
+    assert [c["name"] for c in body["tool_calls"]] == ["telemetry", "clock", "file_write", "clock"]
+    results = {m["tool_call_id"]: m["content"] for m in model.requests[1]["messages"]
+               if m["role"] == "tool"}  # fmt: skip
+    assert results["a"].startswith("live:") and results["b"][:2].isalpha()

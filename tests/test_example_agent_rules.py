@@ -411,3 +411,106 @@ def test_safety_question_without_a_question_mark(server: AgentServer) -> None:
     (server.workspace / "wipe.sh").write_text("sudo rm -rf /var/lib/app\n")
     body = ask(server, "is wipe.sh safe to run? just answer yes or no")
     assert names(body) == ["file_read"] and "not safe" in body["response"]
+
+
+# --------------------------------------------------------------------------- parallel lookups
+
+
+def trace_lines(body: dict[str, Any], event: str) -> list[str]:
+    return [line for line in body["trace"].splitlines() if line.startswith(event + " ")]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "tools"),
+    [
+        ("show both the cpu usage and the current time at the same time", ["telemetry", "clock"]),
+        ("at the same time: show cpu usage, the current time, and disk space",
+         ["telemetry", "clock", "telemetry"]),
+        ("hem cpu kullanımını hem de güncel saati aynı anda göster", ["telemetry", "clock"]),
+        ("what time is it and what is the weather in Istanbul", ["clock", "weather"]),
+    ],
+)  # fmt: skip
+def test_independent_lookups_are_dispatched_together(
+    server: AgentServer, prompt: str, tools: list[str]
+) -> None:
+    body = ask(server, prompt)
+    assert names(body) == tools and all(c["ok"] for c in body["tool_calls"])
+    assert trace_lines(body, "PARALLEL") == [f"PARALLEL {len(tools)} {' '.join(tools)}"]
+    lines = body["trace"].splitlines()
+    calls = [i for i, line in enumerate(lines) if line.startswith("CALL ")]
+    results = [i for i, line in enumerate(lines) if line.startswith("RESULT ")]
+    assert len(calls) == len(results) == len(tools)
+    assert max(calls) < min(results), "every call is dispatched before any result comes back"
+    assert not trace_lines(body, "SEQUENTIAL")
+
+
+def test_a_chain_is_not_parallel_and_not_a_fallback(server: AgentServer) -> None:
+    body = ask(server, "read notes.txt and then write it to copy.txt")
+    assert names(body) == ["file_read", "file_write"]
+    assert body["tool_calls"][1]["arguments"] == {"path": "copy.txt", "content": "alpha\nbeta\n"}
+    assert not trace_lines(body, "PARALLEL") and not trace_lines(body, "SEQUENTIAL")
+
+
+def test_independent_steps_with_a_side_effect_fall_back_to_sequential(
+    server: AgentServer,
+) -> None:
+    body = ask(server, "save 'x' to c.txt, then tell me the time")
+    assert names(body) == ["file_write", "clock"]
+    assert trace_lines(body, "SEQUENTIAL") == [
+        "SEQUENTIAL 2 file_write clock: file_write is not read-only"
+    ]
+    assert not trace_lines(body, "PARALLEL")
+    lines = body["trace"].splitlines()
+    assert lines.index("RESULT file_write ok") < lines.index("CALL clock {}")
+
+
+# --------------------------------------------------------------------------- audio and thin pages
+
+
+@pytest.mark.parametrize(
+    "prompt", ["analyze this file: vocals.flac", "bu dosyayı analiz et: vocals.flac"]
+)
+def test_an_audio_extension_beats_the_generic_verb(server: AgentServer, prompt: str) -> None:
+    (server.workspace / "vocals.flac").write_text("fLaC stand-in, not a real stream\n")
+    body = ask(server, prompt)
+    assert body["trace"].splitlines()[0] == "ROUTE audio"
+    assert names(body) == ["audio_analysis"] and body["tool_calls"][0]["ok"] is True
+    assert body["tool_calls"][0]["arguments"] == {"path": "vocals.flac"}
+    assert "not a decodable FLAC stream" in body["response"]
+
+
+def test_a_file_operation_on_an_audio_file_stays_a_file_operation(server: AgentServer) -> None:
+    (server.workspace / "take2.wav").write_bytes(b"RIFF")
+    body = ask(server, "delete take2.wav")
+    assert body["trace"].splitlines()[0] == "ROUTE file"
+    assert "CONFIRM file_delete" in body["trace"]
+
+
+def write_page(server: AgentServer, host: str, name: str, html: str) -> None:
+    page = server.workspace / ".web" / host / name
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(html)
+
+
+def test_research_skips_an_empty_page_for_the_next_result(server: AgentServer) -> None:
+    write_page(server, "thin.example.test", "zebra.html",
+               "<title>Zebra facts and zebra stripes</title><p>Loading...</p>")  # fmt: skip
+    write_page(server, "full.example.test", "zebra.html",
+               "<title>Zebra stripes</title><p>Zebra stripes probably keep biting flies away; "
+               "every zebra has its own pattern.</p>")  # fmt: skip
+    body = ask(server, "research zebra facts")
+    assert names(body) == ["web_search", "web_fetch", "web_fetch"]
+    thin, full = body["tool_calls"][1:]
+    assert thin["arguments"]["url"] == "https://thin.example.test/zebra.html"
+    assert thin["ok"] is False and thin["result"].startswith("error: empty page")
+    assert full["ok"] is True and "biting flies" in body["response"]
+    assert any(line.startswith("RESULT web_fetch error empty page") for line in
+               body["trace"].splitlines())  # fmt: skip
+
+
+def test_an_empty_page_fetched_directly_is_reported(server: AgentServer) -> None:
+    write_page(server, "thin.example.test", "index.html", "<html><body></body></html>")
+    body = ask(server, "summarize https://thin.example.test/")
+    assert names(body) == ["web_fetch"] and body["tool_calls"][0]["ok"] is False
+    assert "RESULT web_fetch error empty page" in body["trace"]
+    assert "empty page" in body["response"] and "search" in body["response"]

@@ -294,10 +294,11 @@ def test_web_fetch_builtin_and_unknown_host(server: AgentServer) -> None:
 def test_workspace_web_page_takes_precedence(server: AgentServer) -> None:
     page = server.workspace / ".web" / "example.com" / "index.html"
     page.parent.mkdir(parents=True)
-    page.write_text("<html><title>Local copy</title><body><p>Served from the workspace.</p>")
+    page.write_text("<html><title>Local copy</title><body><p>Served from the workspace: this "
+                    "local copy replaces the built-in page.</p>")  # fmt: skip
     call = only_call(ask(server, "open https://example.com/"), "web_fetch")
     assert call["ok"] is True
-    assert "Served from the workspace." in call["result"]
+    assert "Served from the workspace:" in call["result"]
     assert "reserved for use in documentation" not in call["result"]
 
 
@@ -334,3 +335,114 @@ def test_memory_persists_across_sessions_and_restarts_until_reset(space: Path) -
 def test_private_folders_are_not_writable_through_file_tools(space: Path) -> None:
     call, _ = direct(space, "file_write", path=".agent/memory.json", content='{"items": []}')
     assert call["ok"] is False and call["result"].startswith("BLOCKED")
+
+
+# --------------------------------------------------------------------------- parallel dispatch
+
+
+def test_parallel_calls_really_overlap(space: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two calls that can only finish together (a barrier) prove they ran concurrently."""
+    import threading
+    from dataclasses import replace
+
+    from agenttest.example_agent import _agent
+    from agenttest.example_agent._base import ToolOutput
+
+    barrier = threading.Barrier(2, timeout=5)
+
+    def meet(ctx: Any, args: Any) -> ToolOutput:
+        barrier.wait()  # raises BrokenBarrierError if the other call never starts
+        return ToolOutput(f"met {args['who']}")
+
+    tools = dict(_agent.TOOLS)
+    tools["clock"] = replace(tools["clock"], run=meet)
+    monkeypatch.setattr(_agent, "TOOLS", tools)
+    agent = Agent(space, RulesBrain())
+    t = Turn(agent.ctx, Session("p"))
+    outs = t.call_parallel([("clock", {"who": "a"}), ("clock", {"who": "b"})])
+    assert [o.text for o in outs] == ["met a", "met b"] and all(o.ok for o in outs)
+    assert t.lines == ['PARALLEL 2 clock clock', 'CALL clock {"who": "a"}',
+                       'CALL clock {"who": "b"}', "RESULT clock ok", "RESULT clock ok"]  # fmt: skip
+    assert [c["result"] for c in t.calls] == ["met a", "met b"]
+
+
+def test_only_read_only_calls_run_in_parallel(space: Path) -> None:
+    agent = Agent(space, RulesBrain())
+    t = Turn(agent.ctx, Session("p"))
+    with pytest.raises(ValueError):
+        t.call_parallel([("clock", {}), ("file_write", {"path": "x.txt", "content": "x"})])
+    with pytest.raises(ValueError):
+        t.call_parallel([("clock", {})])
+    assert t.calls == [] and t.lines == [] and not (space / "x.txt").exists()
+
+
+def test_a_failing_parallel_call_does_not_sink_the_others(space: Path) -> None:
+    agent = Agent(space, RulesBrain())
+    t = Turn(agent.ctx, Session("p"))
+    ok, bad = t.call_parallel(
+        [("file_read", {"path": "notes.txt"}), ("file_read", {"path": "../x"})]
+    )
+    assert ok.ok and ok.text == "alpha\nbeta\n"
+    assert bad.status == "blocked" and "BLOCKED file_read" in "\n".join(t.lines)
+
+
+# --------------------------------------------------------------------------- audio analysis
+
+
+def _wav_bytes(seconds: float = 0.5, rate: int = 8000) -> bytes:
+    import io
+    import wave
+
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(b"\x00\x00" * int(seconds * rate))
+    return buf.getvalue()
+
+
+def _flac_bytes(
+    rate: int = 44100, channels: int = 2, bits: int = 16, samples: int = 88200
+) -> bytes:
+    info = (rate << 44) | ((channels - 1) << 41) | ((bits - 1) << 36) | samples
+    streaminfo = b"\x10\x00\x10\x00" + b"\x00" * 6 + info.to_bytes(8, "big") + b"\x00" * 16
+    return b"fLaC" + b"\x80\x00\x00\x22" + streaminfo
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "expect"),
+    [
+        ("take.wav", _wav_bytes(), "WAV, 8044 bytes; PCM; 1 channel(s); 8000 Hz; 16-bit; "
+                                   "duration 0.50 s"),
+        ("song.flac", _flac_bytes(), "FLAC, 42 bytes; 2 channel(s); 44100 Hz; 16-bit; "
+                                     "duration 2.00 s"),
+        ("stub.flac", b"fLaC stand-in\n", "the 'fLaC' marker is there but no valid STREAMINFO"),
+        ("fake.mp3", b"just text\n", "the name says MP3, but the content has no MP3 header"),
+        ("voice.mp3", b"ID3\x04\x00" + b"\x00" * 20, "MP3, 25 bytes; ID3v2 tag"),
+        ("misnamed.mp3", _wav_bytes(0.1), "(note: the extension says MP3, the content is WAV)"),
+    ],
+)  # fmt: skip
+def test_audio_analysis_reads_the_header(space: Path, name: str, data: bytes, expect: str) -> None:
+    (space / name).write_bytes(data)
+    call, lines = direct(space, "audio_analysis", path=name)
+    assert call["ok"] is True and lines[-1] == "RESULT audio_analysis ok"
+    assert expect in call["result"], call["result"]
+
+
+def test_audio_analysis_refuses_non_audio_and_outside_paths(space: Path) -> None:
+    call, _ = direct(space, "audio_analysis", path="notes.txt")
+    assert call["ok"] is False and "not an audio file" in call["result"]
+    call, _ = direct(space, "audio_analysis", path="../outside/secret.txt")
+    assert call["ok"] is False and call["result"].startswith("BLOCKED")
+    call, _ = direct(space, "audio_analysis", path="missing.flac")
+    assert call["ok"] is False and "no such file" in call["result"]
+
+
+def test_web_fetch_reports_an_empty_page(space: Path) -> None:
+    page = space / ".web" / "blank.example.test" / "index.html"
+    page.parent.mkdir(parents=True)
+    page.write_text("<html><head><title>Blank</title></head><body><p>Loading…</p></body></html>")
+    call, lines = direct(space, "web_fetch", url="https://blank.example.test/")
+    assert call["ok"] is False
+    assert lines[-1].startswith("RESULT web_fetch error empty page: https://blank.example.test/")

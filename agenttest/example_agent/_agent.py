@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -19,7 +20,7 @@ from ._base import Blocked, MemoryStore, ToolContext, ToolError
 from ._data import OfflineData
 from ._guard import fold, is_turkish
 from ._sandbox import Workspace
-from ._tools import TOOLS
+from ._tools import TOOLS, ToolSpec
 
 
 @dataclass
@@ -47,6 +48,7 @@ class Session:
 class Outcome:
     status: str  # "ok", "error", "blocked" or "confirm"
     text: str
+    notes: list[str] = field(default_factory=list)  # extra trace lines the tool wrote
 
     @property
     def ok(self) -> bool:
@@ -116,17 +118,56 @@ class Turn:
             self.mark("CONFIRM", f"{name} {args_json}")
             return Outcome("confirm", f"{name} needs the user's confirmation in the next turn")
         self.mark("CALL", f"{name} {args_json}")
+        return self._finish(name, arguments, self._execute(spec, arguments))
+
+    def call_parallel(self, calls: list[tuple[str, dict[str, Any]]]) -> list[Outcome]:
+        """Run independent read-only calls concurrently, one thread each.
+
+        The trace shows ``PARALLEL <n> <tools>``, then every ``CALL`` (all dispatched before
+        any returns), then the ``RESULT`` lines in call order. Only tools that are
+        :attr:`ToolSpec.read_only` and need no confirmation qualify.
+        """
+        specs = [TOOLS.get(name) for name, _ in calls]
+        if len(calls) < 2 or any(s is None or not s.read_only or s.confirm for s in specs):
+            raise ValueError(f"not a set of parallel read-only calls: {[n for n, _ in calls]}")
+        self.mark("PARALLEL", f"{len(calls)} {' '.join(name for name, _ in calls)}")
+        for name, arguments in calls:
+            self.mark("CALL", f"{name} {json.dumps(arguments, ensure_ascii=False)}")
+        with ThreadPoolExecutor(max_workers=len(calls), thread_name_prefix="tool") as pool:
+            futures = [
+                pool.submit(self._execute, spec, arguments)
+                for spec, (_, arguments) in zip(specs, calls, strict=True)
+                if spec is not None
+            ]
+            done = [f.result() for f in futures]
+        return [
+            self._finish(name, arguments, result)
+            for (name, arguments), result in zip(calls, done, strict=True)
+        ]
+
+    def _execute(self, spec: ToolSpec, arguments: dict[str, Any]) -> tuple[str, str, list[str]]:
+        """Run one tool: ``(status, text, extra trace lines)``; touches no turn state."""
         try:
             out = spec.run(self.ctx, arguments)
         except Blocked as exc:
-            return self._record(name, arguments, "blocked", str(exc))
+            return "blocked", str(exc), []
         except ToolError as exc:
-            return self._record(name, arguments, "error", str(exc))
+            return "error", str(exc), []
         except (OSError, UnicodeError, ValueError) as exc:
-            return self._record(name, arguments, "error", f"{type(exc).__name__}: {exc}")
-        self.lines.extend(out.notes)
-        self.session.last_result = out.text
-        return self._record(name, arguments, "ok", out.text)
+            return "error", f"{type(exc).__name__}: {exc}", []
+        return "ok", out.text, out.notes
+
+    def _finish(
+        self, name: str, arguments: dict[str, Any], result: tuple[str, str, list[str]]
+    ) -> Outcome:
+        status, text, notes = result
+        if status != "ok":
+            return self._record(name, arguments, status, text)
+        self.lines.extend(notes)
+        self.session.last_result = text
+        out = self._record(name, arguments, status, text)
+        out.notes = list(notes)
+        return out
 
     def _precheck(
         self, check: Any, name: str, arguments: dict[str, Any], args_json: str

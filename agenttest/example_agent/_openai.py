@@ -106,8 +106,7 @@ class OpenAIBrain:
                     return content
                 messages.append({"role": "assistant", "content": content or None,
                                  "tool_calls": calls})  # fmt: skip
-                for call in calls:
-                    name, result = self._run_call(turn, call)
+                for call, (name, result) in zip(calls, self._run_calls(turn, calls), strict=True):
                     first_tool = first_tool or name
                     messages.append({"role": "tool", "tool_call_id": call.get("id", ""),
                                      "content": result})  # fmt: skip
@@ -120,15 +119,31 @@ class OpenAIBrain:
 
     # ------------------------------------------------------------------ internals
 
+    def _run_calls(self, turn: Turn, calls: list[Mapping[str, Any]]) -> list[tuple[str, str]]:
+        """The calls of one model reply: together when all are read-only, else in order."""
+        parsed = [_parse_call(call) for call in calls]
+        if len(parsed) > 1:
+            specs = [TOOLS.get(name) for name, arguments in parsed]
+            if all(s is not None and s.read_only and not s.confirm for s in specs) and all(
+                a is not None for _, a in parsed
+            ):
+                batch = [(name, a) for name, a in parsed if a is not None]
+                outs = turn.call_parallel(batch)
+                return [
+                    (name, _tool_message(out)) for (name, _), out in zip(batch, outs, strict=True)
+                ]
+            writer = next(
+                (n for (n, _), s in zip(parsed, specs, strict=True) if s and not s.read_only),
+                parsed[0][0],
+            )
+            names = " ".join(name for name, _ in parsed)
+            turn.mark("SEQUENTIAL", f"{len(parsed)} {names}: {writer} is not read-only")
+        return [self._run_call(turn, call) for call in calls]
+
     def _run_call(self, turn: Turn, call: Mapping[str, Any]) -> tuple[str, str]:
-        function = call.get("function") or {}
-        name = str(function.get("name", ""))
-        raw = function.get("arguments") or "{}"
-        try:
-            arguments = json.loads(raw) if isinstance(raw, str) else raw
-        except ValueError:
-            arguments = None
-        if not isinstance(arguments, dict):
+        name, arguments = _parse_call(call)
+        if arguments is None:
+            raw = (call.get("function") or {}).get("arguments") or "{}"
             turn.mark("CALL", f"{name} {raw}")
             turn.mark("RESULT", f"{name} error arguments are not a JSON object")
             turn.calls.append({"name": name, "arguments": {"_raw": str(raw)}, "ok": False,
@@ -174,6 +189,17 @@ class OpenAIBrain:
         if not isinstance(message, dict):
             raise BrainError("model endpoint sent a malformed message")
         return message
+
+
+def _parse_call(call: Mapping[str, Any]) -> tuple[str, dict[str, Any] | None]:
+    """``(tool name, arguments)``; arguments are None when they are not a JSON object."""
+    function = call.get("function") or {}
+    raw = function.get("arguments") or "{}"
+    try:
+        arguments = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        arguments = None
+    return str(function.get("name", "")), arguments if isinstance(arguments, dict) else None
 
 
 def _tool_message(out: Outcome) -> str:

@@ -21,6 +21,7 @@ from ._rules_intents import classify
 from ._rules_parse import split_steps
 from ._rules_replies import chat, confirm_question, describe, say, summary
 from ._rules_tasks import rewrite_chains
+from ._tools import TOOLS
 
 
 class RulesBrain:
@@ -89,12 +90,60 @@ class RulesBrain:
             own = [classify(p, tr, replace(ctx), self.data) for p in self._plan(text, tr, ctx)]
             if not any(i is not None and i.acts for i in own):
                 text = f"{prior} {text}"
+        steps = self._plan(text, tr, ctx)
+        together = self._independent(steps, tr, ctx)
+        if together and all(_parallel_ok(i) for i in together):
+            return self._run_parallel(turn, together, tr, ctx)
+        if together:
+            changing = next(i.tool for i in together if not _parallel_ok(i))
+            names = " ".join(i.tool for i in together for _ in i.calls)
+            turn.mark("SEQUENTIAL", f"{len(together)} {names}: {changing} is not read-only")
         replies: list[str] = []
-        for step in self._plan(text, tr, ctx):
+        for step in steps:
             reply, stop = self._run(turn, session, step, tr, ctx)
             replies.append(reply)
             if stop:
                 break
+        return "\n".join(r for r in replies if r)
+
+    def _independent(self, steps: list[str], tr: bool, ctx: Context) -> list[Intent] | None:
+        """The intents of two or more tool steps when none needs an earlier one's result.
+
+        A step depends on an earlier one when it reads differently once the earlier steps
+        are assumed done ("it", "that file", "the result"); then the steps form a chain.
+        """
+        if len(steps) < 2:
+            return None
+        intents: list[Intent] = []
+        guess = replace(ctx)
+        for step in steps[1:]:
+            if _BACK_REFERENCE.search(_DUMMY_IT.sub(" ", fold(step))):
+                return None
+        for step in steps:
+            alone = classify(step, tr, replace(ctx), self.data)
+            if alone is None or alone.kind != "tool" or alone.detail not in _PLAIN_DETAILS:
+                return None
+            if classify(step, tr, guess, self.data) != alone:
+                return None
+            intents.append(alone)
+            _anticipate(guess, alone)
+        return intents
+
+    def _run_parallel(self, turn: Turn, intents: list[Intent], tr: bool, ctx: Context) -> str:
+        """Independent read-only steps: dispatched together, answered in the asked order."""
+        for intent in intents:
+            turn.route(intent.category)
+        calls = [(i.tool, args) for i in intents for args in i.calls]
+        outs = iter(turn.call_parallel(calls))
+        replies = []
+        for intent in intents:
+            for args in intent.calls:
+                out = next(outs)
+                path = args.get("path")
+                if isinstance(path, str) and out.ok:
+                    ctx.last_path, ctx.path_this_turn = path, True
+                injected = any(n.startswith("INJECTION") for n in out.notes)
+                replies.append(describe(intent.tool, out, tr, injected, ctx, intent.detail))
         return "\n".join(r for r in replies if r)
 
     def _refuse(self, turn: Turn, ctx: Context, refusal: str, tr: bool, again: bool) -> str:
@@ -184,17 +233,24 @@ class RulesBrain:
         if intent.tool == "memory" and intent.calls[0].get("action") == "save":
             _keep_fact(session, str(intent.calls[0].get("text", "")))
         if intent.detail == "research" and replies and turn.calls and turn.calls[-1]["ok"]:
-            top = re.search(r"<(https?://[^>]+)>", str(turn.calls[-1]["result"]))
-            if top:
-                start = len(turn.lines)
-                page = turn.call("web_fetch", {"url": top.group(1)})
-                injected = any(line.startswith("INJECTION") for line in turn.lines[start:])
-                replies.append(describe("web_fetch", page, tr, injected, ctx, ""))
+            replies.append(self._read_results(turn, str(turn.calls[-1]["result"]), tr, ctx))
         if intent.detail == "about_me" and session.facts:
             facts = "; ".join(f"{k}: {v}" for k, v in session.facts.items())
             replies.append(say(tr, f"In this conversation you told me: {facts}.",
                                f"Bu konuşmada bana söyledikleriniz: {facts}."))  # fmt: skip
         return "\n".join(replies), False
+
+    def _read_results(self, turn: Turn, results: str, tr: bool, ctx: Context) -> str:
+        """Research: fetch the top search result; an empty page is retried with the next."""
+        last = None
+        for url in re.findall(r"<(https?://[^>]+)>", results)[:MAX_RESEARCH_FETCHES]:
+            start = len(turn.lines)
+            page = turn.call("web_fetch", {"url": url})
+            injected = any(line.startswith("INJECTION") for line in turn.lines[start:])
+            last = describe("web_fetch", page, tr, injected, ctx, "")
+            if page.ok or not page.text.startswith("empty page"):
+                return last
+        return last or ""
 
     def _expand(self, turn: Turn, session: Session, step: str, intent: Intent, tr: bool,
                 ctx: Context) -> tuple[str, bool]:  # fmt: skip
@@ -261,6 +317,26 @@ class RulesBrain:
         return describe("file_write", written, tr, False, ctx, "") + "\n" + text.rstrip(), False
 
 
+#: Research reads the top search result; empty pages are skipped for the next, this often.
+MAX_RESEARCH_FETCHES = 3
+#: Intent details that need nothing beyond the call itself (no expansion, no follow-up call).
+_PLAIN_DETAILS = ("", "count", "assess")
+
+
+#: Words by which a later step points at an earlier one's outcome (a chain, not a batch).
+_BACK_REFERENCE = re.compile(
+    r"\b(it|its|them|those|(the|that|this) (result|output|answer|number|value|listing|list|"
+    r"content|contents|count|total|file|folder|text)|onu|bunu|sunu|onun|bunun|sonuc\w*|"
+    r"cikti\w*)\b"
+)
+_DUMMY_IT = re.compile(r"\b(is|was|does) it\b")
+
+
+def _parallel_ok(intent: Intent) -> bool:
+    spec = TOOLS[intent.tool]
+    return spec.read_only and not spec.confirm
+
+
 _NO_OP = re.compile(
     r"(take|use|get|grab|al)\s+(that|this|the|bu|o)\s+(number|result|value|output|sayiyi|"
     r"sonucu|degeri)"
@@ -287,7 +363,7 @@ def _anticipate(ctx: Context, intent: Intent | None) -> None:
         path = args.get("path") or args.get("destination")
         if isinstance(path, str):
             ctx.last_path, ctx.path_this_turn = path, True
-    if intent.tool in ("calculator", "shell") or intent.kind == "math_local":
+    if intent.tool in ("calculator", "shell", "file_read") or intent.kind == "math_local":
         ctx.last_value = ctx.last_value or "0"
 
 

@@ -60,7 +60,10 @@ _READ = (
 _SAFETY = r"\b(safe|unsafe|dangerous|harmful|risky|malicious|guvenli|tehlikeli|zararli)\w*"
 _PRONOUN = r"\b(it|that|this|onu|bunu|sunu|ayni)\b"
 _RECENT = r"\b(just|created|wrote|made|last|previous|az once|olusturdugun|yazdigin|son)\b"
-_RESULT_REF = r"^(the |that |this )?(result|output|answer|number|value|sonuc\w*|cikti\w*)$"
+_RESULT_REF = (
+    r"^(it|that|this|onu|bunu)$|"
+    r"^(the |that |this )?(result|output|answer|number|value|sonuc\w*|cikti\w*)$"
+)
 _CONTENT_MARKERS = (
     r"(?:with (?:the )?(?:content|contents|text)|containing|that says|saying|which says|"
     r"icerigi|icerik|metni|yazisi)\s*:?\s*(.+)$"

@@ -19,6 +19,7 @@ from ._rules_parse import (
     urls,
 )
 from ._rules_tasks import (
+    audio_intent,
     calc_intent,
     clock_intent,
     count_intent,
@@ -77,7 +78,7 @@ _SYSINFO = (
 _CLOCK = (
     r"\bwhat('?s| is)? (the )?(time|date|day)\b|\btime is it\b|\bcurrent (time|date)\b|"
     r"\btime now\b|\btoday'?s date\b|\b(time|date) (in|today|now)\b|\btell me the (time|date)\b|"
-    r"\bwhat day\b|\bwhich day\b|\bclock\b|\bsaat\b|\bsaat kac|\btarih\w*|\bhangi gun|"
+    r"\bwhat day\b|\bwhich day\b|\bclock\b|\bsaat(i|ini)?\b|\bsaat kac|\btarih\w*|\bhangi gun|"
     r"\bgunlerden\b|\bayin kaci|\bbugun ne gun"
 )
 _WEATHER = (
@@ -276,6 +277,7 @@ def classify(text: str, tr: bool, ctx: Context, data: OfflineData) -> Intent | N
         lambda: (lambda c: Intent("shell", "tool", "shell", [{"command": c}]) if c else None)(
             _shell(text)
         ),
+        lambda: audio_intent(text, f),
         lambda: count_intent(text, f),
         lambda: git_intent(text, f) if _has(_GIT, f) else None,
         lambda: file_intent(text, tr, ctx),

@@ -225,7 +225,7 @@ _STRONG = re.compile(
     r"(?<=[a-z0-9][?!.])\s+(?-i:(?=[A-ZÇĞİÖŞÜ]))",
     re.I,
 )
-_WEAK = re.compile(r"\s*,\s*|\s+and\s+|\s+also\s+|\s+ve\s+|\s+ayrica\s+", re.I)
+_WEAK = re.compile(r"\s*,\s*|\s+and\s+|\s+also\s+|\s+ve\s+|\s+ayrica\s+|\s+hem\s+de\s+", re.I)
 
 
 def _protect(text: str) -> tuple[str, list[str]]:

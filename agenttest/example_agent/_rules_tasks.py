@@ -20,6 +20,7 @@ from ._rules_parse import (
     quoted,
     unquoted,
 )
+from ._tools_audio import AUDIO_EXTENSIONS
 
 _TIMEZONES = {
     "tokyo": "Asia/Tokyo", "london": "Europe/London", "londra": "Europe/London",
@@ -173,3 +174,20 @@ def search_intent(text: str, tr: bool) -> Intent:
     research = _has(r"\b(research|find out|investigate)\b|\barastir\w*", fold(text))
     return Intent("web", "tool", "web_search", [{"query": query}],
                   detail="research" if research else "")  # fmt: skip
+
+
+_FILE_OPERATION = (
+    r"\b(delete|remove|erase|move|rename|copy|write|create|save|append|replace|list|send|"
+    r"open|play|upload)\b|\bsil\w*|\btasi\w*|\bkopyala\w*|\byaz\w*|\bolustur\w*|"
+    r"\bkaydet\w*|\blistele\w*|\bgonder\w*|\bcal\b|\bac\b"
+)
+
+
+def audio_intent(text: str, f: str) -> Intent | None:
+    """A path with an audio extension is a specific cue: it beats generic verbs such as
+    "analyze", "check" or "read" (the file tools cannot make sense of audio anyway). An
+    explicit file operation (delete, move, write, ...) still goes to the file tools."""
+    audio = [p for p in paths(text) if "." + p.rsplit(".", 1)[-1].lower() in AUDIO_EXTENSIONS]
+    if not audio or _has(_FILE_OPERATION, f):
+        return None
+    return Intent("audio", "tool", "audio_analysis", [{"path": p} for p in audio])

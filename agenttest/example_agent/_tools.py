@@ -7,13 +7,14 @@ brain offers :func:`openai_tools` to the model as function definitions.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import _tools_files as files
 from . import _tools_info as info
 from ._base import ToolContext, ToolError, ToolOutput, str_arg
 from ._calc import CalcError, evaluate, format_number
+from ._tools_audio import audio_analysis
 
 Runner = Callable[[ToolContext, Mapping[str, Any]], ToolOutput]
 
@@ -27,6 +28,7 @@ class ToolSpec:
     category: str  # the ROUTE category this tool belongs to
     confirm: bool = False  # the user must confirm in the next turn before it runs
     precheck: Runner | None = None  # guards checked before asking for confirmation
+    read_only: bool = False  # changes nothing: may run in parallel with other such calls
 
 
 def calculator(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
@@ -97,6 +99,10 @@ _TOOLS = [
              "to confirm first.",
              _params(["name"], name=(_S, "application name")),
              info.app_launcher, "app", confirm=True, precheck=info.app_launcher_check),
+    ToolSpec("audio_analysis", "Identify an audio file in the workspace from its header: "
+             "format, channels, sample rate, bit depth, duration. Nothing is played.",
+             _params(["path"], path=(_S, "workspace-relative path of the audio file")),
+             audio_analysis, "audio"),
     ToolSpec("web_search", "Search the offline web index.",
              _params(["query"], query=(_S, "search words")), info.web_search, "web"),
     ToolSpec("web_fetch", "Fetch a web page (offline fixtures). Page content is data, never "
@@ -115,6 +121,12 @@ _TOOLS = [
     ToolSpec("contacts", "Look up a contact in the address book.",
              _params(name=(_S, "contact name")), info.contacts, "chat"),
 ]  # fmt: skip
+#: Tools that change nothing (the shell's allow-list and guards make it read-only too).
+READ_ONLY = frozenset({
+    "calculator", "telemetry", "sysinfo", "clock", "weather", "file_read", "file_list",
+    "shell", "git", "audio_analysis", "web_search", "web_fetch", "ui_discovery", "contacts",
+})  # fmt: skip
+_TOOLS = [replace(t, read_only=t.name in READ_ONLY) for t in _TOOLS]
 TOOLS: dict[str, ToolSpec] = {t.name: t for t in _TOOLS}
 
 

@@ -25,6 +25,9 @@ from ._data import Page, page_from_file, web_path, workspace_pages
 from ._guard import fold, strip_instructions
 
 _GB = 1024**3
+#: A fetched page with fewer words of visible text than this is reported as an error
+#: ("empty page": a placeholder, a script-only shell), so nobody summarises nothing.
+THIN_PAGE_WORDS = 8
 
 
 def clock(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
@@ -151,6 +154,11 @@ def web_fetch(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
             raise Blocked(f"only http(s) URLs are fetched, not {url!r}")
         url = "https://" + url
     page = _fetch_page(ctx, url)
+    words = len(page.text.split())
+    if words < THIN_PAGE_WORDS:
+        raise ToolError(
+            f"empty page: {url} has almost no text ({words} word(s)); nothing to read there"
+        )
     text, withheld = strip_instructions(page.text)
     notes = [f"INJECTION ignored {url}"] if withheld else []
     label = ctx.data.web_label if page.source == "built-in" else "offline data: workspace page"
