@@ -31,12 +31,16 @@ def example_agent(
     workspace: Path | None = typer.Option(
         None, "--workspace", help="The agent's workspace (default: a fresh temporary folder)."
     ),
-    brain: str = typer.Option("rules", "--brain", help="rules (offline) or openai."),
+    brain: str = typer.Option(
+        "rules", "--brain", help="rules (offline, the default) or openai (a chat model)."
+    ),
     loading_s: float | None = typer.Option(
         None, "--loading-s", help="Report `loading` this long first."
     ),
     busy_probability: float | None = typer.Option(
-        None, "--busy-probability", help="Answer a turn with 503 busy this often (0..1)."
+        None,
+        "--busy-probability",
+        help="Share of turns (0..1) answered as simulated busy: HTTP 503 with Retry-After: 1.",
     ),
     latency_s: float | None = typer.Option(None, "--latency-s", help="Extra seconds per turn."),
     hang_after: int | None = typer.Option(
@@ -48,7 +52,9 @@ def example_agent(
     garbage_probability: float | None = typer.Option(
         None, "--garbage-probability", help="Answer a turn with a broken body this often."
     ),
-    seed: int | None = typer.Option(None, "--seed", help="Seed for the fault dice."),
+    seed: int | None = typer.Option(
+        None, "--seed", help="Seed for the fault dice (busy and garbage), for repeatable runs."
+    ),
     access_log: bool = typer.Option(False, "--access-log", help="Log each request to stderr."),
     openai_base_url: str | None = typer.Option(
         None, "--openai-base-url", help="openai brain: the chat-completions server."
@@ -57,12 +63,21 @@ def example_agent(
     openai_api_key_env: str | None = typer.Option(
         None, "--openai-api-key-env", help="openai brain: environment variable with the key."
     ),
+    openai_seed: int | None = typer.Option(
+        None, "--openai-seed", help="openai brain: seed sent with every request (default 0)."
+    ),
+    openai_max_steps: int | None = typer.Option(
+        None, "--openai-max-steps", help="openai brain: model requests per turn (default 8)."
+    ),
+    openai_timeout_s: float | None = typer.Option(
+        None, "--openai-timeout-s", help="openai brain: seconds per model request (default 600)."
+    ),
     exit_with_parent: int | None = typer.Option(None, "--exit-with-parent", hidden=True),
 ) -> None:
     """Serve the bundled example agent; prints its base URL on the first line of output.
 
-    Fault options make it misbehave on purpose (see docs/agents.md). Stops on Ctrl-C or
-    SIGTERM.
+    Fault options make it misbehave on purpose; a simulated busy turn is answered 503
+    (see docs/example-agent.md). Stops on Ctrl-C or SIGTERM.
     """
     import importlib
 
@@ -88,6 +103,9 @@ def example_agent(
             openai_base_url=openai_base_url,
             openai_model=openai_model,
             openai_api_key_env=openai_api_key_env,
+            openai_seed=openai_seed,
+            openai_max_steps=openai_max_steps,
+            openai_timeout_s=openai_timeout_s,
         )
     except (TypeError, ValueError) as exc:
         raise UsageError(f"example-agent: {exc}") from None
