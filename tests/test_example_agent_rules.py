@@ -514,3 +514,27 @@ def test_an_empty_page_fetched_directly_is_reported(server: AgentServer) -> None
     assert names(body) == ["web_fetch"] and body["tool_calls"][0]["ok"] is False
     assert "RESULT web_fetch error empty page" in body["trace"]
     assert "empty page" in body["response"] and "search" in body["response"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "verdict"),
+    [
+        ("based on today's weather, is it good weather to go outside in Istanbul?", "Yes, it is"),
+        ("İstanbul bugün hava durumuna göre dışarı çıkmak için uygun mu?", "Evet, dışarı"),
+        ("should I take an umbrella in London tomorrow?", "Not really: rain is likely"),
+    ],
+)
+def test_weather_advice_follows_the_returned_data(
+    server: AgentServer, prompt: str, verdict: str
+) -> None:
+    body = ask(server, prompt)
+    assert names(body) == ["weather"] and body["tool_calls"][0]["ok"] is True
+    assert verdict in body["response"]
+    data = body["tool_calls"][0]["result"]
+    assert data in body["response"], "the advice comes with the data it rests on"
+
+
+def test_plain_weather_question_gets_no_advice(server: AgentServer) -> None:
+    body = ask(server, "weather in Istanbul tomorrow")
+    assert names(body) == ["weather"]
+    assert "Yes" not in body["response"] and "Not really" not in body["response"]

@@ -320,7 +320,7 @@ class RulesBrain:
 #: Research reads the top search result; empty pages are skipped for the next, this often.
 MAX_RESEARCH_FETCHES = 3
 #: Intent details that need nothing beyond the call itself (no expansion, no follow-up call).
-_PLAIN_DETAILS = ("", "count", "assess")
+_PLAIN_DETAILS = ("", "count", "assess", "advice")
 
 
 #: Words by which a later step points at an earlier one's outcome (a chain, not a batch).

@@ -60,6 +60,48 @@ def assess(text: str, tr: bool) -> str:
                "yine de bu güvenli olduğunun garantisi değildir.")  # fmt: skip
 
 
+def weather_advice(report: str, tr: bool) -> str:
+    """A yes/no for going out, from the figures the weather tool returned (general rules:
+    rain likely at 50 % or in the condition, cold below 5 °C, hot above 32 °C, windy from
+    40 km/h)."""
+
+    def figure(pattern: str) -> float | None:
+        m = re.search(pattern, report)
+        return float(m.group(1)) if m else None
+
+    high = figure(r"high (-?\d+(?:\.\d+)?) °C")
+    rain = figure(r"rain chance (\d+(?:\.\d+)?) %")
+    wind = figure(r"wind (\d+(?:\.\d+)?) km/h")
+    condition = re.search(r": ([^,]+), high", report)
+    sky = condition.group(1) if condition else ""
+    wet = (rain is not None and rain >= 50) or bool(re.search(r"rain|storm|snow|shower", sky))
+    problems_en, problems_tr = [], []
+    if wet:
+        problems_en.append("rain is likely, so take an umbrella or plan something indoors")
+        problems_tr.append("yağmur bekleniyor, şemsiye alın ya da içeride bir plan yapın")
+    if high is not None and high < 5:
+        problems_en.append(f"it is cold ({high:g} °C at most), so dress warmly")
+        problems_tr.append(f"hava soğuk (en fazla {high:g} °C), sıkı giyinin")
+    if high is not None and high > 32:
+        problems_en.append(f"it is hot ({high:g} °C), so avoid the midday sun")
+        problems_tr.append(f"hava sıcak ({high:g} °C), öğle güneşinden kaçının")
+    if wind is not None and wind >= 40:
+        problems_en.append(f"it is windy ({wind:g} km/h)")
+        problems_tr.append(f"rüzgar sert ({wind:g} km/h)")
+    if problems_en:
+        return say(tr, "Not really: " + "; ".join(problems_en) + ".",
+                   "Pek uygun değil: " + "; ".join(problems_tr) + ".")  # fmt: skip
+    mild = [sky] if sky else []
+    if high is not None:
+        mild.append(f"{high:g} °C")
+    if rain is not None:
+        mild.append(f"{rain:g} % chance of rain")
+    shown = ", ".join(mild)
+    shown_tr = shown.replace("chance of rain", "yağış ihtimali")
+    return say(tr, f"Yes, it is a good day to go outside ({shown}).",
+               f"Evet, dışarı çıkmak için uygun bir gün ({shown_tr}).")  # fmt: skip
+
+
 def summary(text: str, sentences: int = 3) -> str:
     """An extractive summary: the first few sentences, without withheld-instruction notes."""
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("[")]
@@ -105,6 +147,8 @@ def describe(tool: str, out: Outcome, tr: bool, injected: bool, ctx: Context, de
         if not items:
             return say(tr, "My memory is empty.", "Hafızam boş.")
         return say(tr, "I remember:\n", "Hatırladıklarım:\n") + "\n".join(items)
+    if tool == "weather" and detail == "advice":
+        return text + "\n" + weather_advice(text, tr)
     if tool in ("web_fetch", "file_read"):
         if detail == "assess":
             return assess(text, tr)

@@ -77,7 +77,16 @@ def weather_intent(text: str, f: str, data: OfflineData, tr: bool) -> Intent:
         question = "Hangi şehir için?" if tr else "Which city do you mean?"
         return Intent("clarify", "clarify", detail=question)
     day = "tomorrow" if _has(r"\b(tomorrow|yarin\w*)\b", f) else "today"
-    return Intent("weather", "tool", "weather", [{"location": city, "day": day}])
+    advice = "advice" if _has(_ADVICE, f) else ""
+    return Intent("weather", "tool", "weather", [{"location": city, "day": day}], detail=advice)
+
+
+#: A weather question that asks for a judgement, not just the numbers.
+_ADVICE = (
+    r"\b(good|nice|ok|okay|suitable|safe) (weather |day )?(to|for)\b|\bshould i\b|"
+    r"\b(go|going|get) out(side)?\b|\bumbrella\b|\bjacket\b|\bcoat\b|\bpicnic\b|"
+    r"\bdisari\w*|\buygun mu\b|\bsemsiye\w*|\bmont\w*|\bceket\w*|\bgerek\w* (mi|mu)\b"
+)
 
 
 def clock_intent(f: str) -> Intent:
