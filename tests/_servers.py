@@ -52,6 +52,7 @@ class Behaviour:
     # turn number -> writes its own raw reply on the handler (fault suite: truncated bodies,
     # resets, wrong content types, ...); returns True when it answered
     raw_turns: dict[int, Callable[[Any], bool]] = field(default_factory=dict)
+    on_reset: Callable[[dict[str, Any]], None] | None = None  # called with each reset body
     forget_sessions: bool = False  # every turn acts as if the session were new (session lost)
 
 
@@ -139,6 +140,8 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(self.rfile.read(length) or b"{}")
             if self.path == "/v1/reset":
                 self.state.resets.append(body)
+                if self.state.b.on_reset is not None:
+                    self.state.b.on_reset(body)
                 self._send(200, {"ok": True})
             elif self.path == "/v1/turn":
                 self._turn(body)

@@ -226,6 +226,45 @@ teardown:
     assert attempt["status"] == "completed"
 
 
+def test_memory_reset_happens_at_its_place_among_the_fixtures(tmp_path: Path) -> None:
+    """A block may reset memory and then seed it: the reset must not run after the seed."""
+    workspace = tmp_path / "ws"
+    at_reset: list[tuple[bool, bool]] = []
+
+    def on_reset(body: dict[str, Any]) -> None:
+        if body.get("memory"):
+            at_reset.append(
+                ((workspace / "before.txt").exists(), (workspace / "seed.txt").exists())
+            )
+
+    battery = write_battery(tmp_path / "battery", {"L1-MEM-01": (1, 1)})
+    block = battery / "L1-MEM-01.yaml"
+    block.write_text(
+        block.read_text(encoding="utf-8")
+        + """\
+fixtures:
+  - {kind: file, path: before.txt, content: "made first"}
+  - {kind: memory_reset}
+  - {kind: file, path: seed.txt, content: "seeded after the reset"}
+""",
+        encoding="utf-8",
+    )
+    with LoopbackAgent(Behaviour(on_reset=on_reset)) as agent:
+        config = tmp_path / "agent.yaml"
+        config.write_text(agent_yaml(agent.url, workspace=str(workspace)), encoding="utf-8")
+        run(
+            RunRequest(
+                paths=[str(battery)],
+                agent=str(config),
+                out=tmp_path / "out",
+                allow_temp=True,
+                quiet=True,
+                judge="none",
+            )
+        )
+    assert at_reset == [(True, False)]
+
+
 def test_a_fixture_escaping_the_workspace_is_refused(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -194,8 +194,9 @@ class AttemptRunner:
         status, error, cause = "completed", None, None
         try:
             self.client.reset(session_id)
-            for _ in prepare(self.workspace, block.fixtures):
-                self.client.reset(session_id, memory=True)
+            prepare(
+                self.workspace, block.fixtures, lambda: self.client.reset(session_id, memory=True)
+            )
             for number, prompt in enumerate(block.prompts(), start=1):
                 reply_tokens = self._turn(session_id, number, prompt, turns)
                 if reply_tokens is not None:
@@ -285,7 +286,10 @@ class AttemptRunner:
     def teardown(self, item: PlanItem, session_id: str) -> None:
         """Undo the block's changes after its record is written; problems are only logged."""
         try:
-            for _ in teardown(self.workspace, item.block.teardown):
-                self.client.reset(session_id, memory=True)
+            teardown(
+                self.workspace,
+                item.block.teardown,
+                lambda: self.client.reset(session_id, memory=True),
+            )
         except (FixtureError, TurnLost, AgentNotReady, OSError) as exc:
             self.log(f"{item.block.id} run {item.run}: teardown: {exc}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -85,12 +86,14 @@ def _git_repo(target: Path, commits: tuple[str, ...]) -> None:
         git("commit", "-q", "-m", message)
 
 
-def prepare(workspace: Path | None, fixtures: tuple[Fixture, ...]) -> list[str]:
-    """Create the block's fixtures; return the memory resets asked for (done by the caller)."""
-    resets = []
+def prepare(
+    workspace: Path | None, fixtures: tuple[Fixture, ...], reset_memory: Callable[[], object]
+) -> None:
+    """Create the block's fixtures in their order; a `memory_reset` calls ``reset_memory``
+    at its place, so a block can reset and then seed (or seed and keep)."""
     for fx in fixtures:
         if fx.kind == "memory_reset":
-            resets.append("memory_reset")
+            reset_memory()
             continue
         if workspace is None:
             raise FixtureError(
@@ -119,18 +122,17 @@ def prepare(workspace: Path | None, fixtures: tuple[Fixture, ...]) -> list[str]:
                 _git_repo(target, fx.commits)
         except OSError as exc:
             raise FixtureError(f"{fx.kind} fixture {fx.path or fx.url}: {exc}") from None
-    return resets
 
 
-def teardown(workspace: Path | None, steps: tuple[Teardown, ...]) -> list[str]:
-    """Undo what the block asked for; return the memory resets asked for (done by the caller)."""
-    resets = []
+def teardown(
+    workspace: Path | None, steps: tuple[Teardown, ...], reset_memory: Callable[[], object]
+) -> None:
+    """Undo what the block asked for, in order (``reset_memory`` for `memory_reset`)."""
     for step in steps:
         if step.kind == "memory_reset":
-            resets.append("memory_reset")
+            reset_memory()
         elif step.kind == "remove" and workspace is not None and step.path:
             _remove(inside(workspace, step.path))
-    return resets
 
 
 def snapshot(workspace: Path | None, paths: list[str]) -> dict[str, str | None]:
