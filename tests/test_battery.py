@@ -462,10 +462,9 @@ def test_memory_is_wiped_by_reset_not_by_deleting_the_agents_file(battery: Batte
             if (f.path or "").startswith(".agent")
         ]
         if block.id == "L3-ROUTE-02":
-            # the seed replaces the memory file; a memory_reset before the attempt would run
-            # after the file fixtures and wipe it again
+            # fixtures run in order: reset everything first, then seed the memory file
             assert touched == [".agent/memory.json"]
-            assert [f.kind for f in block.fixtures] == ["file"]
+            assert [f.kind for f in block.fixtures] == ["memory_reset", "file"]
             assert [t.kind for t in block.teardown] == ["memory_reset"]
         else:
             assert touched == [], block.id
