@@ -366,3 +366,21 @@ def test_cli_with_piped_stdin(tmp_path: Path) -> None:
     assert verdicts == ["PASS", "FAIL", "PASS"]
     bad = cli("", "--rater", "two words")
     assert bad.returncode == 2 and "--rater must be a short name" in bad.stderr
+
+
+def test_judged_references_are_shown_with_their_placeholders_filled() -> None:
+    """L4-LIVE-03's judge compares against `{{weather_advice}}`; a rater must read the
+    advice the grader uses, not the placeholder."""
+    from agenttest.blocks import load_battery
+    from agenttest.rating._rate import _criteria_lines
+
+    from .conftest import ROOT
+
+    block = load_battery([ROOT / "batteries"]).get("L4-LIVE-03")
+    assert block is not None
+    raw = [c.reference for c in block.criteria.pass_ if c.reference]
+    assert any("{{" in r for r in raw)  # precondition: the block really uses a placeholder
+    should, must_not = _criteria_lines(block, {})
+    shown = "\n".join(should + must_not)
+    assert "reference answer:" in shown and "{{" not in shown
+    assert block.reference.vars["weather_advice"].split()[0] in shown

@@ -336,16 +336,19 @@ class Block:
         """Concrete tool names for a role under this block's reference fields."""
         return self.reference.tools.get(role, (role,))
 
+    def fill(self, text: str) -> str:
+        """``{{name}}`` placeholders filled from the reference ``vars`` (prompts, criteria)."""
+        for name, val in self.reference.vars.items():
+            text = text.replace("{{" + name + "}}", val)
+        return text
+
     def prompts(self) -> tuple[str, ...]:
         """The prompts to send, in the reference language when a translation exists."""
         lang = self.reference.language
-        out = []
-        for turn in self.turns:
-            text = turn.translations.get(lang, turn.prompt) if lang else turn.prompt
-            for name, val in self.reference.vars.items():
-                text = text.replace("{{" + name + "}}", val)
-            out.append(text)
-        return tuple(out)
+        return tuple(
+            self.fill(turn.translations.get(lang, turn.prompt) if lang else turn.prompt)
+            for turn in self.turns
+        )
 
 
 @dataclass(frozen=True)

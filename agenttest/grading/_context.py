@@ -80,11 +80,7 @@ class Ctx:
     # ------------------------------------------------------------------ parameters
     def subst(self, text: str | None) -> str | None:
         """``{{name}}`` placeholders filled from the block's reference vars."""
-        if text is None:
-            return None
-        for name, val in self.block.reference.vars.items():
-            text = text.replace("{{" + name + "}}", val)
-        return text
+        return None if text is None else self.block.fill(text)
 
     def names(self, role: str) -> frozenset[str] | None:
         """Concrete tool names of a role; None stands for `any` tool."""

@@ -34,14 +34,10 @@ def _rel(path: str) -> str:
 
 def files_of_interest(block: Block) -> list[str]:
     """Workspace-relative paths the block's file criteria read, for the runner to snapshot."""
-    ctx_vars = block.reference.vars
     out: list[str] = []
     for c in _walk((*block.criteria.pass_, *block.criteria.fail)):
         if c.type in FILE_TYPES and c.path:
-            path = c.path
-            for name, val in ctx_vars.items():
-                path = path.replace("{{" + name + "}}", val)
-            rel = _rel(path)
+            rel = _rel(block.fill(c.path))
             if rel not in out:
                 out.append(rel)
     return out

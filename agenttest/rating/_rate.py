@@ -119,9 +119,9 @@ def _criteria_lines(block: Any, attempt: dict[str, Any]) -> tuple[list[str], lis
     if block is not None:
         for items, out in ((block.criteria.pass_, should), (block.criteria.fail, must_not)):
             for c in items:
-                line = c.says
+                line = block.fill(c.says)
                 if c.reference:
-                    line += f" (reference answer: {c.reference})"
+                    line += f" (reference answer: {block.fill(c.reference)})"
                 out.append(line)
         return should, must_not
     for c in attempt.get("criteria") or []:
