@@ -44,9 +44,10 @@ class Behaviour:
     drop_turns: set[int] = field(default_factory=set)  # close the connection, no answer
     trickle_turns: set[int] = field(default_factory=set)  # the body one byte per 0.05 s
     tool_calls: list[dict[str, Any]] = field(
-        default_factory=lambda: [{"name": "calculator", "arguments": {"expression": "1+1"},
-                                  "ok": True, "result": "2"}]
-    )  # fmt: skip
+        default_factory=lambda: [
+            {"name": "calculator", "arguments": {"expression": "1+1"}, "ok": True, "result": "2"}
+        ]
+    )
     log_file: str | None = None  # each turn appends a line here
     on_turn: Callable[[int], None] | None = None  # called with the turn number on arrival
     # turn number -> writes its own raw reply on the handler (fault suite: truncated bodies,
@@ -350,3 +351,23 @@ class RouteServer(LoopbackAgent):
         self._thread.daemon = True
         self._thread.start()
         return self
+
+
+def run_battery_at(
+    tmp_path: Any, url: str, battery: Any, *, judge: str | None = "none", **config: Any
+) -> Any:
+    """Write an agent config for ``url`` (``config`` overrides its keys) and run ``battery``
+    in-process into ``tmp_path/out``; returns the run file's path."""
+    from agenttest.runner import RunRequest, run
+
+    agent = tmp_path / "agent.yaml"
+    agent.write_text(agent_yaml(url, **config), encoding="utf-8")
+    request = RunRequest(
+        paths=[str(battery)],
+        agent=str(agent),
+        out=tmp_path / "out",
+        allow_temp=True,
+        quiet=True,
+        judge=judge,
+    )
+    return run(request)

@@ -15,7 +15,7 @@ from agenttest.errors import AgentUnavailable
 from agenttest.results import iter_records
 from agenttest.runner import RunRequest, run
 
-from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port, write_battery
+from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port, run_battery_at, write_battery
 from .conftest import run_cli
 
 HARNESS_CAUSES = {"unreachable", "timeout", "busy", "garbage", "http_error", "lost", "fixture"}
@@ -25,17 +25,7 @@ def start_run(
     tmp_path: Path, url: str, blocks: dict[str, tuple[int, int]], **config: Any
 ) -> tuple[Path, list[dict[str, Any]]]:
     battery = write_battery(tmp_path / "battery", blocks)
-    agent = tmp_path / "agent.yaml"
-    agent.write_text(agent_yaml(url, **config), encoding="utf-8")
-    path = run(
-        RunRequest(
-            paths=[str(battery)],
-            agent=str(agent),
-            out=tmp_path / "out",
-            allow_temp=True,
-            quiet=True,
-        )
-    )
+    path = run_battery_at(tmp_path, url, battery, judge="auto", **config)
     return path, list(iter_records(path))
 
 
@@ -202,17 +192,7 @@ teardown:
         encoding="utf-8",
     )
     with LoopbackAgent(Behaviour(on_turn=look)) as agent:
-        config = tmp_path / "agent.yaml"
-        config.write_text(agent_yaml(agent.url, workspace=str(workspace)), encoding="utf-8")
-        path = run(
-            RunRequest(
-                paths=[str(battery)],
-                agent=str(config),
-                out=tmp_path / "out",
-                allow_temp=True,
-                quiet=True,
-            )
-        )
+        path = run_battery_at(tmp_path, agent.url, battery, judge="auto", workspace=str(workspace))
     assert seen == {
         "notes": "hello fixture",
         "dir": True,
@@ -250,18 +230,7 @@ fixtures:
         encoding="utf-8",
     )
     with LoopbackAgent(Behaviour(on_reset=on_reset)) as agent:
-        config = tmp_path / "agent.yaml"
-        config.write_text(agent_yaml(agent.url, workspace=str(workspace)), encoding="utf-8")
-        run(
-            RunRequest(
-                paths=[str(battery)],
-                agent=str(config),
-                out=tmp_path / "out",
-                allow_temp=True,
-                quiet=True,
-                judge="none",
-            )
-        )
+        run_battery_at(tmp_path, agent.url, battery, workspace=str(workspace))
     assert at_reset == [(True, False)]
 
 
@@ -279,17 +248,7 @@ def test_a_fixture_escaping_the_workspace_is_refused(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     with LoopbackAgent() as agent:
-        config = tmp_path / "agent.yaml"
-        config.write_text(agent_yaml(agent.url, workspace=str(workspace)), encoding="utf-8")
-        path = run(
-            RunRequest(
-                paths=[str(battery)],
-                agent=str(config),
-                out=tmp_path / "out",
-                allow_temp=True,
-                quiet=True,
-            )
-        )
+        path = run_battery_at(tmp_path, agent.url, battery, judge="auto", workspace=str(workspace))
     assert not (outside / "evil.txt").exists()
     (attempt,) = attempts_of(list(iter_records(path)))
     assert (attempt["verdict"], attempt["error_cause"]) == ("ERROR", "fixture")

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from agenttest.cli import main
-from agenttest.runner import RunRequest, run
 
-from ._servers import Behaviour, LoopbackAgent, agent_yaml, write_battery
+from ._servers import Behaviour, LoopbackAgent, run_battery_at, write_battery
 
 SECRET = "sk-live-7f3a9c0d1e2b4a6f8e0d2c4b6a8f0e1d"
 PASSWORD = "hunter2-never-print-me"
@@ -24,24 +23,8 @@ def test_secrets_never_reach_results_or_reports(
     battery = write_battery(tmp_path / "battery", {"L1-A-01": (1, 1)})
     with LoopbackAgent(Behaviour()) as agent:
         url = agent.url.replace("http://", f"http://tester:{PASSWORD}@")
-        config = tmp_path / "agent.yaml"
-        config.write_text(
-            agent_yaml(
-                url,
-                headers={"Authorization": "Bearer ${AGENT_TOKEN}", "X-Api-Key": "${AGENT_TOKEN}"},
-            ),
-            encoding="utf-8",
-        )
-        path = run(
-            RunRequest(
-                paths=[str(battery)],
-                agent=str(config),
-                out=tmp_path / "out",
-                allow_temp=True,
-                quiet=True,
-                judge="none",
-            )
-        )
+        headers = {"Authorization": "Bearer ${AGENT_TOKEN}", "X-Api-Key": "${AGENT_TOKEN}"}
+        path = run_battery_at(tmp_path, url, battery, headers=headers)
         sent = agent.state.bodies
     # precondition: the secret really was configured and the run really talked to the agent
     assert sent, "the agent received no turn"
