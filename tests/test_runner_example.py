@@ -10,15 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from agenttest.results import iter_records
 
 from .conftest import ROOT, run_cli
-
-pytest.importorskip("agenttest.example_agent")
-if not hasattr(__import__("agenttest.example_agent").example_agent, "main"):
-    pytest.skip("the example agent has no main() yet", allow_module_level=True)
 
 
 def children(pid: int) -> list[int]:
@@ -37,10 +31,21 @@ def alive(pid: int) -> bool:
 
 def test_example_agent_runs_blocks_with_fixtures_and_is_stopped(tmp_path: Path) -> None:
     result = run_cli(
-        "run", str(ROOT / "batteries"), "--agent", "example", "--only", "L1-CALC-01,L2-WEB-01",
-        "--k", "1", "--out", str(tmp_path / "out"), "--allow-temp", "--quiet",
-        "--example-args", "--loading-s 0.8",
-    )  # fmt: skip
+        "run",
+        str(ROOT / "batteries"),
+        "--agent",
+        "example",
+        "--only",
+        "L1-CALC-01,L2-WEB-01",
+        "--k",
+        "1",
+        "--out",
+        str(tmp_path / "out"),
+        "--allow-temp",
+        "--quiet",
+        "--example-args",
+        "--loading-s 0.8",
+    )
     assert result.returncode == 0, result.stderr
     path = Path(result.stdout.strip())
     records = list(iter_records(path))
@@ -58,11 +63,30 @@ def test_example_agent_runs_blocks_with_fixtures_and_is_stopped(tmp_path: Path) 
 
 def test_a_killed_runner_does_not_orphan_the_example_agent(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agenttest", "run", str(ROOT / "batteries"), "--agent", "example",
-         "--only", "L1-CALC-01", "--k", "50", "--out", str(tmp_path), "--allow-temp", "--quiet",
-         "--example-args", "--latency-s 0.2"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "agenttest",
+            "run",
+            str(ROOT / "batteries"),
+            "--agent",
+            "example",
+            "--only",
+            "L1-CALC-01",
+            "--k",
+            "50",
+            "--out",
+            str(tmp_path),
+            "--allow-temp",
+            "--quiet",
+            "--example-args",
+            "--latency-s 0.2",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     path = proc.stdout.readline().strip()  # printed once the agent is up and the file exists
     assert path.endswith(".jsonl"), proc.stderr.read() if proc.stderr else ""
@@ -74,3 +98,36 @@ def test_a_killed_runner_does_not_orphan_the_example_agent(tmp_path: Path) -> No
     while alive(kids[0]) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not alive(kids[0])
+
+
+def test_resume_starts_the_example_agent_with_the_options_of_the_run(tmp_path: Path) -> None:
+    """Fault knobs given with --example-args are part of the run: a resume must not quietly
+    test a healthier agent than the run started with."""
+    out = tmp_path / "out"
+    first = run_cli(
+        "run",
+        str(ROOT / "batteries"),
+        "--agent",
+        "example",
+        "--only",
+        "L1-CALC-01",
+        "--k",
+        "1",
+        "--out",
+        str(out),
+        "--allow-temp",
+        "--quiet",
+        "--judge",
+        "none",
+        "--example-args",
+        "--garbage-probability 1 --seed 3",
+    )
+    assert first.returncode == 0, first.stderr
+    path = Path(first.stdout.strip())
+    (attempt,) = [r for r in iter_records(path) if r["record_type"] == "attempt"]
+    assert attempt["error_cause"] == "garbage"  # precondition: the knob really took effect
+    again = run_cli("run", "--resume", str(path), "--retry-errors", "--allow-temp", "--quiet")
+    assert again.returncode == 0, again.stderr
+    attempts = [r for r in iter_records(path) if r["record_type"] == "attempt"]
+    assert len(attempts) == 2  # the retry was really run
+    assert attempts[-1]["error_cause"] == "garbage"

@@ -81,6 +81,7 @@ class _Session:
     run_id: str
     meta: dict[str, Any] | None  # to write first (a new run), None when resuming
     retry_errors: bool
+    example_args: tuple[str, ...] = ()  # fault knobs etc. of `--agent example`, kept for resume
 
 
 def _abs(path: str | Path) -> str:
@@ -133,10 +134,13 @@ def _plan_new(req: RunRequest) -> _Session:
             "tiers": list(req.tiers),
             "k": req.k,
             "order": "rounds",
+            "example_args": list(req.example_args),
         },
         "label": req.label,
     }
-    return _Session(path, battery, plan, {}, req.agent, config, run_id, meta, False)
+    return _Session(
+        path, battery, plan, {}, req.agent, config, run_id, meta, False, tuple(req.example_args)
+    )
 
 
 def _plan_resume(req: RunRequest, path: Path) -> _Session:
@@ -170,7 +174,7 @@ def _plan_resume(req: RunRequest, path: Path) -> _Session:
         )
     return _Session(
         path, battery, plan, state.latest, agent, config, str(meta.get("run_id", "")), None,
-        req.retry_errors,
+        req.retry_errors, tuple(req.example_args or selection.get("example_args") or ()),
     )  # fmt: skip
 
 
@@ -216,7 +220,7 @@ def run(
     try:
         config = session.config
         if config is None:
-            example = ExampleAgent(req.example_args)
+            example = ExampleAgent(session.example_args)
             url = example.start()
             config = example_config(url, example.workspace, log_file=str(example.log_file))
         if session.meta is not None:
