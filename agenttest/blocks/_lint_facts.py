@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._model import Block, Criterion, Fixture
+from ._model import PER_CALL_NEGATE, Block, Criterion, Fixture
 from ._yaml import Located, load_located
 
 #: Roles whose call can leave a file behind in the workspace.
@@ -18,9 +18,6 @@ WRITE_ROLES: frozenset[str] = frozenset({"file_write", "file_patch", "file_move"
 MIN_RUBRIC_CHARS = 20
 
 _ANY = "*"  # "any tool" in dependency and pin sets
-#: Types whose `negate` applies to each call ("a call whose argument does not match"), as the
-#: grader does it: negated or not, they still inspect calls that must have happened.
-PER_CALL_NEGATE = frozenset({"tool_arg", "tool_result"})
 _ANSWER_TYPES = frozenset(
     {"response_number", "response_contains", "response_regex", "clock_delta", "list_items"}
 )

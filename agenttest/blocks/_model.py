@@ -187,6 +187,9 @@ CRITERION_TYPES: Mapping[str, CriterionType] = {
         CriterionType("any_of", "at least one of the nested criteria holds", ("of",)),
     )
 }
+#: Types whose `negate` applies to each call ("a call whose argument does not match"), not
+#: to the whole check: negated or not, they inspect calls that must have happened.
+PER_CALL_NEGATE: frozenset[str] = frozenset({"tool_arg", "tool_result"})
 CRITERION_PARAMS: tuple[str, ...] = (
     "tool", "tools", "key", "match", "value", "values", "markers", "mode", "pattern", "path",
     "min", "max", "ok", "seconds", "tolerance", "stem", "case_sensitive", "rubric",

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agenttest.blocks import CRITERION_TYPES, Block, Criterion
+from agenttest.blocks import CRITERION_TYPES, PER_CALL_NEGATE, Block, Criterion
 from agenttest.results import Attempt, CriterionResult
 
 from . import _state_criteria as st
@@ -46,8 +46,6 @@ GRADERS: dict[str, Grader] = {
     "command_executed": tc.command_executed,
     "judge": st.judge,
 }
-#: Types whose grader applies `negate` to each call rather than to the whole check.
-PER_CALL_NEGATE = frozenset({"tool_arg", "tool_result"})
 
 
 @dataclass(frozen=True)
