@@ -50,6 +50,16 @@ def error_result(judge: str, evidence: str) -> JudgeResult:
     return JudgeResult(score=0.0, verdict="ERROR", evidence=evidence, judge=judge)
 
 
+def unusable_request(judge: str, req: JudgeRequest) -> JudgeResult | None:
+    """An ERROR result when ``req`` gives a rubric-reading judge nothing to work with."""
+    fields = (req.rubric, req.reference, req.candidate, req.context)
+    if not all(isinstance(x, str) for x in fields):
+        return error_result(judge, "rubric, reference, candidate and context must be text")
+    if not req.rubric.strip() and not req.reference.strip():
+        return error_result(judge, "nothing to grade against: give a rubric or a reference answer")
+    return None
+
+
 def score_pairs(judge: Judge, pairs: Iterable[dict[str, object]]) -> Iterator[dict[str, object]]:
     """Judge ``{id, reference, candidate[, rubric, context]}`` dicts; yield ``{id, score, verdict}``.
 

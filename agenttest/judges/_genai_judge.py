@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agenttest.errors import JudgeUnavailable
-from agenttest.judges._base import JudgeRequest, JudgeResult, error_result
+from agenttest.judges._base import JudgeRequest, JudgeResult, error_result, unusable_request
 from agenttest.judges._reference_judge import build_messages, result_from_reply
 
 JUDGE_NAME = "openvino-genai"
@@ -138,13 +138,9 @@ class GenAIJudge:
         return str(texts[0]) if texts else str(out)
 
     def judge(self, req: JudgeRequest) -> JudgeResult:
-        fields = (req.rubric, req.reference, req.candidate, req.context)
-        if not all(isinstance(x, str) for x in fields):
-            return error_result(JUDGE_NAME, "rubric, reference, candidate and context must be text")
-        if not req.rubric.strip() and not req.reference.strip():
-            return error_result(
-                JUDGE_NAME, "nothing to grade against: give a rubric or a reference answer"
-            )
+        unusable = unusable_request(JUDGE_NAME, req)
+        if unusable is not None:
+            return unusable
         try:
             reply = self.generate(self.prompt(req))
         except Exception as exc:  # the model failed: undecided, never a silent FAIL

@@ -23,7 +23,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agenttest.errors import JudgeUnavailable
-from agenttest.judges._base import JudgeRequest, JudgeResult, Verdict, error_result
+from agenttest.judges._base import (
+    JudgeRequest,
+    JudgeResult,
+    Verdict,
+    error_result,
+    unusable_request,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -289,13 +295,9 @@ class ReferenceJudge:
         return content
 
     def judge(self, req: JudgeRequest) -> JudgeResult:
-        fields = (req.rubric, req.reference, req.candidate, req.context)
-        if not all(isinstance(x, str) for x in fields):
-            return error_result(JUDGE_NAME, "rubric, reference, candidate and context must be text")
-        if not req.rubric.strip() and not req.reference.strip():
-            return error_result(
-                JUDGE_NAME, "nothing to grade against: give a rubric or a reference answer"
-            )
+        unusable = unusable_request(JUDGE_NAME, req)
+        if unusable is not None:
+            return unusable
         reply = self._post(self.payload(req))
         if isinstance(reply, JudgeResult):
             return reply
