@@ -23,9 +23,9 @@ from .conftest import report_count, run_cli
 from .test_runner_resume import TurnWatch, spawn
 
 SOAK = os.environ.get("AGENTTEST_SOAK") == "1"
-KILLS = 40 if SOAK else 10
+KILLS = 40 if SOAK else 10  # the default run stops early when its 16 turns run out
 BLOCKS = (
-    {"L1-A-01": (1, 6), "L1-B-01": (2, 6), "L1-C-01": (1, 6)}
+    {"L1-A-01": (1, 20), "L1-B-01": (2, 20), "L1-C-01": (1, 20)}  # 80 turns: room for 40 kills
     if SOAK
     else {"L1-A-01": (1, 4), "L1-B-01": (2, 4), "L1-C-01": (1, 4)}
 )
