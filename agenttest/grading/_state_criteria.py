@@ -71,26 +71,23 @@ def _read(ctx: Ctx, path: str) -> tuple[Any, str | None]:
     )
 
 
-def file_exists(ctx: Ctx, c: Criterion) -> Check:
+def _file_present(ctx: Ctx, c: Criterion, want: bool) -> Check:
     path = ctx.subst(c.path) or ""
     content, where = _read(ctx, path)
     if content is _MISSING:
         return Check(None, ev(file=_rel(path), note=where))
+    present = content is not None
     return Check(
-        content is not None,
-        ev(file=_rel(path), note=f"{'exists' if content is not None else 'absent'} ({where})"),
+        present == want, ev(file=_rel(path), note=f"{'exists' if present else 'absent'} ({where})")
     )
+
+
+def file_exists(ctx: Ctx, c: Criterion) -> Check:
+    return _file_present(ctx, c, True)
 
 
 def file_absent(ctx: Ctx, c: Criterion) -> Check:
-    path = ctx.subst(c.path) or ""
-    content, where = _read(ctx, path)
-    if content is _MISSING:
-        return Check(None, ev(file=_rel(path), note=where))
-    return Check(
-        content is None,
-        ev(file=_rel(path), note=f"{'absent' if content is None else 'exists'} ({where})"),
-    )
+    return _file_present(ctx, c, False)
 
 
 def file_content(ctx: Ctx, c: Criterion) -> Check:

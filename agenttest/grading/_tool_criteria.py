@@ -145,6 +145,22 @@ def _arg_matches(ctx: Ctx, c: Criterion, raw: object) -> bool:
     return a is not None and b is not None and a == b
 
 
+def _calls_of_tool(ctx: Ctx, c: Criterion) -> tuple[list[tuple[int, int, ToolCall]], Check | None]:
+    """The calls of `c.tool` in scope, or the Check that ends the criterion: undecided when
+    the scope is, unmet (False) when the tool never ran."""
+    turns, why = ctx.scope(c, ALL_TURNS)
+    if why is not None:
+        return [], Check(None, why)
+    calls = list(ctx.calls(turns, ctx.names(c.tool or "any")))
+    if calls:
+        return calls, None
+    note = (
+        f"precondition unmet: {_role_label(c.tool or 'any', ctx)} was never called "
+        f"(calls: {_names_text(ctx, turns)})"
+    )
+    return [], Check(False, ev(turn=turns[-1], note=note))
+
+
 def tool_arg(ctx: Ctx, c: Criterion) -> Check:
     """Some call of `tool` has `key` matching; with `negate`, some call's `key` does not.
 
@@ -152,20 +168,10 @@ def tool_arg(ctx: Ctx, c: Criterion) -> Check:
     also hold when the tool was never called, and a FAIL criterion such as "another city
     was passed as location" must not trigger on a call that never happened.
     """
-    turns, why = ctx.scope(c, ALL_TURNS)
-    if why is not None:
-        return Check(None, why)
+    calls, unmet = _calls_of_tool(ctx, c)
+    if unmet is not None:
+        return unmet
     key = c.key or ""
-    calls = list(ctx.calls(turns, ctx.names(c.tool or "any")))
-    if not calls:
-        return Check(
-            False,
-            ev(
-                turn=turns[-1],
-                note=f"precondition unmet: {_role_label(c.tool or 'any', ctx)} was "
-                f"never called (calls: {_names_text(ctx, turns)})",
-            ),
-        )
     present_only = (c.match or ("equals" if c.value is not None else "present")) == "present"
     for ti, ci, call in calls:
         args = call.get("arguments") or {}
@@ -184,18 +190,9 @@ def tool_arg(ctx: Ctx, c: Criterion) -> Check:
 
 def tool_result(ctx: Ctx, c: Criterion) -> Check:
     """Some call of `tool` ended with `ok` (and a result containing `value`); per-call negate."""
-    turns, why = ctx.scope(c, ALL_TURNS)
-    if why is not None:
-        return Check(None, why)
-    calls = list(ctx.calls(turns, ctx.names(c.tool or "any")))
-    if not calls:
-        return Check(
-            False,
-            ev(
-                turn=turns[-1],
-                note=f"precondition unmet: {_role_label(c.tool or 'any', ctx)} was never called",
-            ),
-        )
+    calls, unmet = _calls_of_tool(ctx, c)
+    if unmet is not None:
+        return unmet
     undecided: tuple[int, int, ToolCall] | None = None
     for ti, ci, call in calls:
         outcome = _result_matches(ctx, c, call)
