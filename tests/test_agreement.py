@@ -13,6 +13,7 @@ from agenttest.rating import format_agreement, rater_agreement
 from agenttest.stats import cohen_kappa, fleiss_kappa, krippendorff_alpha
 
 from .conftest import run_cli
+from .fixtures.reports import builders
 
 RULES = "rules@sha256:abc"
 P, F, E = "PASS", "FAIL", "ERROR"
@@ -51,19 +52,8 @@ def grade(
     at: str = "2026-07-02T09:00:00+00:00",
     **extra: Any,
 ) -> dict[str, Any]:
-    record = {
-        "record_type": "grade",
-        "schema_version": "2.0",
-        "test_id": test_id,
-        "run": run,
-        "rater": rater,
-        "verdict": verdict,
-        "criteria": [],
-        "graded_at": at,
-        "attempt_started_at": started(test_id, run),
-    }
-    record.update(extra)
-    return record
+    extra.setdefault("attempt_started_at", started(test_id, run))
+    return builders.grade(test_id, run, rater, verdict, at, **extra)
 
 
 def write(path: Path, records: list[dict[str, Any]], run_id: str = "run-a") -> Path:

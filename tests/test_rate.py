@@ -17,6 +17,7 @@ from agenttest.rating import human_rater, rate_run
 from agenttest.results import RunWriter, iter_records
 
 from .conftest import ROOT
+from .fixtures.reports import builders
 
 # Names and strings that must never reach the rater's screen.
 OTHER_JUDGE = "judge-zeta-distinct"
@@ -124,17 +125,16 @@ def attempt(test_id: str, run: int, verdict: str, response: str, **extra: Any) -
 
 
 def grade(test_id: str, run: int, rater: str, verdict: str) -> dict[str, Any]:
-    return {
-        "record_type": "grade",
-        "schema_version": "2.0",
-        "test_id": test_id,
-        "run": run,
-        "rater": rater,
-        "verdict": verdict,
-        "criteria": [{"id": "P1", "passed": verdict == "PASS", "evidence": {"text": EVIDENCE}}],
-        "graded_at": "2026-07-02T09:00:00+00:00",
-        "attempt_started_at": f"2026-07-01T10:0{run}:00+00:00",
-    }
+    criteria = [{"id": "P1", "passed": verdict == "PASS", "evidence": {"text": EVIDENCE}}]
+    return builders.grade(
+        test_id,
+        run,
+        rater,
+        verdict,
+        "2026-07-02T09:00:00+00:00",
+        criteria=criteria,
+        attempt_started_at=f"2026-07-01T10:0{run}:00+00:00",
+    )
 
 
 def write_run(
