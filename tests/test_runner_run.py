@@ -346,3 +346,25 @@ def test_a_harness_bug_is_recorded_and_the_run_goes_on(
     assert "RuntimeError: boom" in first["error"]
     assert second["status"] == "completed"
     assert records[-1]["reason"] == "completed"
+
+
+def test_auto_judge_is_loaded_only_for_blocks_that_need_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agenttest.runner._run as run_module
+
+    loads: list[str | None] = []
+    monkeypatch.setattr(run_module, "resolve_judge", lambda name, note: loads.append(name))
+    with LoopbackAgent() as agent:
+        start_run(tmp_path / "plain", agent.url, {"L1-A-01": (1, 1)})
+        assert loads == []  # no JUDGE criterion: the model is never loaded
+        battery = write_battery(tmp_path / "judged" / "battery", {"L1-J-01": (1, 1)})
+        block = battery / "L1-J-01.yaml"
+        block.write_text(
+            block.read_text(encoding="utf-8")
+            + "    - {id: P2, tag: JUDGE, type: judge, rubric: 'The answer echoes the prompt back.',"
+            " reference: echo, says: it echoes}\n",
+            encoding="utf-8",
+        )
+        run_battery_at(tmp_path / "judged", agent.url, battery, judge="auto")
+    assert loads == ["auto"]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agenttest import __version__
-from agenttest.blocks import Battery, load_battery
+from agenttest.blocks import Battery, Criterion, load_battery
 from agenttest.errors import AgentUnavailable, Interrupted, UsageError
 from agenttest.results import (
     SCHEMA_VERSION,
@@ -199,7 +199,9 @@ def run(
     if req.retry_errors and req.resume is None:
         raise UsageError("--retry-errors needs --resume RUN.jsonl (the run whose errors to retry)")
     progress = progress or make_progress(req.quiet)
-    judge = resolve_judge(req.judge, progress.note)  # before any file: a bad choice writes nothing
+    # An explicit judge is built before any file, so a bad choice writes nothing; `auto` only
+    # loads the on-device model when a planned block has a JUDGE criterion (it never fails).
+    judge = None if req.judge == "auto" else resolve_judge(req.judge, progress.note)
     writer: RunWriter
     if req.resume is not None:
         path = req.resume
@@ -214,6 +216,8 @@ def run(
             raise
     else:
         session = _plan_new(req)
+    if req.judge == "auto" and _needs_judge(session.plan):
+        judge = resolve_judge("auto", progress.note)
     example: ExampleAgent | None = None
     stop = StopSignals()
     stop.install()
@@ -243,6 +247,14 @@ def run(
         if example is not None:
             example.stop()
     return session.path
+
+
+def _needs_judge(plan: list[PlanItem]) -> bool:
+    def judged(criteria: Sequence[Criterion]) -> bool:
+        return any(c.type == "judge" or judged(c.of) for c in criteria)
+
+    blocks = {item.block.id: item.block for item in plan}.values()
+    return any(judged((*b.criteria.pass_, *b.criteria.fail)) for b in blocks)
 
 
 def _drive(
