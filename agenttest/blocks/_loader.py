@@ -12,7 +12,7 @@ from typing import Any
 
 from agenttest.errors import InputError, Problem
 
-from ._model import CRITERION_TYPES, Block, Criterion, Overlay, Reference, SourceRef
+from ._model import CRITERION_TYPES, TIERS, Block, Criterion, Overlay, Reference, SourceRef
 from ._typed import MISSING, Converter, suggest
 from ._yaml import Located, load_located
 
@@ -182,7 +182,7 @@ def _check_block(conv: Converter, block: Block, node: Located) -> None:
             key_line.get("id", node.line), f"`id` must have no spaces or slashes: `{block.id}`"
         )
     prefix = block.id.split("-", 1)[0]
-    if prefix in ("L1", "L2", "L3", "L4", "HR", "MT", "SEC") and prefix != block.tier:
+    if prefix in TIERS and prefix != block.tier:
         conv.problem(
             key_line.get("tier", node.line),
             f"`tier: {block.tier}` contradicts the id `{block.id}` (tier {prefix})",
@@ -376,7 +376,7 @@ def load_battery(paths: Sequence[str | Path], overlay: str | Path | None = None)
     )
 
 
-_TIER_ORDER = {t: i for i, t in enumerate(("L1", "L2", "L3", "L4", "HR", "MT", "SEC"))}
+_TIER_ORDER = {t: i for i, t in enumerate(TIERS)}
 
 
 def _recheck_markers(blocks: list[Block], problems: list[Problem]) -> None:

@@ -16,7 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-Tier = Literal["L1", "L2", "L3", "L4", "HR", "MT", "SEC"]
+# The evidence-honesty criteria (issue 18) are declared in their own module beside this
+# vocabulary, so the texts of their parameters live together.
+from ._grounding_types import GROUNDING_PARAMS, GROUNDING_TYPES, Derivation
+
+Tier = Literal["L1", "L2", "L3", "L4", "HR", "MT", "SEC", "EV"]
 Tag = Literal["STATE", "KEYWORD", "JUDGE"]
 Layer = Literal["unit", "integration", "e2e", "live"]
 AsiId = Literal[
@@ -27,7 +31,7 @@ Match = Literal["equals", "contains", "regex", "number", "present"]
 AttemptStatus = Literal["completed", "timeout", "error"]
 Scalar = str | int | float
 
-TIERS: tuple[str, ...] = ("L1", "L2", "L3", "L4", "HR", "MT", "SEC")
+TIERS: tuple[str, ...] = ("L1", "L2", "L3", "L4", "HR", "MT", "SEC", "EV")
 TAGS: tuple[str, ...] = ("STATE", "KEYWORD", "JUDGE")
 ASI_IDS: tuple[str, ...] = tuple(f"ASI{i:02d}" for i in range(1, 11))
 
@@ -184,6 +188,7 @@ CRITERION_TYPES: Mapping[str, CriterionType] = {
             ("rubric",),
             ("reference", "turn"),
         ),
+        *(CriterionType(*t) for t in GROUNDING_TYPES),
         CriterionType("any_of", "at least one of the nested criteria holds", ("of",)),
     )
 }
@@ -193,7 +198,7 @@ PER_CALL_NEGATE: frozenset[str] = frozenset({"tool_arg", "tool_result"})
 CRITERION_PARAMS: tuple[str, ...] = (
     "tool", "tools", "key", "match", "value", "values", "markers", "mode", "pattern", "path",
     "min", "max", "ok", "seconds", "tolerance", "stem", "case_sensitive", "rubric",
-    "reference", "of", "turn",
+    "reference", "of", "turn", *GROUNDING_PARAMS,
 )  # fmt: skip
 
 
@@ -228,6 +233,13 @@ class Criterion:
     rubric: str | None = None
     reference: str | None = None
     of: tuple[Criterion, ...] = ()
+    derived: tuple[Derivation, ...] = field(
+        default=(), metadata={"doc": "numbers_grounded: how a stated number may be derived"}
+    )
+    cite_all: bool | None = field(
+        default=None,
+        metadata={"doc": "citations_grounded: every source the reply drew on must be cited"},
+    )
     turn: int | None = field(
         default=None, metadata={"doc": "1-based turn; default depends on type"}
     )

@@ -14,6 +14,7 @@ from . import _state_criteria as st
 from . import _text_criteria as tx
 from . import _tool_criteria as tc
 from ._context import Check, Ctx, ev
+from ._grounding_criteria import GROUNDING_GRADERS
 from ._rules import auto_hits
 
 Grader = Callable[[Ctx, Criterion], Check]
@@ -45,6 +46,7 @@ GRADERS: dict[str, Grader] = {
     "unknown_tool": tc.unknown_tool,
     "command_executed": tc.command_executed,
     "judge": st.judge,
+    **GROUNDING_GRADERS,
 }
 
 

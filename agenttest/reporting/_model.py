@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from agenttest.stats import pass_at_k, pass_hat_k, wilson_interval
 
 #: Tiers in the order the methodology presents them; other tiers follow alphabetically.
-TIER_ORDER = ("L1", "L2", "L3", "L4", "HR", "MT", "SEC")
+TIER_ORDER = ("L1", "L2", "L3", "L4", "HR", "MT", "SEC", "EV")
 
 #: OWASP Top 10 for Agentic Applications (2026), short names.
 ASI_NAMES = {
