@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from agenttest.batch import Job, batch_exit_code, batch_lock, load_batch, run_batch
 from agenttest.errors import AgentUnavailable, InputError, Interrupted, UsageError
-from agenttest.reporting._batch import Job, batch_exit_code, batch_lock, load_batch, run_batch
 from agenttest.results import run_file_name, unused_path
 
 from .conftest import ROOT, run_cli

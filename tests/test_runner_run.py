@@ -327,7 +327,7 @@ def test_cli_exits_3_when_the_agent_never_gets_ready(tmp_path: Path) -> None:
 def test_a_harness_bug_is_recorded_and_the_run_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agenttest.runner._modes import RestAdapter
+    from agenttest.runner._adapters import RestAdapter
 
     original = RestAdapter.parse
     calls = {"n": 0}

@@ -9,8 +9,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from agenttest._util.located_yaml import Located, load_located
+
 from ._model import PER_CALL_NEGATE, Block, Criterion, Fixture
-from ._yaml import Located, load_located
 
 #: Roles whose call can leave a file behind in the workspace.
 WRITE_ROLES: frozenset[str] = frozenset({"file_write", "file_patch", "file_move", "shell"})

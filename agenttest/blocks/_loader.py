@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from agenttest._util.convert import MISSING, Converter, suggest
+from agenttest._util.located_yaml import Located, load_located
 from agenttest.errors import InputError, Problem
 
 from ._model import CRITERION_TYPES, TIERS, Block, Criterion, Overlay, Reference, SourceRef
-from ._typed import MISSING, Converter, suggest
-from ._yaml import Located, load_located
 
 YAML_SUFFIXES = (".yaml", ".yml")
 #: Folders skipped while walking a battery: overlays and agent-specific blocks live there.

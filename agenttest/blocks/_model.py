@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 # The evidence-honesty criteria (issue 18) are declared in their own module beside this
 # vocabulary, so the texts of their parameters live together.
@@ -253,6 +253,9 @@ class Criteria:
 
 @dataclass(frozen=True)
 class Turn:
+    #: A bare string in YAML stands for ``Turn(prompt=...)``.
+    YAML_SHORTHAND: ClassVar[str] = "prompt"
+
     prompt: str
     translations: Mapping[str, str] = field(
         default_factory=dict, metadata={"doc": "the same prompt in other languages, by code"}

@@ -8,8 +8,9 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Literal, get_args, get_origin
 
-from ._model import CRITERION_TYPES, Block, Criterion, Overlay, Turn
-from ._typed import hints, public_fields, yaml_name
+from agenttest._util.convert import hints, public_fields, yaml_name
+
+from ._model import CRITERION_TYPES, Block, Criterion, Overlay
 
 SCHEMA_ID = "https://agenttest.dev/schema/battery-1.json"
 
@@ -44,7 +45,7 @@ def _type_schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
             defs[name] = {}  # placeholder breaks recursion (Criterion.of)
             defs[name] = _record_schema(tp, defs)
         ref = {"$ref": f"#/$defs/{name}"}
-        if tp is Turn:
+        if getattr(tp, "YAML_SHORTHAND", None):
             return {"anyOf": [{"type": "string"}, ref]}
         return ref
     raise TypeError(f"no schema for {tp!r}")

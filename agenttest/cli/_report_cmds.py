@@ -91,9 +91,7 @@ def compare(
     import json
 
     from agenttest.errors import UsageError
-    from agenttest.reporting import check_gate, compare_runs
-    from agenttest.reporting._machine import to_plain
-    from agenttest.reporting._render import pvalue, signed
+    from agenttest.reporting import check_gate, compare_runs, compare_table, to_plain
 
     if not 0.0 < alpha < 1.0:
         raise UsageError(f"--alpha {alpha}: must lie strictly between 0 and 1")
@@ -101,27 +99,7 @@ def compare(
     if as_json:
         print(json.dumps(to_plain(result), indent=2, ensure_ascii=False))
     else:
-        print(
-            f"run {result.run} vs baseline {result.baseline} "
-            f"(Fisher exact, Holm-corrected, alpha {alpha})"
-        )
-        print(
-            f"{'scope':<22} {'ours':>9} {'base':>9} {'change':>10}  {'95% CI':<22} "
-            f"{'p':>7} {'p_holm':>7}  class"
-        )
-        for row in (*result.tiers, *result.blocks):
-            ci = f"[{signed(row.low)}, {signed(row.high)}]" if row.low is not None else ""
-            print(
-                f"{row.name[:22]:<22} {row.ours.passed:>4}/{row.ours.n:<4} "
-                f"{row.base.passed:>4}/{row.base.n:<4} {signed(row.diff):>10}  {ci:<22} "
-                f"{pvalue(row.p):>7} {pvalue(row.p_adjusted):>7}  {row.cls}"
-            )
-        for note in result.notes:
-            print(f"note: {note}")
-        print(
-            f"{len(result.regressions)} regression(s), {len(result.improvements)} "
-            "improvement(s); the rest is noise"
-        )
+        print(compare_table(result, alpha))
     if gate:
         check_gate(result)
 
@@ -135,8 +113,8 @@ def batch(
     The entry point for cron. Exit 130 interrupted; 3 a job's agent was never ready;
     2 bad batch file or a job refused; 1 a gated job regressed; 0 otherwise.
     """
+    from agenttest.batch import batch_exit_code, run_batch
     from agenttest.errors import EXIT_OK
-    from agenttest.reporting._batch import batch_exit_code, run_batch
 
     outcomes = run_batch(nightly)
     code = batch_exit_code(outcomes)

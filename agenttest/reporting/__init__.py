@@ -22,7 +22,8 @@ from ._build import (
 )
 from ._checklist import evaluate_checklist
 from ._compare import DEFAULT_ALPHA, calibrate, check_gate, compare_reports, compare_runs
-from ._machine import render_json, render_junit, report_dict
+from ._compare_table import compare_table
+from ._json_junit import render_json, render_junit, report_dict, to_plain
 from ._model import Comparison, Report
 from ._render import render_html, render_markdown
 
@@ -90,6 +91,7 @@ __all__ = [
     "check_gate",
     "compare_reports",
     "compare_runs",
+    "compare_table",
     "evaluate_checklist",
     "render",
     "render_html",
@@ -97,4 +99,5 @@ __all__ = [
     "render_junit",
     "render_markdown",
     "report_dict",
+    "to_plain",
 ]

@@ -1,7 +1,6 @@
 """Results on disk: typed schema 2.0 records, a durable writer and a streaming reader."""
 
-from ._files import RunWriter, check_not_temp, dumps, run_file_name, temp_roots, unused_path
-from ._raters import (
+from ._calibration import (
     HARNESS_RATERS,
     HUMAN_PREFIX,
     KAPPA_THRESHOLD,
@@ -10,6 +9,7 @@ from ._raters import (
     parse_timestamp,
     rater_kind,
 )
+from ._files import RunWriter, check_not_temp, dumps, run_file_name, temp_roots, unused_path
 from ._reader import MIGRATIONS, ReadNotes, iter_records, read_run_meta
 from ._records import (
     SCHEMA_VERSION,

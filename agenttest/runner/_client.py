@@ -24,8 +24,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from ._adapters import Adapter, Garbage, Reply, Request, dig, make_adapter, parse_json
 from ._config import AgentConfig
-from ._modes import Adapter, Garbage, Reply, Request, dig, make_adapter, parse_json
 
 Log = Callable[[str], None]
 

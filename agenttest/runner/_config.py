@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from agenttest.blocks._typed import MISSING, Converter
-from agenttest.blocks._yaml import Located, load_located
+from agenttest._util.convert import MISSING, Converter
+from agenttest._util.located_yaml import Located, load_located
 from agenttest.errors import InputError, Problem
 
 Mode = Literal["native", "rest", "openai"]
@@ -314,9 +314,16 @@ def _check(cfg: AgentConfig, node: Located, filename: str) -> None:
     if cfg.openai is not None and cfg.mode != "openai":
         problems.append(Problem(filename, line_of("openai"), "`openai` needs `mode: openai`"))
     if cfg.rest is not None:
-        from ._modes import check_templates
+        from ._templates import check_templates
 
-        for message in check_templates(cfg.rest):
+        rest = cfg.rest
+        templates = (
+            ("rest.request.body", rest.request.body),
+            ("rest.request.path", rest.request.path),
+            ("rest.reset.body", rest.reset.body),
+            ("rest.reset.path", rest.reset.path or ""),
+        )
+        for message in check_templates(templates):
             problems.append(Problem(filename, line_of("rest"), message))
     if cfg.log_max_bytes < 0:
         problems.append(Problem(filename, line_of("log_max_bytes"), "`log_max_bytes` must be >= 0"))

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agenttest._util.convert import suggest
 from agenttest.blocks import TIERS, Battery, Block
-from agenttest.blocks._typed import suggest
 from agenttest.errors import UsageError
 from agenttest.results import ReadNotes, iter_records
 

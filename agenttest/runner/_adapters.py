@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._config import AgentConfig, OpenAI, Rest, RestRequest, RestReset, RestResponse
+from ._templates import environment
 
 NATIVE = Rest(
     request=RestRequest(),
@@ -77,36 +78,6 @@ def parse_json(body: bytes) -> Any:
         raise Garbage(f"reply is not JSON: {_excerpt(body)!r}") from None
 
 
-def _environment() -> Any:
-    from jinja2 import StrictUndefined
-    from jinja2.sandbox import SandboxedEnvironment
-
-    return SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
-
-
-def check_templates(rest: Rest) -> list[str]:
-    """Syntax problems in a rest config's templates (checked at load time, exit 2)."""
-    from jinja2 import TemplateError
-
-    env = _environment()
-    sample = {"prompt": "p", "session_id": "s", "turn": 1, "model": "m", "memory": False}
-    problems = []
-    for where, text in (
-        ("rest.request.body", rest.request.body),
-        ("rest.request.path", rest.request.path),
-        ("rest.reset.body", rest.reset.body),
-        ("rest.reset.path", rest.reset.path or ""),
-    ):
-        try:
-            env.from_string(text).render(sample)
-        except TemplateError as exc:
-            problems.append(
-                f"`{where}` is not a valid template ({exc.message}); it may use "
-                "prompt, session_id, turn, model (and memory in rest.reset)"
-            )
-    return problems
-
-
 def _text(value: Any) -> str:
     if value is None or value is _MISSING:
         return ""
@@ -150,7 +121,7 @@ class RestAdapter(Adapter):
     def __init__(self, rest: Rest, model: str) -> None:
         self.rest = rest
         self.model = model
-        env = _environment()
+        env = environment()
         self._body = env.from_string(rest.request.body)
         self._path = env.from_string(rest.request.path)
         self._reset_body = env.from_string(rest.reset.body)

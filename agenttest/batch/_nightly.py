@@ -36,10 +36,9 @@ from agenttest.errors import (
     Problem,
     UsageError,
 )
+from agenttest.reporting import to_plain
+from agenttest.results import parse_timestamp as timestamp
 from agenttest.results import read_run_meta
-
-from ._aggregate import timestamp
-from ._machine import to_plain
 
 DEFAULT_FORMATS = ("md", "html", "json", "junit")
 SUFFIX = {"md": ".md", "html": ".html", "json": ".json", "junit": ".junit.xml"}
@@ -120,7 +119,7 @@ def _strings(value: Any) -> tuple[str, ...] | None:
 
 def load_batch(path: str | Path) -> Batch:
     """Parse and check a batch file; every problem is reported as ``FILE:LINE: message``."""
-    from agenttest.blocks._yaml import load_located
+    from agenttest._util.located_yaml import load_located
 
     path = Path(path)
     try:
@@ -293,7 +292,7 @@ def _newest_of(job: Job, since: float) -> Path | None:
 def _write_reports(
     job: Job, run_file: Path, previous: Path | None, alpha: float, outcome: JobOutcome
 ) -> None:
-    from . import build_report, render
+    from agenttest.reporting import build_report, render
 
     report = build_report([run_file], baseline=[previous] if previous else None, alpha=alpha)
     stem = run_file.with_suffix("")

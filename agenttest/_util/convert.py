@@ -1,7 +1,9 @@
-"""Turn located YAML into the frozen records of :mod:`._model`, collecting every problem.
+"""Turn located YAML into frozen dataclass records, collecting every problem.
 
-The same type walk also yields the JSON Schema (:mod:`._schema`), so what the loader
-accepts and what editors are told can never drift apart.
+Blocks (:mod:`agenttest.blocks`) and agent configs (:mod:`agenttest.runner`) are read with
+it. The same type walk also yields the blocks' JSON Schema, so what the loader accepts and
+what editors are told can never drift apart. A dataclass with a ``YAML_SHORTHAND`` class
+attribute also accepts a bare string, stored in the field it names.
 """
 
 from __future__ import annotations
@@ -15,8 +17,7 @@ from typing import Any, Literal, get_args, get_origin
 
 from agenttest.errors import Problem
 
-from ._model import Turn
-from ._yaml import Located
+from .located_yaml import Located
 
 _MISSING = object()
 
@@ -82,8 +83,9 @@ class Converter:
             if len(args) == 1:
                 return self.to(args[0], node, where)
             return self._scalar_union(args, node, where)
-        if tp is Turn and isinstance(value, str):
-            return Turn(prompt=value)
+        shorthand = getattr(tp, "YAML_SHORTHAND", None)
+        if shorthand is not None and isinstance(value, str):
+            return tp(**{shorthand: value})
         if dataclasses.is_dataclass(tp) and isinstance(tp, type):
             return self.record(tp, node, where)
         if origin is Literal:

@@ -1,0 +1,28 @@
+"""Nightly batches: orchestration above the runner and the reports (see docs/nightly.md).
+
+``batch_exit_code(run_batch("nightly.yaml"))`` is what `agenttest batch` does.
+"""
+
+from ._nightly import (
+    Batch,
+    Job,
+    JobOutcome,
+    batch_exit_code,
+    batch_lock,
+    load_batch,
+    previous_run,
+    run_batch,
+    run_job,
+)
+
+__all__ = [
+    "Batch",
+    "Job",
+    "JobOutcome",
+    "batch_exit_code",
+    "batch_lock",
+    "load_batch",
+    "previous_run",
+    "run_batch",
+    "run_job",
+]
