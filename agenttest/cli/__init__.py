@@ -52,6 +52,7 @@ def _register() -> None:
         _blocks_cmds,
         _grade_cmds,
         _judge_cmds,
+        _rate_cmds,
         _report_cmds,
         _run_cmds,
     )
