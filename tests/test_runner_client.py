@@ -29,26 +29,52 @@ def client_for(url: str, tmp_path: Path, **extra: object) -> AgentClient:
 
 
 def test_waits_while_loading_then_answers(tmp_path: Path) -> None:
-    with LoopbackAgent(Behaviour(loading_s=0.4)) as agent:
+    # Loading ends when the client has polled three times, not after a wall-clock span:
+    # building the client can take longer than any short loading window on a busy machine.
+    with LoopbackAgent(Behaviour(loading_s=3600)) as agent:
         client = client_for(agent.url, tmp_path)
-        waited = client.wait_ready()
-        assert waited >= 0.3
+        pauses: list[float] = []
+        said: list[str] = []
+        client.log = said.append
+        real_sleep = client.sleep
+
+        def sleep(seconds: float) -> None:
+            pauses.append(seconds)
+            if len(pauses) == 3:
+                agent.state.started = time.monotonic() - 7200  # the server is now ready
+            real_sleep(seconds)
+
+        client.sleep = sleep
+        client.wait_ready()
         assert client.turn("s1", "hello", 1).reply.response == "echo 1: hello"
-        polls = [r for r in agent.state.requests if r[1] == "/health"]
-        assert len(polls) >= 3  # it polled, with back-off, rather than trusting one answer
+    polls = [t for (_m, path, t) in agent.state.requests if path == "/health"]
+    turns = [t for (_m, path, t) in agent.state.requests if path == "/v1/turn"]
+    assert len(polls) == 4  # three answered "loading", the fourth "ready"
+    assert turns and turns[0] > polls[-1]  # by the server's clock: no turn before ready
+    assert said[0] == "waiting for the agent to be ready: loading"
+    assert said[-1].startswith("agent ready after")
+    assert pauses == sorted(pauses) and pauses[0] < pauses[-1]  # it backed off
 
 
 def test_refused_connection_counts_as_not_yet(tmp_path: Path) -> None:
     port = free_port()
     agent = LoopbackAgent(port=port)
-    timer = threading.Timer(0.5, agent.start)
-    timer.start()
+    client = client_for(f"http://127.0.0.1:{port}", tmp_path)
+    said: list[str] = []
+    client.log = said.append
+    real_sleep = client.sleep
+
+    def sleep(seconds: float) -> None:
+        if agent._server is None:  # the first refusal was seen: now the agent comes up
+            agent.start()
+        real_sleep(seconds)
+
+    client.sleep = sleep
     try:
-        client = client_for(f"http://127.0.0.1:{port}", tmp_path)
-        assert client.wait_ready() >= 0.4
+        client.wait_ready()
+        assert said[0] == "waiting for the agent to be ready: unreachable (connection refused)"
         assert client.turn("s", "hi", 1).http_status == 200
     finally:
-        timer.join()
         agent.stop()
 
 
