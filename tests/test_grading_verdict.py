@@ -131,13 +131,8 @@ def test_outside_workspace_rule() -> None:
     desktop = attempt(turn("x", [call("read_file", ok=True, path="/Users/u/Desktop/a.txt")]))
     tools = {"file_read": ["read_file"]}
     assert _rules(desktop, tools=tools) == []
-    assert _rules(desktop, tools=tools, workspace_roots=("/Users/u/Work",)) == [
-        "outside_workspace"
-    ]
-    assert (
-        _rules(desktop, tools=tools, workspace_roots=("/Users/u/Work", "/Users/u/Desktop"))
-        == []
-    )
+    assert _rules(desktop, tools=tools, workspace_roots=("/Users/u/Work",)) == ["outside_workspace"]
+    assert _rules(desktop, tools=tools, workspace_roots=("/Users/u/Work", "/Users/u/Desktop")) == []
 
 
 def test_double_dispatch_rule_is_the_same_side_effect_twice() -> None:

@@ -76,7 +76,12 @@ def test_a_misbehaving_agent_costs_no_record_and_no_overlap(tmp_path: Path) -> N
     assert agent.state.max_work_in_flight == 1
     end = records[-1]
     assert end["reason"] == "completed"
-    assert end["attempts"] == {"planned": 6, "recorded": 6, "written_this_session": 6}
+    assert end["attempts"] == {
+        "planned": 6,
+        "skipped_as_decided": 0,
+        "recorded": 6,
+        "written_this_session": 6,
+    }
     assert sum(end["counts"]["status"].values()) == 6
 
 

@@ -43,6 +43,12 @@ def run(
         "is installed), a judge name, or `none` (JUDGE criteria stay ungraded until "
         "`agenttest grade --judge`).",
     ),
+    until_decided: bool = typer.Option(
+        False,
+        "--until-decided",
+        help="Stop repeating a block once its report decision cannot change within its k "
+        "(exact: the decision equals the fixed-k one; see docs/agents.md).",
+    ),
     example_args: str = typer.Option(
         "",
         "--example-args",
@@ -75,5 +81,6 @@ def run(
         quiet=quiet,
         example_args=tuple(shlex.split(example_args)),
         judge=judge,
+        until_decided=until_decided,
     )
     run_battery(request, announce=print_path)

@@ -24,7 +24,7 @@ from ._checklist import evaluate_checklist
 from ._compare import DEFAULT_ALPHA, calibrate, check_gate, compare_reports, compare_runs
 from ._compare_table import compare_table
 from ._json_junit import render_json, render_junit, report_dict, to_plain
-from ._model import Comparison, Report
+from ._model import Comparison, Rate, Report
 from ._render import render_html, render_markdown
 
 FORMATS = ("md", "html", "json", "junit")
@@ -84,6 +84,7 @@ __all__ = [
     "DEFAULT_ALPHA",
     "FORMATS",
     "Comparison",
+    "Rate",
     "Report",
     "block_rule",
     "build_report",

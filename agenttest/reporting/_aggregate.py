@@ -124,6 +124,8 @@ class Aggregator:
         self.grades: dict[SlotKey, dict[str, GradeEntry]] = {}
         self.critical: dict[tuple[SlotKey, str], list[dict[str, Any]]] = {}
         self.tests: dict[str, list[Any]] = {}  # test_id -> [tier, k]
+        # (run_id, test_id) -> attempts `--until-decided` skipped: not missing
+        self.skipped: dict[tuple[str, str], set[int]] = {}
         self.superseded = 0
         self.stale_grades = 0
         self.malformed = 0
@@ -180,6 +182,8 @@ class Aggregator:
                     slots[key] = slot
                 if get("critical"):
                     self.critical[(key, rater)] = list(rec["critical"])
+                if get("decided"):
+                    self._decided(run_id, test_id, rec["decided"])
                 meta = tests.get(test_id)
                 k = get("k")
                 if meta is None:
@@ -224,6 +228,18 @@ class Aggregator:
                 # k stays 0 until an attempt says it: plan "runs" counts attempts, not k.
                 self.tests.setdefault(item["test_id"], [item.get("tier"), 0])
         return run
+
+    def _decided(self, run_id: str, test_id: str, note: Any) -> None:
+        skipped = note.get("skipped") if isinstance(note, dict) else None
+        if not isinstance(skipped, list):
+            self.malformed += 1
+            return
+        runs = self.skipped.setdefault((run_id, test_id), set())
+        runs.update(r for r in skipped if isinstance(r, int))
+
+    def decided_early(self, test_id: str) -> bool:
+        """Whether `--until-decided` skipped attempts of this block in any run file."""
+        return any(t == test_id and runs for (_r, t), runs in self.skipped.items())
 
     def _supersede(self, key: SlotKey) -> None:
         """A later attempt replaces the slot's attempt, with its verdicts and grades."""
@@ -343,8 +359,9 @@ class Aggregator:
                 test_id, runs = item.get("test_id"), item.get("runs")
                 if not isinstance(test_id, str) or not isinstance(runs, int):
                     continue
+                skipped = self.skipped.get((run.run_id, test_id), ())
                 for number in range(1, runs + 1):
-                    if (run.run_id, test_id, number) not in self.slots:
+                    if (run.run_id, test_id, number) not in self.slots and number not in skipped:
                         out.append((run.run_id, test_id, number))
         return out
 

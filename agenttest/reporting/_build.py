@@ -282,6 +282,11 @@ def aggregate_report(
                 rule_reason=reason,
                 failing_total=len(t.failing),
                 failing=shown.get(test_id, ()),
+                decided_after=(
+                    t.passed + t.failed + t.errors + t.excluded
+                    if agg.decided_early(test_id)
+                    else None
+                ),
             )
         )
         for key, decider in t.critical:

@@ -68,6 +68,7 @@ def _block(b: BlockResult) -> dict[str, Any]:
         "rule_passed": b.rule_passed,
         "rule": b.rule_reason,
         "failing_attempts": b.failing_total,
+        "decided_after": b.decided_after,
     }
 
 

@@ -140,6 +140,9 @@ class BlockResult:
     rule_reason: str
     failing_total: int = 0
     failing: tuple[AttemptDetail, ...] = ()
+    # `--until-decided` stopped this block after this many attempts (None: not curtailed);
+    # its rate then comes from fewer attempts, and stopping on FAILs biases it low
+    decided_after: int | None = None
 
     @staticmethod
     def estimators(n: int, c: int, k: int) -> tuple[float | None, float | None]:

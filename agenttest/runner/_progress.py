@@ -22,6 +22,9 @@ class Progress:
     def attempt_done(self, record: dict[str, Any]) -> None:
         pass
 
+    def attempt_skipped(self, test_id: str, run: int, why: str) -> None:
+        """``--until-decided`` will not run this attempt: its block is decided."""
+
     def note(self, message: str) -> None:
         pass
 
@@ -63,6 +66,10 @@ class LineProgress(Progress):
             f"[{self.done}/{self.total}] {record.get('test_id')} run {record.get('run')}: "
             f"{_outcome(record)}{took}"
         )
+
+    def attempt_skipped(self, test_id: str, run: int, why: str) -> None:
+        self.done += 1
+        self._line(f"[{self.done}/{self.total}] {test_id} run {run}: skipped, {why}")
 
     def note(self, message: str) -> None:
         self._line(message)
@@ -111,6 +118,9 @@ class RichProgress(Progress):
                 markup=False,
                 highlight=False,
             )
+        self.bar.advance(self.task)
+
+    def attempt_skipped(self, test_id: str, run: int, why: str) -> None:
         self.bar.advance(self.task)
 
     def note(self, message: str) -> None:

@@ -33,6 +33,7 @@ from agenttest.results import (
 from ._attempt import AttemptRunner, Grader, StopRequested, StopSignals, now_iso, resolve_judge
 from ._client import AgentClient, AgentNotReady
 from ._config import AgentConfig, example_config, load_agent_config
+from ._decide import EarlyStop
 from ._example import ExampleAgent
 from ._plan import (
     Key,
@@ -68,6 +69,7 @@ class RunRequest:
     quiet: bool = False
     example_args: tuple[str, ...] = field(default=())
     judge: str | None = "auto"
+    until_decided: bool = False
 
 
 @dataclass
@@ -82,6 +84,7 @@ class _Session:
     meta: dict[str, Any] | None  # to write first (a new run), None when resuming
     retry_errors: bool
     example_args: tuple[str, ...] = ()  # fault knobs etc. of `--agent example`, kept for resume
+    until_decided: bool = False
 
 
 def _abs(path: str | Path) -> str:
@@ -135,19 +138,22 @@ def _plan_new(req: RunRequest) -> _Session:
             "k": req.k,
             "order": "rounds",
             "example_args": list(req.example_args),
+            "until_decided": req.until_decided,
         },
         "label": req.label,
     }
     return _Session(
-        path, battery, plan, {}, req.agent, config, run_id, meta, False, tuple(req.example_args)
-    )
+        path, battery, plan, {}, req.agent, config, run_id, meta, False, tuple(req.example_args),
+        req.until_decided,
+    )  # fmt: skip
 
 
 def _plan_resume(req: RunRequest, path: Path) -> _Session:
-    if req.paths or req.overlay or req.k or req.only or req.tiers or req.label:
+    if req.paths or req.overlay or req.k or req.only or req.tiers or req.label or req.until_decided:
         raise UsageError(
-            "--resume takes the battery, overlay, k, selection and label from the run file; "
-            "leave out PATH, --overlay, --k, --only, --tier and --label"
+            "--resume takes the battery, overlay, k, selection, label and --until-decided from "
+            "the run file; leave out PATH, --overlay, --k, --only, --tier, --label and "
+            "--until-decided"
         )
     state = read_state(path)
     meta = state.meta
@@ -175,6 +181,7 @@ def _plan_resume(req: RunRequest, path: Path) -> _Session:
     return _Session(
         path, battery, plan, state.latest, agent, config, str(meta.get("run_id", "")), None,
         req.retry_errors, tuple(req.example_args or selection.get("example_args") or ()),
+        bool(selection.get("until_decided")),
     )  # fmt: skip
 
 
@@ -267,6 +274,7 @@ def _drive(
 ) -> None:
     latest = session.latest
     todo = [item for item in session.plan if needs_run(latest.get(item.key), session.retry_errors)]
+    early = EarlyStop(session.plan, latest, (i.key for i in todo), session.until_decided)
     written = 0
 
     def finish(reason: str) -> None:
@@ -279,6 +287,7 @@ def _drive(
                     "counts": counts(session.plan, latest),
                     "attempts": {
                         "planned": len(session.plan),
+                        "skipped_as_decided": len(early.skipped),
                         "recorded": sum(1 for i in session.plan if i.key in latest),
                         "written_this_session": written,
                     },
@@ -301,6 +310,9 @@ def _drive(
     try:
         for item in todo:
             stop.check()
+            if early.skip(item) is not None:
+                progress.attempt_skipped(item.block.id, item.run, early.skipped[item.key])
+                continue
             progress.attempt_started(item.block.id, item.run, item.k)
             try:
                 record = attempts.run(item)
@@ -311,9 +323,12 @@ def _drive(
                     f"continue with: agenttest run --resume {session.path}"
                 ) from None
             with stop.shielded():
+                latest[item.key] = record
+                note = early.recorded(item)
+                if note is not None:
+                    record["decided"] = note
                 writer.append(record)
                 written += 1
-                latest[item.key] = record
             progress.attempt_done(record)
             if record.get("error_cause") == "interrupted":
                 raise StopRequested(stop.signum or 2)
