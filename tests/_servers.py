@@ -353,21 +353,23 @@ class RouteServer(LoopbackAgent):
         return self
 
 
+def run_config(tmp_path: Any, battery: Any, agent: Any, **fields: Any) -> Any:
+    """Run ``battery`` in-process with the agent config file ``agent`` into
+    ``tmp_path/out`` (``fields`` set other RunRequest fields); returns the run file's path."""
+    from agenttest.runner import RunRequest, run
+
+    fields.setdefault("out", tmp_path / "out")
+    request = RunRequest(
+        paths=[str(battery)], agent=str(agent), allow_temp=True, quiet=True, **fields
+    )
+    return run(request)
+
+
 def run_battery_at(
     tmp_path: Any, url: str, battery: Any, *, judge: str | None = "none", **config: Any
 ) -> Any:
     """Write an agent config for ``url`` (``config`` overrides its keys) and run ``battery``
     in-process into ``tmp_path/out``; returns the run file's path."""
-    from agenttest.runner import RunRequest, run
-
     agent = tmp_path / "agent.yaml"
     agent.write_text(agent_yaml(url, **config), encoding="utf-8")
-    request = RunRequest(
-        paths=[str(battery)],
-        agent=str(agent),
-        out=tmp_path / "out",
-        allow_temp=True,
-        quiet=True,
-        judge=judge,
-    )
-    return run(request)
+    return run_config(tmp_path, battery, agent, judge=judge)

@@ -11,7 +11,7 @@ from agenttest.reporting import build_report, render
 from agenttest.results import iter_records
 from agenttest.runner import RunRequest, run
 
-from ._servers import Behaviour, LoopbackAgent, agent_yaml
+from ._servers import Behaviour, LoopbackAgent, agent_yaml, run_config
 
 BLOCK = """\
 id: {id}
@@ -43,16 +43,10 @@ def battery(folder: Path) -> Path:
 def start(tmp_path: Path, url: str, *, until_decided: bool) -> Path:
     agent = tmp_path / "agent.yaml"
     agent.write_text(agent_yaml(url), encoding="utf-8")
-    return run(
-        RunRequest(
-            paths=[str(battery(tmp_path / "battery"))],
-            agent=str(agent),
-            out=tmp_path / f"out-{until_decided}",
-            allow_temp=True,
-            quiet=True,
-            judge="none",
-            until_decided=until_decided,
-        )
+    folder = battery(tmp_path / "battery")
+    out = tmp_path / f"out-{until_decided}"
+    return Path(
+        run_config(tmp_path, folder, agent, out=out, judge="none", until_decided=until_decided)
     )
 
 

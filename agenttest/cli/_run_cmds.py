@@ -49,6 +49,18 @@ def run(
         help="Stop repeating a block once its report decision cannot change within its k "
         "(exact: the decision equals the fixed-k one; see docs/agents.md).",
     ),
+    replicas: int | None = typer.Option(
+        None,
+        "--replicas",
+        help="With --agent example: start N example agents (own port and workspace each) and "
+        "spread the attempts over them. Your own agent's pool: `replicas:` in its config.",
+    ),
+    baseline: Path | None = typer.Option(
+        None,
+        "--baseline",
+        help="An earlier run file of this battery: a pool starts the attempts that took "
+        "longest there first (default: most turns first).",
+    ),
     example_args: str = typer.Option(
         "",
         "--example-args",
@@ -82,5 +94,7 @@ def run(
         example_args=tuple(shlex.split(example_args)),
         judge=judge,
         until_decided=until_decided,
+        replicas=replicas,
+        baseline=baseline,
     )
     run_battery(request, announce=print_path)

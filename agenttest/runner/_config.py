@@ -122,6 +122,15 @@ class OpenAI:
 
 
 @dataclass(frozen=True)
+class ReplicaEntry:
+    """One instance of the agent in a pool: its own URL, optionally its own files."""
+
+    base_url: str
+    workspace: str | None = field(default=None, metadata={"doc": "default: the shared one"})
+    log_file: str | None = field(default=None, metadata={"doc": "default: the shared one"})
+
+
+@dataclass(frozen=True)
 class AgentConfig:
     base_url: str
     model: str
@@ -136,6 +145,9 @@ class AgentConfig:
     busy_statuses: tuple[int, ...] = (409, 503, 429)
     rest: Rest | None = None
     openai: OpenAI | None = None
+    replicas: tuple[ReplicaEntry, ...] = field(
+        default=(), metadata={"doc": "a pool: each its own base_url (+ workspace, log_file)"}
+    )
     source: str | None = field(default=None, metadata={"internal": True})
 
     @property
@@ -155,7 +167,25 @@ class AgentConfig:
         data = _plain(self)
         data["headers"] = {k: REDACTED for k in self.headers}
         data["base_url"] = redact_url(self.base_url)
+        for entry in data["replicas"]:
+            entry["base_url"] = redact_url(entry["base_url"])
         return _redact_secrets(data)
+
+    def pool(self) -> list[AgentConfig]:
+        """One config per replica (the shared keys with the replica's own URL and files);
+        a config without ``replicas`` is a pool of one."""
+        if not self.replicas:
+            return [self]
+        return [
+            dataclasses.replace(
+                self,
+                base_url=r.base_url,
+                workspace=r.workspace or self.workspace,
+                log_file=r.log_file or self.log_file,
+                replicas=(),
+            )
+            for r in self.replicas
+        ]
 
 
 def _plain(value: Any) -> Any:
@@ -248,6 +278,7 @@ def parse_agent_config(text: str, filename: str, base_dir: Path | None = None) -
             _substitute(conv, child, f"headers.{key}")
     if "base_url" in top:
         _substitute(conv, top["base_url"], "base_url")
+    _replica_urls(conv, top)
     cfg = conv.record(AgentConfig, located, "agent config")
     problems += conv.problems
     if cfg is MISSING or problems:
@@ -268,10 +299,34 @@ def parse_agent_config(text: str, filename: str, base_dir: Path | None = None) -
             if cfg.mode == "openai"
             else cfg.openai
         ),
+        replicas=tuple(
+            dataclasses.replace(
+                r,
+                workspace=_resolve_path(r.workspace, base),
+                log_file=_resolve_path(r.log_file, base),
+            )
+            for r in cfg.replicas
+        ),
         source=str(Path(filename).resolve()) if base_dir is None else filename,
     )
     _check(cfg, located, filename)
     return cfg
+
+
+def _replica_urls(conv: Converter, top: dict[str, Located]) -> None:
+    """``${VAR}`` in each replica's URL; a pool may leave the top-level ``base_url`` out
+    (the first replica's stands in, so the shared keys still describe one agent)."""
+    node = top.get("replicas")
+    if node is None or not isinstance(node.value, list):
+        return
+    for entry in node.value:
+        if isinstance(entry.value, dict) and "base_url" in entry.value:
+            _substitute(conv, entry.value["base_url"], "replicas.base_url")
+    first = node.value[0] if node.value else None
+    if "base_url" not in top and first is not None and isinstance(first.value, dict):
+        url = first.value.get("base_url")
+        if url is not None:
+            top["base_url"] = url
 
 
 def _check(cfg: AgentConfig, node: Located, filename: str) -> None:
@@ -280,15 +335,18 @@ def _check(cfg: AgentConfig, node: Located, filename: str) -> None:
     def line_of(key: str) -> int:
         return node.key_lines.get(key, node.line)
 
-    url = urlsplit(cfg.base_url)
-    if url.scheme not in ("http", "https") or not url.hostname:
-        problems.append(
-            Problem(
-                filename,
-                line_of("base_url"),
-                f"`base_url` must be an http(s) URL, got `{cfg.base_url}`",
+    urls = [("replicas", r.base_url) for r in cfg.replicas]
+    if not cfg.replicas or cfg.base_url != cfg.replicas[0].base_url:  # not the stand-in
+        urls.insert(0, ("base_url", cfg.base_url))
+    for key, value in urls:
+        url = urlsplit(value)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            problems.append(
+                Problem(filename, line_of(key), f"`base_url` must be an http(s) URL, got `{value}`")
             )
-        )
+    seen = [r.base_url for r in cfg.replicas]
+    if len(set(seen)) != len(seen):
+        problems.append(Problem(filename, line_of("replicas"), "two replicas share one base_url"))
     t = cfg.timeouts
     for name in ("connect_s", "answer_s", "busy_s", "retry_after_cap_s"):
         if getattr(t, name) <= 0:

@@ -8,6 +8,7 @@ not leave an orphaned agent behind.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shutil
 import signal
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import IO
 
 from agenttest.errors import AgentUnavailable
+
+from ._config import AgentConfig, ReplicaEntry, example_config
 
 
 class ExampleAgent:
@@ -100,3 +103,30 @@ def _drain(stream: IO[str], first: list[str], got: threading.Event, log_file: Pa
                 log.flush()
     except (OSError, ValueError):
         pass
+
+
+def start_examples(agents: list[ExampleAgent]) -> AgentConfig:
+    """Start the agents side by side (each its own port and workspace) and return their
+    config: one agent, or a pool listing each as a replica. The caller stops them all."""
+    errors: list[BaseException] = []
+
+    def start(agent: ExampleAgent) -> None:
+        try:
+            agent.start()
+        except BaseException as exc:  # handed to the caller's thread below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start, args=(a,), daemon=True) for a in agents]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    first = agents[0]
+    assert first.url is not None
+    config = example_config(first.url, first.workspace, log_file=str(first.log_file))
+    if len(agents) == 1:
+        return config
+    replicas = tuple(ReplicaEntry(str(a.url), str(a.workspace), str(a.log_file)) for a in agents)
+    return dataclasses.replace(config, replicas=replicas)

@@ -25,6 +25,9 @@ class Progress:
     def attempt_skipped(self, test_id: str, run: int, why: str) -> None:
         """``--until-decided`` will not run this attempt: its block is decided."""
 
+    def pool(self, busy: int, down: int, eta_s: float | None) -> None:
+        """A pooled run's state after each attempt: replicas busy and down, the ETA."""
+
     def note(self, message: str) -> None:
         pass
 
@@ -39,6 +42,20 @@ def _outcome(record: dict[str, Any]) -> str:
     return str(verdict)
 
 
+def pool_line(
+    done: int, total: int, skipped: int, busy: int, down: int, eta_s: float | None
+) -> str:
+    """``pool: 12/40 done, 3 skipped as decided; 4 busy, 1 down; eta 5m10s``."""
+    if eta_s is None:
+        eta = "eta unknown"
+    else:
+        minutes, seconds = divmod(round(eta_s), 60)
+        eta = f"eta {minutes}m{seconds:02d}s" if minutes else f"eta {seconds}s"
+    return (
+        f"pool: {done}/{total} done, {skipped} skipped as decided; {busy} busy, {down} down; {eta}"
+    )
+
+
 class LineProgress(Progress):
     """One timestamped line per event: readable in a cron mail or a log file."""
 
@@ -46,6 +63,8 @@ class LineProgress(Progress):
         self.stream = stream or sys.stderr
         self.total = 0
         self.done = 0
+        self.skipped = 0
+        self.pool_state = ""
 
     def _line(self, text: str) -> None:
         stamp = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M:%S")
@@ -62,14 +81,21 @@ class LineProgress(Progress):
         self.done += 1
         latency = record.get("latency_ms")
         took = f" in {latency / 1000:.1f}s" if isinstance(latency, int) else ""
+        where = f" on replica {record['replica']}" if "replica" in record else ""
+        state, self.pool_state = self.pool_state, ""
         self._line(
-            f"[{self.done}/{self.total}] {record.get('test_id')} run {record.get('run')}: "
-            f"{_outcome(record)}{took}"
+            f"[{self.done}/{self.total}] {record.get('test_id')} run {record.get('run')}{where}: "
+            f"{_outcome(record)}{took}" + (f" | {state}" if state else "")
         )
 
     def attempt_skipped(self, test_id: str, run: int, why: str) -> None:
         self.done += 1
+        self.skipped += 1
         self._line(f"[{self.done}/{self.total}] {test_id} run {run}: skipped, {why}")
+
+    def pool(self, busy: int, down: int, eta_s: float | None) -> None:
+        # shown with the next finished attempt: one line per attempt, as for one agent
+        self.pool_state = pool_line(self.done + 1, self.total, self.skipped, busy, down, eta_s)
 
     def note(self, message: str) -> None:
         self._line(message)
@@ -101,6 +127,7 @@ class RichProgress(Progress):
             transient=False,
         )
         self.task: Any = None
+        self.skipped = 0
 
     def start(self, total: int, done: int, path: str) -> None:
         self.bar.start()
@@ -121,7 +148,13 @@ class RichProgress(Progress):
         self.bar.advance(self.task)
 
     def attempt_skipped(self, test_id: str, run: int, why: str) -> None:
+        self.skipped += 1
         self.bar.advance(self.task)
+
+    def pool(self, busy: int, down: int, eta_s: float | None) -> None:
+        self.bar.update(
+            self.task, current=f"{busy} busy, {down} down, {self.skipped} skipped as decided"
+        )
 
     def note(self, message: str) -> None:
         from rich.text import Text

@@ -32,9 +32,9 @@ from agenttest.results import (
 
 from ._attempt import AttemptRunner, Grader, StopRequested, StopSignals, now_iso, resolve_judge
 from ._client import AgentClient, AgentNotReady
-from ._config import AgentConfig, example_config, load_agent_config
+from ._config import AgentConfig, load_agent_config
 from ._decide import EarlyStop
-from ._example import ExampleAgent
+from ._example import ExampleAgent, start_examples
 from ._plan import (
     Key,
     PlanItem,
@@ -45,6 +45,7 @@ from ._plan import (
     read_state,
     select_blocks,
 )
+from ._pool import Pool, SharedJudgeGrader, expected_order, expected_seconds, lost_on
 from ._progress import Progress, make_progress
 from ._workspace import LogTail
 
@@ -70,6 +71,8 @@ class RunRequest:
     example_args: tuple[str, ...] = field(default=())
     judge: str | None = "auto"
     until_decided: bool = False
+    replicas: int | None = None  # --agent example: start this many
+    baseline: Path | None = None  # an earlier run: its latencies order a pool's attempts
 
 
 @dataclass
@@ -85,6 +88,8 @@ class _Session:
     retry_errors: bool
     example_args: tuple[str, ...] = ()  # fault knobs etc. of `--agent example`, kept for resume
     until_decided: bool = False
+    replicas: int = 1  # of the example agent
+    baseline: Path | None = None
 
 
 def _abs(path: str | Path) -> str:
@@ -103,6 +108,11 @@ def _plan_new(req: RunRequest) -> _Session:
         raise UsageError("--agent is required: `example` or an agent config file")
     if req.k is not None and req.k < 1:
         raise UsageError(f"--k must be at least 1, got {req.k}")
+    if req.replicas is not None and (req.replicas < 1 or req.agent != EXAMPLE):
+        raise UsageError(
+            "--replicas N starts N example agents (--agent example, N >= 1); "
+            "for your own agent list its instances under `replicas:` in the agent config"
+        )
     check_not_temp(req.out, req.allow_temp)
     battery = load_battery(list(req.paths), overlay=req.overlay)
     blocks = select_blocks(battery, req.only, req.tiers)
@@ -139,17 +149,27 @@ def _plan_new(req: RunRequest) -> _Session:
             "order": "rounds",
             "example_args": list(req.example_args),
             "until_decided": req.until_decided,
+            "replicas": req.replicas,
         },
         "label": req.label,
     }
     return _Session(
         path, battery, plan, {}, req.agent, config, run_id, meta, False, tuple(req.example_args),
-        req.until_decided,
+        req.until_decided, req.replicas or 1, req.baseline,
     )  # fmt: skip
 
 
 def _plan_resume(req: RunRequest, path: Path) -> _Session:
-    if req.paths or req.overlay or req.k or req.only or req.tiers or req.label or req.until_decided:
+    if (
+        req.paths
+        or req.overlay
+        or req.k
+        or req.only
+        or req.tiers
+        or req.label
+        or req.until_decided
+        or req.replicas
+    ):
         raise UsageError(
             "--resume takes the battery, overlay, k, selection, label and --until-decided from "
             "the run file; leave out PATH, --overlay, --k, --only, --tier, --label and "
@@ -181,7 +201,7 @@ def _plan_resume(req: RunRequest, path: Path) -> _Session:
     return _Session(
         path, battery, plan, state.latest, agent, config, str(meta.get("run_id", "")), None,
         req.retry_errors, tuple(req.example_args or selection.get("example_args") or ()),
-        bool(selection.get("until_decided")),
+        bool(selection.get("until_decided")), int(selection.get("replicas") or 1), req.baseline,
     )  # fmt: skip
 
 
@@ -225,15 +245,15 @@ def run(
         session = _plan_new(req)
     if req.judge == "auto" and _needs_judge(session.plan):
         judge = resolve_judge("auto", progress.note)
-    example: ExampleAgent | None = None
+    examples: list[ExampleAgent] = []
     stop = StopSignals()
     stop.install()
     try:
         config = session.config
         if config is None:
-            example = ExampleAgent(session.example_args)
-            url = example.start()
-            config = example_config(url, example.workspace, log_file=str(example.log_file))
+            examples = [ExampleAgent(session.example_args) for _ in range(session.replicas)]
+            config = start_examples(examples)
+        configs = config.pool()
         if session.meta is not None:
             session.meta["agent"] = {**config.redacted(), "source": session.agent}
             writer = RunWriter(session.path, create=True)
@@ -241,7 +261,7 @@ def run(
         if announce is not None:
             announce(session.path)
         try:
-            _drive(session, config, writer, stop, progress, judge)
+            _drive(session, configs, writer, stop, progress, judge)
         finally:
             writer.close()
     except StopRequested as exc:
@@ -251,7 +271,7 @@ def run(
     finally:
         stop.restore()
         progress.close()
-        if example is not None:
+        for example in examples:
             example.stop()
     return session.path
 
@@ -266,7 +286,7 @@ def _needs_judge(plan: list[PlanItem]) -> bool:
 
 def _drive(
     session: _Session,
-    config: AgentConfig,
+    configs: list[AgentConfig],
     writer: RunWriter,
     stop: StopSignals,
     progress: Progress,
@@ -276,6 +296,8 @@ def _drive(
     todo = [item for item in session.plan if needs_run(latest.get(item.key), session.retry_errors)]
     early = EarlyStop(session.plan, latest, (i.key for i in todo), session.until_decided)
     written = 0
+    if len(configs) > 1:
+        todo = expected_order(todo, expected_seconds(session.baseline))
 
     def finish(reason: str) -> None:
         with stop.shielded():
@@ -295,6 +317,35 @@ def _drive(
                 }
             )
 
+    if len(configs) > 1:
+        pool = Pool(
+            configs,
+            todo,
+            early,
+            lambda: SharedJudgeGrader(session.battery.digest, judge=judge),
+            run_id=session.run_id,
+            log=progress.note,
+            avoid=lost_on(latest, todo) if session.retry_errors else None,
+        )
+        progress.start(len(session.plan), len(session.plan) - len(todo), str(session.path))
+        try:
+            written = pool.drive(latest, writer.append, stop, progress)
+            finish("completed")
+        except AgentNotReady as exc:
+            written = pool.records_written
+            finish(f"aborted: {exc}")
+            raise AgentUnavailable(
+                f"{exc}. What was recorded stays in {session.path}; "
+                f"continue with: agenttest run --resume {session.path}"
+            ) from None
+        except StopRequested:
+            written = pool.records_written
+            finish("interrupted")
+            raise
+        finally:
+            pool.close()
+        return
+    config = configs[0]
     client = AgentClient(config, log=progress.note)
     tail = LogTail(config.log_path, config.log_max_bytes) if config.log_path else None
     attempts = AttemptRunner(

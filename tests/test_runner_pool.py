@@ -1,0 +1,225 @@
+"""Replica pools against real loopback agents: parallel across replicas, never within one;
+a replica that dies is drained, one that comes back is used again; kill -9 and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agenttest.errors import AgentUnavailable, InputError
+from agenttest.results import iter_records
+from agenttest.runner import RunRequest, parse_agent_config, run
+
+from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port, run_config, write_battery
+from .test_runner_resume import spawn
+
+
+def pool_config(tmp_path: Path, agents: list[LoopbackAgent], **extra: Any) -> Path:
+    config = json.loads(agent_yaml(agents[0].url, **extra))
+    del config["base_url"]  # a pool may leave it out: the replicas name their own
+    config["replicas"] = [
+        {"base_url": a.url, "workspace": str(tmp_path / f"ws{i}")} for i, a in enumerate(agents)
+    ]
+    for i in range(len(agents)):
+        (tmp_path / f"ws{i}").mkdir(exist_ok=True)
+    path = tmp_path / "pool.yaml"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return path
+
+
+def run_pool(tmp_path: Path, config: Path, blocks: dict[str, tuple[int, int]]) -> Path:
+    battery = write_battery(tmp_path / "battery", blocks)
+    return Path(run_config(tmp_path, battery, config, judge="none"))
+
+
+def attempts(path: Path) -> list[dict[str, Any]]:
+    return [r for r in iter_records(path) if r["record_type"] == "attempt"]
+
+
+def test_replicas_work_at_once_but_never_two_requests_on_one(tmp_path: Path) -> None:
+    # Each replica's first turn waits at a barrier for the other two: the run can only get
+    # past it if all three replicas are in an attempt at the same moment.
+    together = threading.Barrier(3, timeout=30)
+
+    def first_turn_meets(n: int) -> None:
+        if n == 1:
+            together.wait()
+
+    agents = [
+        LoopbackAgent(Behaviour(turn_delay_s=0.01, on_turn=first_turn_meets)) for _ in range(3)
+    ]
+    for a in agents:
+        a.start()
+    try:
+        config = pool_config(tmp_path, agents, timeouts={"answer_s": 40})
+        path = run_pool(tmp_path, config, {"L1-A-01": (2, 4), "L1-B-01": (1, 4), "L1-C-01": (3, 3)})
+    finally:
+        for a in agents:
+            a.stop()
+    done = attempts(path)
+    assert Counter((a["test_id"], a["run"]) for a in done) == {
+        (b, r): 1 for b, k in (("L1-A-01", 4), ("L1-B-01", 4), ("L1-C-01", 3)) for r in range(1, k + 1)
+    }  # fmt: skip
+    assert all(a["verdict"] == "PASS" for a in done), [a.get("error") for a in done]
+    assert not together.broken
+    for agent in agents:
+        assert agent.state.max_in_flight == 1  # health probes included: one at a time each
+    assert {a["replica"] for a in done} == {0, 1, 2}
+    # an attempt's turns and reset all went to one replica: the sessions it reset there
+    for a in done:
+        server = agents[a["replica"]].state
+        assert any(r.get("session_id") == a["session_id"] for r in server.resets)
+    meta = next(iter_records(path))
+    assert [r["base_url"] for r in meta["agent"]["replicas"]] == [a.url for a in agents]
+
+
+def test_a_replica_that_dies_is_drained_and_the_run_completes(tmp_path: Path) -> None:
+    agents = [LoopbackAgent(Behaviour(turn_delay_s=0.02)) for _ in range(3)]
+
+    def crash_on_second_turn(n: int) -> None:
+        if n == 2:
+            threading.Thread(target=agents[1].stop, daemon=True).start()
+            time.sleep(0.3)  # the connection is cut while this turn is being answered
+
+    agents[1].behaviour.on_turn = crash_on_second_turn
+    for a in agents:
+        a.start()
+    try:
+        config = pool_config(tmp_path, agents, readiness={"timeout_s": 1})
+        path = run_pool(tmp_path, config, {"L1-A-01": (1, 6), "L1-B-01": (1, 6)})
+    finally:
+        for a in agents:
+            a.stop()
+    done = attempts(path)
+    assert Counter((a["test_id"], a["run"]) for a in done) == {
+        (b, r): 1 for b in ("L1-A-01", "L1-B-01") for r in range(1, 7)
+    }
+    errors = [a for a in done if a["verdict"] == "ERROR"]
+    assert len(errors) == 1 and errors[0]["replica"] == 1
+    assert errors[0]["error_cause"] in ("lost", "unreachable")
+    assert sum(1 for a in done if a["replica"] == 1) == 2  # one served, one lost, then out
+    assert {a["replica"] for a in done if a["verdict"] == "PASS"} == {0, 1, 2}
+    end = list(iter_records(path))[-1]
+    assert end["reason"] == "completed"
+
+
+def test_a_replica_that_comes_back_is_used_again(tmp_path: Path) -> None:
+    back_and_serving = threading.Event()
+    a, b = LoopbackAgent(Behaviour()), LoopbackAgent(Behaviour())
+
+    def a_waits_for_b(n: int) -> None:
+        if n == 1:
+            back_and_serving.wait(30)  # A holds its first attempt until B has served again
+
+    def b_crashes_then_serves(n: int) -> None:
+        if n == 1:
+            threading.Thread(target=b.restart, args=(0.5,), daemon=True).start()
+            time.sleep(0.3)
+        else:
+            back_and_serving.set()
+
+    a.behaviour.on_turn, b.behaviour.on_turn = a_waits_for_b, b_crashes_then_serves
+    a.start(), b.start()
+    try:
+        config = pool_config(tmp_path, [a, b], timeouts={"answer_s": 40})
+        path = run_pool(tmp_path, config, {"L1-A-01": (1, 5)})
+    finally:
+        a.stop(), b.stop()
+    assert back_and_serving.is_set()
+    on_b = [x for x in attempts(path) if x["replica"] == 1]
+    assert on_b[0]["verdict"] == "ERROR" and on_b[0]["error_cause"] in ("lost", "unreachable")
+    assert any(x["verdict"] == "PASS" for x in on_b[1:])
+    assert len(attempts(path)) == 5
+
+
+def test_every_replica_gone_exits_3_after_recording_why(tmp_path: Path) -> None:
+    agents = [LoopbackAgent(Behaviour()), LoopbackAgent(Behaviour())]
+    config = json.loads(agent_yaml(agents[0].url, readiness={"timeout_s": 0.5}))
+    config["replicas"] = [{"base_url": f"http://127.0.0.1:{free_port()}"} for _ in range(2)]
+    path = tmp_path / "pool.yaml"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(AgentUnavailable, match="no replica"):
+        run_pool(tmp_path, path, {"L1-A-01": (1, 2)})
+    (run_file,) = (tmp_path / "out").glob("*.jsonl")
+    records = list(iter_records(run_file))
+    assert records[-1]["record_type"] == "run_end"
+    assert records[-1]["reason"].startswith("aborted")
+    assert not [r for r in records if r["record_type"] == "attempt"]
+
+
+def test_kill_9_mid_pool_then_resume_runs_every_attempt_exactly_once(tmp_path: Path) -> None:
+    seen = threading.Event()
+    count = [0]
+    lock = threading.Lock()
+
+    def after_six(_n: int) -> None:
+        with lock:
+            count[0] += 1
+            if count[0] >= 6:
+                seen.set()
+
+    agents = [LoopbackAgent(Behaviour(turn_delay_s=0.05, on_turn=after_six)) for _ in range(3)]
+    for a in agents:
+        a.start()
+    blocks = {"L1-A-01": (1, 6), "L1-B-01": (2, 6), "L1-C-01": (1, 6)}
+    battery = write_battery(tmp_path / "battery", blocks)
+    config = pool_config(tmp_path, agents)
+    try:
+        proc = spawn(str(battery), "--agent", str(config), "--out", str(tmp_path / "out"))
+        assert seen.wait(60), proc.communicate(timeout=5)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+        (path,) = (tmp_path / "out").glob("*.jsonl")
+        before = attempts(path)
+        assert 0 < len(before) < 18  # precondition: killed mid-run
+        resumed = spawn("--resume", str(path))
+        assert resumed.wait(120) == 0, resumed.communicate()
+    finally:
+        for a in agents:
+            a.stop()
+    after = attempts(path)
+    keys = Counter((a["test_id"], a["run"]) for a in after)
+    assert keys == {(b, r): 1 for b in blocks for r in range(1, 7)}
+    assert all(a["verdict"] == "PASS" for a in after)
+    assert {a["replica"] for a in after} == {0, 1, 2}
+
+
+def test_replica_config_errors_point_at_the_line(tmp_path: Path) -> None:
+    def problems(text: str) -> list[str]:
+        with pytest.raises(InputError) as caught:
+            parse_agent_config(text, "pool.yaml", base_dir=tmp_path)
+        return caught.value.lines()
+
+    twice = (
+        "model: m\nreplicas:\n  - base_url: http://127.0.0.1:1\n  - base_url: http://127.0.0.1:1\n"
+    )
+    assert problems(twice) == ["pool.yaml:2: two replicas share one base_url"]
+    bad = "model: m\nreplicas:\n  - base_url: ftp://x\n"
+    assert problems(bad) == ["pool.yaml:2: `base_url` must be an http(s) URL, got `ftp://x`"]
+    text = (
+        "model: m\nheaders: {authorization: Bearer x}\nlog_file: shared.log\nreplicas:\n"
+        "  - {base_url: 'http://u:secret@127.0.0.1:1/?key=s', workspace: w1}\n"
+        "  - {base_url: 'http://127.0.0.1:2'}\n"
+    )
+    cfg = parse_agent_config(text, "pool.yaml", base_dir=tmp_path)
+    one, two = cfg.pool()
+    assert one.workspace == str(tmp_path / "w1") and two.workspace is None
+    assert one.log_file == two.log_file == str(tmp_path / "shared.log")
+    assert one.headers == two.headers and one.replicas == ()
+    redacted = json.dumps(cfg.redacted())
+    assert "secret" not in redacted and "key=s" not in redacted and "Bearer" not in redacted
+
+
+def test_replicas_option_is_for_the_example_agent_only(tmp_path: Path) -> None:
+    from agenttest.errors import UsageError
+
+    with pytest.raises(UsageError, match="--replicas"):
+        run(RunRequest(paths=["batteries/L1"], agent="agent.yaml", replicas=2, out=tmp_path))
