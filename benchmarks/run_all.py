@@ -34,6 +34,11 @@ BENCHMARKS = {
         ["--attempts", "60", "--rounds", "1"],
     ),
     "judge throughput": ("judge_bench.py", [], ["--rounds", "1"]),
+    "agent-hours": (
+        "agent_hours.py",
+        [],
+        ["--turn-delay", "0.05", "--overhead-attempts", "80"],
+    ),
 }
 
 

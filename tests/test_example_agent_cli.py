@@ -56,6 +56,11 @@ def test_brain_seed_and_openai_options_are_passed_through(
     assert faults.seed == 7 and brain_options["openai_model"] == "m1"
 
 
+def test_turn_delay_is_the_latency_knob(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert run_cli(monkeypatch, "--turn-delay-s", "0.25")["options"]["latency_s"] == 0.25
+    assert run_cli(monkeypatch, "--latency-s", "0.5")["options"]["latency_s"] == 0.5
+
+
 def test_defaults_leave_options_unset(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = run_cli(monkeypatch)
     assert seen["brain"] == "rules" and seen["host"] == "127.0.0.1" and seen["port"] == 0

@@ -155,7 +155,10 @@ def test_every_replica_gone_exits_3_after_recording_why(tmp_path: Path) -> None:
     assert not [r for r in records if r["record_type"] == "attempt"]
 
 
-def test_kill_9_mid_pool_then_resume_runs_every_attempt_exactly_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
+def test_kill_mid_pool_then_resume_runs_every_attempt_exactly_once(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
     seen = threading.Event()
     count = [0]
     lock = threading.Lock()
@@ -175,11 +178,14 @@ def test_kill_9_mid_pool_then_resume_runs_every_attempt_exactly_once(tmp_path: P
     try:
         proc = spawn(str(battery), "--agent", str(config), "--out", str(tmp_path / "out"))
         assert seen.wait(60), proc.communicate(timeout=5)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(30)
+        os.kill(proc.pid, sig)
+        code = proc.wait(30)
+        assert code == (-9 if sig == signal.SIGKILL else 130), proc.communicate()
         (path,) = (tmp_path / "out").glob("*.jsonl")
         before = attempts(path)
         assert 0 < len(before) < 18  # precondition: killed mid-run
+        if sig == signal.SIGINT:  # a clean stop says so; the attempts in flight are not kept
+            assert list(iter_records(path))[-1]["reason"] == "interrupted"
         resumed = spawn("--resume", str(path))
         assert resumed.wait(120) == 0, resumed.communicate()
     finally:
@@ -223,3 +229,31 @@ def test_replicas_option_is_for_the_example_agent_only(tmp_path: Path) -> None:
 
     with pytest.raises(UsageError, match="--replicas"):
         run(RunRequest(paths=["batteries/L1"], agent="agent.yaml", replicas=2, out=tmp_path))
+
+
+def test_longest_expected_attempts_go_first_within_each_round(tmp_path: Path) -> None:
+    from agenttest.blocks import load_battery
+    from agenttest.results import RunWriter
+    from agenttest.runner import make_plan
+    from agenttest.runner._pool import expected_order, expected_seconds
+
+    folder = write_battery(
+        tmp_path / "b", {"L1-A-01": (1, 2), "L1-B-01": (3, 2), "L1-C-01": (2, 2)}
+    )
+    plan = make_plan(list(load_battery([str(folder)])), None)
+    by_turns = [(i.block.id, i.run) for i in expected_order(plan, expected_seconds(None))]
+    assert by_turns == [
+        ("L1-B-01", 1), ("L1-C-01", 1), ("L1-A-01", 1),
+        ("L1-B-01", 2), ("L1-C-01", 2), ("L1-A-01", 2),
+    ]  # fmt: skip
+    baseline = tmp_path / "baseline.jsonl"
+    with RunWriter(baseline, create=True) as writer:
+        writer.append({"record_type": "run_meta", "schema_version": "2.0", "run_id": "x"})
+        for test_id, ms in (("L1-A-01", 9000), ("L1-A-01", 7000), ("L1-B-01", 100)):
+            writer.append(
+                {"record_type": "attempt", "schema_version": "2.0", "test_id": test_id,
+                 "run": 1, "latency_ms": ms}
+            )  # fmt: skip
+    timed = [i.block.id for i in expected_order(plan, expected_seconds(baseline)) if i.run == 1]
+    # A took 8 s on average; C is not in the baseline, so it is assumed as long as the longest
+    assert timed == ["L1-A-01", "L1-C-01", "L1-B-01"]

@@ -42,7 +42,12 @@ def example_agent(
         "--busy-probability",
         help="Share of turns (0..1) answered as simulated busy: HTTP 503 with Retry-After: 1.",
     ),
-    latency_s: float | None = typer.Option(None, "--latency-s", help="Extra seconds per turn."),
+    latency_s: float | None = typer.Option(
+        None,
+        "--turn-delay-s",
+        "--latency-s",
+        help="Extra seconds per turn: a fixed think time, e.g. for benchmarks/agent_hours.py.",
+    ),
     hang_after: int | None = typer.Option(
         None, "--hang-after", help="Answer this many turns, then hang on the next."
     ),
