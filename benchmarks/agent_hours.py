@@ -62,7 +62,9 @@ def battery_run(out: Path, delay: float, replicas: int | None, until_decided: bo
         "wall": wall,
         "sent": len(attempts),
         "turns": sum(len(a["turns"]) for a in attempts),
-        "errors": sum(1 for a in attempts if a["verdict"] == "ERROR" and a["status"] != "completed"),
+        "errors": sum(
+            1 for a in attempts if a["verdict"] == "ERROR" and a["status"] != "completed"
+        ),
         "skipped": records[-1]["attempts"].get("skipped_as_decided", 0),
         "decisions": {b.test_id: b.rule_passed for b in report.blocks},
         "missing": report.integrity.missing,
