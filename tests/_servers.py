@@ -55,6 +55,8 @@ class Behaviour:
     raw_turns: dict[int, Callable[[Any], bool]] = field(default_factory=dict)
     on_reset: Callable[[dict[str, Any]], None] | None = None  # called with each reset body
     forget_sessions: bool = False  # every turn acts as if the session were new (session lost)
+    # writes its own raw reply to GET /health (a hostile health check); True when it answered
+    raw_health: Callable[[Any], bool] | None = None
 
 
 class _State:
@@ -123,6 +125,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._enter(False)
         try:
             st = self.state
+            if st.b.raw_health is not None and self.path == "/health" and st.b.raw_health(self):
+                return
             if self.path != "/health":
                 self._send(404, {"error": "not found"})
             elif time.monotonic() - st.started < st.b.loading_s:

@@ -1,4 +1,4 @@
-"""The fault suite: sixteen kinds of agent misbehaviour on real loopback servers.
+"""The fault suite: kinds of agent misbehaviour on real loopback servers.
 
 For each kind the run ends with every planned attempt recorded (graded, or ERROR with its
 cause) or with a resumable stop and a clear message; nothing is lost, nothing duplicated,
@@ -8,10 +8,13 @@ test session.
 
 from __future__ import annotations
 
+import functools
 import json
 import socket
 import struct
+import threading
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -59,6 +62,86 @@ _OK = json.dumps({"response": "echo 1: fine", "tool_calls": [], "trace": ""}).en
 _BIG = json.dumps({"response": "echo " + "x" * 10_000_000, "tool_calls": [], "trace": ""}).encode()
 
 
+#: A hostile writer gives up after this long; a client that honours its deadline hangs up
+#: long before, so "the client hung up first" is what the drip faults assert.
+DRIP_CAP_S = 30.0
+DRIPS_OUTLASTED: list[str] = []  # drips that ran to the cap: the client never hung up
+_drip_lock = threading.Lock()
+
+
+def _drip(first: bytes, unit: bytes, name: str) -> Callable[[Any], bool]:
+    """Send ``first``, then ``unit`` every 20 ms until the client hangs up (or the cap)."""
+
+    def write(handler: Any) -> bool:
+        started = time.monotonic()
+        try:
+            handler.wfile.write(first)
+            handler.wfile.flush()
+            while time.monotonic() - started < DRIP_CAP_S:
+                handler.wfile.write(unit)
+                handler.wfile.flush()
+                time.sleep(0.02)
+        except OSError:
+            return True  # the client hung up: what a deadline does
+        with _drip_lock:
+            DRIPS_OUTLASTED.append(name)
+        handler.close_connection = True
+        return True
+
+    return write
+
+
+@functools.cache
+def _bomb(stacked: int, size: int = 40 * 1024 * 1024) -> bytes:
+    """A valid reply of ``size`` bytes, gzip-compressed ``stacked`` times (a few KB)."""
+    data = json.dumps({"response": "echo " + " " * size, "tool_calls": [], "trace": ""}).encode()
+    for _ in range(stacked):
+        packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+        data = packer.compress(data) + packer.flush()
+    return data
+
+
+def _gzip_bomb(stacked: int) -> Callable[[Any], bool]:
+    def write(handler: Any) -> bool:
+        body = _bomb(stacked)
+        encoding = ", ".join(["gzip"] * stacked)
+        return _raw(
+            b"HTTP/1.1 200 OK",
+            [
+                ("content-type", "application/json"),
+                ("content-encoding", encoding),
+                ("content-length", str(len(body))),
+            ],
+            body,
+            close=False,
+        )(handler)
+
+    return write
+
+
+def _json_reply(body: bytes) -> Callable[[Any], bool]:
+    headers = [("content-type", "application/json"), ("content-length", str(len(body)))]
+    return _raw(b"HTTP/1.1 200 OK", headers, body, close=False)
+
+
+_SURROGATE = b'{"response": "echo \\ud83d cut emoji \\ud800", "tool_calls": [], "trace": ""}'
+_NAN = (
+    b'{"response": "echo", "trace": "", "tool_calls": [{"name": "calc",'
+    b' "arguments": {"x": NaN}, "ok": true, "result": -Infinity}], "tokens": 1e999}'
+)
+_DEEP = (
+    b'{"response": "echo", "trace": "", "tool_calls": [{"name": "x", "result": '
+    + b"[" * 950
+    + b"]" * 950
+    + b"}]}"
+)
+_DEEPER = b'{"response": "echo", "tool_calls": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+
+
+def _notes(attempts: list[dict[str, Any]]) -> list[str]:
+    return [n for a in attempts for t in a["turns"] for n in t.get("notes") or []]
+
+
 @dataclass
 class Fault:
     behaviour: Behaviour = field(default_factory=Behaviour)
@@ -67,6 +150,7 @@ class Fault:
     causes: set[str] = field(default_factory=set)
     aborts: bool = False  # the run stops resumably (exit 3) instead of finishing
     during: Callable[[LoopbackAgent, Path], None] | None = None  # run in a thread mid-run
+    check: Callable[[list[dict[str, Any]]], None] | None = None  # more about the attempts
 
 
 def _restart_between_turns(agent: LoopbackAgent, _log: Path) -> None:
@@ -158,12 +242,57 @@ FAULTS: dict[str, Fault] = {
     "session lost": Fault(Behaviour(forget_sessions=True)),
     "clock jumps": Fault(during=_clock_jumps),
     "log file rotates": Fault(during=_rotate_log),
+    # -- hostile agents (issue 14) --
+    "endless 100 Continue": Fault(
+        Behaviour(raw_turns={2: _drip(b"", b"HTTP/1.1 100 Continue\r\n\r\n", "100 Continue")}),
+        {"timeouts": {"answer_s": 0.5}},
+        causes={"timeout"},
+    ),
+    "headers dripped a byte at a time": Fault(
+        Behaviour(raw_turns={2: _drip(b"HTTP/1.1 200 OK\r\nX-Pad: ", b"a", "headers")}),
+        {"timeouts": {"answer_s": 0.5}},
+        causes={"timeout"},
+    ),
+    "health check drips its headers": Fault(
+        Behaviour(raw_health=_drip(b"HTTP/1.1 200 OK\r\nX-Pad: ", b"a", "health")),
+        {"readiness": {"timeout_s": 0.5, "probe_timeout_s": 0.3}},
+        aborts=True,
+    ),
+    "gzip bomb": Fault(Behaviour(raw_turns={2: _gzip_bomb(1)}), causes={"garbage"}),
+    "stacked gzip bomb": Fault(Behaviour(raw_turns={2: _gzip_bomb(2)}), causes={"garbage"}),
+    "lone surrogates": Fault(
+        Behaviour(raw_turns={1: _json_reply(_SURROGATE)}),
+        check=lambda attempts: _check_repaired(attempts, "surrogate", "\ufffd cut emoji \ufffd"),
+    ),
+    "NaN and Infinity": Fault(
+        Behaviour(raw_turns={1: _json_reply(_NAN)}),
+        check=lambda attempts: _check_repaired(attempts, "NaN/Infinity", None),
+    ),
+    "nested 950 levels": Fault(Behaviour(raw_turns={2: _json_reply(_DEEP)}), causes={"garbage"}),
+    "nested 100 000 levels": Fault(
+        Behaviour(raw_turns={2: _json_reply(_DEEPER)}), causes={"garbage"}
+    ),
 }
+
+
+def _check_repaired(attempts: list[dict[str, Any]], what: str, text: str | None) -> None:
+    notes = _notes(attempts)
+    assert any(what in n for n in notes), f"the repair is not noted in the evidence: {notes}"
+    if text is not None:
+        assert any(text in t["response"] for a in attempts for t in a["turns"])
+
+
+def _strict_json(line: str) -> Any:
+    def refuse(name: str) -> Any:
+        raise ValueError(f"{name} is not JSON (RFC 8259)")
+
+    return json.loads(line, parse_constant=refuse)
 
 
 @pytest.mark.parametrize("kind", list(FAULTS), ids=lambda k: k.replace(" ", "-"))
 def test_fault(kind: str, tmp_path: Path) -> None:
     fault = FAULTS[kind]
+    DRIPS_OUTLASTED.clear()
     log = tmp_path / "agent.log"
     log.write_text("", encoding="utf-8")
     fault.behaviour.log_file = str(log)
@@ -195,6 +324,8 @@ def test_fault(kind: str, tmp_path: Path) -> None:
         max_overlap = agent.state.max_work_in_flight
     notes = ReadNotes(str(path))
     records = list(iter_records(path, notes))
+    for line in path.read_bytes().decode("utf-8").splitlines():  # strict UTF-8 ...
+        _strict_json(line)  # ... and strict JSON, for every tool that reads run files
     attempts = [r for r in records if r["record_type"] == "attempt"]
     keys = [(a["test_id"], a["run"]) for a in attempts]
     causes = Counter(a.get("error_cause") or a["verdict"] for a in attempts)
@@ -205,6 +336,7 @@ def test_fault(kind: str, tmp_path: Path) -> None:
         + ", ".join(f"{k}={v}" for k, v in sorted(causes.items())),
     )
     assert max_overlap <= 1, "two requests overlapped"
+    assert not DRIPS_OUTLASTED, f"the client never hung up on: {DRIPS_OUTLASTED}"
     assert len(keys) == len(set(keys)), "an attempt was recorded twice"
     assert not notes.torn_lines
     assert records[0]["record_type"] == "run_meta" and records[-1]["record_type"] == "run_end"
@@ -225,6 +357,8 @@ def test_fault(kind: str, tmp_path: Path) -> None:
     else:
         assert not seen, f"no attempt should be lost to {kind}: {seen}"
         assert all(a["verdict"] == "PASS" for a in attempts)
+    if fault.check is not None:
+        fault.check(attempts)
     if kind == "log file rotates":
         with_lines = [a for a in attempts if any(t.get("log_lines") for t in a["turns"])]
         assert len(with_lines) == PLANNED, "log lines of an attempt were lost in the rotation"

@@ -126,3 +126,22 @@ def test_openai_mode_keeps_history_per_session(tmp_path: Path) -> None:
     assert [len(b["messages"]) for b in sent] == [2, 4, 2, 4]  # a fresh history per attempt
     assert sent[1]["messages"][0] == {"role": "system", "content": "be brief"}
     assert sent[0]["model"] == "served-name" and sent[0]["temperature"] == 0
+
+
+def test_openai_mode_malformed_tool_calls_are_agent_garbage(tmp_path: Path) -> None:
+    # precondition: each of these once became `ERROR (harness)` ("a bug in agenttest") or,
+    # for a string, one tool call per character
+    odd = [5, "calculator", [5], [{"function": "calc"}], {"function": {"name": "x"}}]
+    replies = iter(odd)
+
+    def chat(_method: str, _body: Any) -> tuple[int, Any]:
+        message = {"role": "assistant", "content": "ok", "tool_calls": next(replies)}
+        return 200, {"choices": [{"index": 0, "message": message}]}
+
+    routes = {"/v1/models": lambda m, b: (200, {"data": []}), "/v1/chat/completions": chat}
+    with RouteServer(routes) as server:
+        attempts = run_against(tmp_path, server, {"L1-O-01": (1, len(odd))}, mode="openai")
+    assert len(attempts) == len(odd)
+    for attempt in attempts:
+        assert (attempt["status"], attempt["error_cause"]) == ("error", "garbage"), attempt
+        assert attempt["turns"][0]["tool_calls"] == []

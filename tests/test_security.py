@@ -76,3 +76,49 @@ def test_untrusted_transcripts_are_data(tmp_path: Path, capsys: pytest.CaptureFi
     assert not canary.exists()
     html = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert "<script>document.title" not in html
+
+
+def hostile_run_file(tmp_path: Path, text: str) -> Path:
+    """The golden run with its attempt failed and ``text`` added to the reply, a tool name and
+    the evidence (the places reports print), written by "another tool" with JSON escapes."""
+    golden = Path(__file__).parent / "golden" / "run_2.0.jsonl"
+    lines = []
+    for line in golden.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record["record_type"] in ("attempt", "grade"):
+            record["verdict"] = "FAIL"
+            for turn in record.get("turns") or []:
+                turn["response"] += text
+                for call in turn.get("tool_calls") or []:
+                    call["name"] += text
+            for criterion in record.get("criteria") or []:
+                criterion["passed"] = False
+        lines.append(json.dumps(record))  # ensure_ascii: a surrogate stays a valid escape
+    path = tmp_path / "run_other-tool_20260101_k1.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_readers_tolerate_lone_surrogates_from_other_writers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = hostile_run_file(tmp_path, " cut \ud83d")
+    assert "\\ud83d" in path.read_text(encoding="utf-8")  # precondition: the escape is there
+    for fmt in ("md", "html", "json", "junit"):
+        target = tmp_path / f"r.{fmt}"
+        assert main(["report", str(path), "--format", fmt, "-o", str(target)]) == 0
+        text = target.read_text(encoding="utf-8")  # strict UTF-8
+        if fmt in ("md", "html"):
+            assert "cut \ufffd" in text
+    capsys.readouterr()
+
+
+def test_writer_stores_any_value_as_strict_utf8_json(tmp_path: Path) -> None:
+    from agenttest.results import RunWriter
+
+    path = tmp_path / "run.jsonl"
+    with RunWriter(path, create=True) as writer:
+        writer.append({"record_type": "x", "text": "a\udc80b", "n": float("nan"), "i": 1e999})
+    line = path.read_bytes().decode("utf-8")  # strict: raises on an unencodable surrogate
+    record = json.loads(line, parse_constant=lambda name: pytest.fail(f"{name} written"))
+    assert record["text"] == "a\ufffdb" and record["n"] == "NaN" and record["i"] == "Infinity"

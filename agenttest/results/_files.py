@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agenttest.errors import RunAborted, UsageError
+from agenttest.sanitize import encodable
 
 from ._records import SCHEMA_VERSION
 
@@ -69,6 +70,24 @@ def dumps(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
+def encode_record(record: dict[str, Any]) -> bytes:
+    """One JSONL line of strict UTF-8 RFC 8259 JSON, whatever text reached the record.
+
+    Agent text is repaired where it enters (with a note in the evidence); this is the last
+    line of defence, so that no value can make a record unwritable and a run unresumable.
+    """
+    try:
+        return (
+            json.dumps(
+                record, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False
+            )
+            + "\n"
+        ).encode("utf-8")
+    except (ValueError, UnicodeEncodeError):
+        fixed, _notes = encodable(record)
+        return (dumps(fixed) + "\n").encode("utf-8")
+
+
 class RunWriter:
     """Appends whole records to one run file, holding an exclusive lock while open."""
 
@@ -108,7 +127,7 @@ class RunWriter:
     def append(self, record: dict[str, Any]) -> None:
         """Write one record whole, then flush it to disk before returning."""
         record.setdefault("schema_version", SCHEMA_VERSION)
-        data = (dumps(record) + "\n").encode("utf-8")
+        data = encode_record(record)
         before = os.fstat(self._fd).st_size
         try:
             view = memoryview(data)

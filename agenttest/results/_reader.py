@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agenttest.errors import InputError, Problem
+from agenttest.sanitize import SURROGATE_ESCAPE, TooDeep, encodable
 
 from ._records import SCHEMA_MAJOR, SCHEMA_VERSION
 
@@ -77,7 +78,9 @@ def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[d
                 record = decode(raw.decode("utf-8"))
                 if not isinstance(record, dict):
                     raise ValueError("not an object")
-            except (ValueError, UnicodeDecodeError):
+                if SURROGATE_ESCAPE.search(raw):  # written by another tool: make it printable
+                    record = encodable(record)[0]
+            except (ValueError, UnicodeDecodeError, RecursionError, TooDeep):
                 if first:
                     raise InputError(
                         [

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from agenttest.sanitize import TooDeep, encodable
 
 from ._config import AgentConfig, OpenAI, Rest, RestRequest, RestReset, RestResponse
 from ._templates import environment
@@ -43,6 +45,7 @@ class Reply:
     tool_calls: list[dict[str, Any]]
     trace: str
     tokens: int | None = None
+    notes: list[str] = field(default_factory=list)  # what was repaired to store it (evidence)
 
 
 _MISSING = object()
@@ -71,11 +74,23 @@ def _excerpt(body: bytes, limit: int = 200) -> str:
     return text + ("…" if len(body) > limit else "")
 
 
-def parse_json(body: bytes) -> Any:
+def parse_json_noted(body: bytes) -> tuple[Any, list[str]]:
+    """The reply decoded and made storable (see :func:`agenttest.sanitize.encodable`), with
+    notes on what was repaired. Nesting beyond reason is garbage, not a harness failure."""
     try:
-        return json.loads(body)
+        data = json.loads(body)
+    except RecursionError:
+        raise Garbage("reply is nested too deeply to be a reply") from None
     except (ValueError, UnicodeDecodeError):
         raise Garbage(f"reply is not JSON: {_excerpt(body)!r}") from None
+    try:
+        return encodable(data)
+    except TooDeep as exc:
+        raise Garbage(f"reply is {exc}") from None
+
+
+def parse_json(body: bytes) -> Any:
+    return parse_json_noted(body)[0]
 
 
 def _text(value: Any) -> str:
@@ -150,7 +165,7 @@ class RestAdapter(Adapter):
         )
 
     def parse(self, session_id: str, prompt: str, body: bytes) -> Reply:
-        data = parse_json(body)
+        data, notes = parse_json_noted(body)
         spec = self.rest.response
         text = dig(data, spec.text)
         if text is _MISSING or not isinstance(text, str | type(None)):
@@ -166,6 +181,7 @@ class RestAdapter(Adapter):
             tool_calls=[self._tool_call(item) for item in calls_raw],
             trace=_text(dig(data, spec.trace)) if spec.trace else "",
             tokens=tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
+            notes=notes,
         )
 
     def _tool_call(self, item: Any) -> dict[str, Any]:
@@ -199,7 +215,7 @@ class OpenAIAdapter(Adapter):
         return Request("POST", self.spec.path, json.dumps(body).encode(), "application/json")
 
     def parse(self, session_id: str, prompt: str, body: bytes) -> Reply:
-        data = parse_json(body)
+        data, notes = parse_json_noted(body)
         message = dig(data, "choices.0.message")
         if not isinstance(message, Mapping):
             raise Garbage(f"reply has no choices[0].message: {_excerpt(body)!r}")
@@ -208,8 +224,16 @@ class OpenAIAdapter(Adapter):
             content = _text(content)
         calls = []
         trace = []
-        for raw in message.get("tool_calls") or []:
-            fn = raw.get("function", {}) if isinstance(raw, Mapping) else {}
+        raw_calls = message.get("tool_calls")
+        if raw_calls is not None and not isinstance(raw_calls, list):
+            # a string would otherwise become one call per character
+            raise Garbage(f"`tool_calls` in the reply is not a list: {_excerpt(body)!r}")
+        for raw in raw_calls or []:
+            fn = raw.get("function", {}) if isinstance(raw, Mapping) else None
+            if not isinstance(fn, Mapping):
+                raise Garbage(
+                    f"a tool call in the reply has no `function` object: {_excerpt(body)!r}"
+                )
             call = {
                 "name": _text(fn.get("name")),
                 "arguments": _arguments(fn.get("arguments")),
@@ -232,6 +256,7 @@ class OpenAIAdapter(Adapter):
             tool_calls=calls,
             trace="\n".join(trace),
             tokens=tokens if isinstance(tokens, int) else None,
+            notes=notes,
         )
 
     def forget(self, session_id: str) -> None:

@@ -265,6 +265,8 @@ class AttemptRunner:
             http_status=exchange.http_status,
             latency_ms=exchange.latency_ms,
         )
+        if reply.notes:
+            turn["notes"] = list(reply.notes)
         return reply.tokens
 
     def _evidence_and_grade(self, item: PlanItem, record: dict[str, Any]) -> None:

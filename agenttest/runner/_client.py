@@ -26,6 +26,7 @@ import httpx
 
 from ._adapters import Adapter, Garbage, Reply, Request, dig, make_adapter, parse_json
 from ._config import AgentConfig
+from ._transport import BadEncoding, BodyTooLarge, Deadline, DeadlineTransport, read_body
 
 Log = Callable[[str], None]
 
@@ -132,12 +133,16 @@ class AgentClient:
             write=config.readiness.probe_timeout_s,
             pool=t.connect_s,
         )
+        self._deadline = Deadline(clock)
         self._http = httpx.Client(
             base_url=config.base_url,
-            headers=dict(config.headers),
+            # identity: a compressed reply would be inflated past the size cap (a gzip bomb);
+            # one that comes compressed anyway is decoded here with the cap on decoded bytes
+            headers={**dict(config.headers), "accept-encoding": "identity"},
             timeout=self._answer_timeout,
             follow_redirects=False,
             trust_env=False,
+            transport=DeadlineTransport(self._deadline),
         )
 
     def close(self) -> None:
@@ -162,24 +167,27 @@ class AgentClient:
                 headers={"content-type": req.content_type} if req.content else None,
                 timeout=timeout,
             )
-            # httpx's read timeout bounds each read; a reply trickling in byte by byte must
-            # still end at the answer limit, and a runaway body at MAX_REPLY_BYTES.
-            deadline = self.clock() + (timeout.read or 0)
+            # httpx's read timeout bounds each read; one deadline bounds the whole exchange,
+            # from connect to the last byte (endless 100 Continue, dripped headers or body),
+            # and the decoded body is capped at MAX_REPLY_BYTES.
+            self._deadline.at = self.clock() + (timeout.read or 0)
             resp = self._http.send(request, stream=True)
             try:
-                body = bytearray()
-                for chunk in resp.iter_raw():
-                    body += chunk
-                    if len(body) > MAX_REPLY_BYTES:
-                        raise ReplyTooLarge(f"reply larger than {MAX_REPLY_BYTES} bytes")
-                    if self.clock() > deadline:
-                        raise httpx.ReadTimeout("answer limit reached mid-body", request=request)
+                body = read_body(resp, MAX_REPLY_BYTES)
+            except BodyTooLarge as exc:
+                raise ReplyTooLarge(str(exc)) from None
+            except BadEncoding as exc:
+                raise ReplyTooLarge(f"unreadable reply: {exc}") from None
             finally:
                 resp.close()
-            return httpx.Response(
-                resp.status_code, headers=resp.headers, content=bytes(body), request=request
-            )
+            headers = [
+                (k, v)
+                for k, v in resp.headers.multi_items()
+                if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")
+            ]
+            return httpx.Response(resp.status_code, headers=headers, content=body, request=request)
         finally:
+            self._deadline.at = None
             self._in_flight.release()
 
     def _exchange(self, req: Request, what: str) -> tuple[httpx.Response, int]:
@@ -271,6 +279,8 @@ class AgentClient:
             return "not answering its health check"
         except httpx.HTTPError as exc:
             return f"unreachable ({type(exc).__name__})"
+        except ReplyTooLarge as exc:
+            return f"health reply unusable ({exc})"
         if resp.status_code in self.config.busy_statuses:
             return f"busy (HTTP {resp.status_code})"
         if not 200 <= resp.status_code < 300:

@@ -1,0 +1,167 @@
+"""Limits on one HTTP exchange that no agent can talk its way around.
+
+httpx's timeouts bound each socket operation, not the exchange: an agent that sends an
+endless stream of ``100 Continue`` responses, or drips its headers a byte at a time, keeps
+every read short and never reaches the answer limit. And httpx inflates compressed bodies
+after any size check the caller can make on the raw stream, so a 1 MB gzip body becomes
+1 GiB in memory. This module provides:
+
+* :class:`DeadlineTransport` — an httpx transport whose every socket read and write is cut
+  to the time left before one overall deadline (set per request, from connect to last byte);
+* :func:`read_body` — reads a response's raw bytes and decodes ``gzip``/``deflate`` layers
+  (stacked ones too) itself, counting *decoded* bytes against the reply cap, with bounded
+  memory per step.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import httpcore
+import httpx
+
+#: Decoded output produced per decompression step: memory per step stays bounded whatever
+#: the compression ratio (zlib reaches ~1000:1, stacked layers multiply that).
+_STEP = 256 * 1024
+
+
+class Deadline:
+    """The monotonic time by which the current exchange must be over (None: no limit)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.at: float | None = None
+
+    def cap(self, timeout: float | None, error: type[Exception]) -> float | None:
+        if self.at is None:
+            return timeout
+        left = self.at - self.clock()
+        if left <= 0:
+            raise error("the exchange's overall deadline has passed")
+        return left if timeout is None else min(timeout, left)
+
+
+class _Stream(httpcore.NetworkStream):
+    def __init__(self, inner: httpcore.NetworkStream, deadline: Deadline) -> None:
+        self._inner = inner
+        self._deadline = deadline
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, self._deadline.cap(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, self._deadline.cap(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self,
+        ssl_context: Any,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        timeout = self._deadline.cap(timeout, httpcore.ConnectTimeout)
+        return _Stream(self._inner.start_tls(ssl_context, server_hostname, timeout), self._deadline)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _Backend(httpcore.NetworkBackend):
+    def __init__(self, deadline: Deadline) -> None:
+        self._inner = httpcore.SyncBackend()
+        self._deadline = deadline
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:
+        timeout = self._deadline.cap(timeout, httpcore.ConnectTimeout)
+        stream = self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
+        return _Stream(stream, self._deadline)
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.NetworkStream:
+        timeout = self._deadline.cap(timeout, httpcore.ConnectTimeout)
+        return _Stream(
+            self._inner.connect_unix_socket(path, timeout, socket_options), self._deadline
+        )
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+class DeadlineTransport(httpx.HTTPTransport):
+    """httpx's own transport (exception mapping, pooling) over a deadline-aware socket layer."""
+
+    def __init__(self, deadline: Deadline) -> None:
+        super().__init__(trust_env=False)
+        # httpx does not take a network backend; its pool is rebuilt with one (same settings
+        # as httpx's default, no proxy: agenttest never uses the environment's proxies).
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(trust_env=False),
+            max_connections=100,
+            max_keepalive_connections=20,
+            keepalive_expiry=5.0,
+            network_backend=_Backend(deadline),
+        )
+
+
+class BodyTooLarge(Exception):
+    """The decoded body passed the cap."""
+
+
+class BadEncoding(Exception):
+    """A content encoding agenttest did not ask for and cannot decode safely."""
+
+
+def _layers(content_encoding: str) -> list[Any]:
+    """Decoders for a ``Content-Encoding`` header, outermost (last applied) first."""
+    decoders = []
+    for name in reversed([p.strip().lower() for p in content_encoding.split(",") if p.strip()]):
+        if name in ("identity", ""):
+            continue
+        if name in ("gzip", "x-gzip"):
+            decoders.append(zlib.decompressobj(zlib.MAX_WBITS | 16))
+        elif name == "deflate":
+            decoders.append(zlib.decompressobj())
+        else:
+            raise BadEncoding(f"content encoding {name!r} (agenttest asks for identity)")
+    return decoders
+
+
+def read_body(resp: httpx.Response, cap: int) -> bytes:
+    """The decoded body of a streamed response; :class:`BodyTooLarge` past ``cap`` bytes."""
+    layers = _layers(resp.headers.get("content-encoding", ""))
+    body = bytearray()
+
+    def push(level: int, data: bytes) -> None:
+        if level == len(layers):
+            body.extend(data)
+            if len(body) > cap:
+                raise BodyTooLarge(f"reply larger than {cap} bytes once decoded")
+            return
+        decoder = layers[level]
+        while True:
+            try:
+                out = decoder.decompress(data, _STEP)
+            except zlib.error as exc:
+                raise BadEncoding(f"the compressed reply is corrupt ({exc})") from None
+            data = decoder.unconsumed_tail
+            push(level + 1, out)
+            # a full step may leave output pending inside zlib even with no input left
+            if not data and len(out) < _STEP:
+                break
+
+    for chunk in resp.iter_raw():
+        push(0, chunk)
+    return bytes(body)
