@@ -151,6 +151,7 @@ class Fault:
     aborts: bool = False  # the run stops resumably (exit 3) instead of finishing
     during: Callable[[LoopbackAgent, Path], None] | None = None  # run in a thread mid-run
     check: Callable[[list[dict[str, Any]]], None] | None = None  # more about the attempts
+    before: Callable[[], object] | None = None  # slow preparation, done before the clock runs
 
 
 def _restart_between_turns(agent: LoopbackAgent, _log: Path) -> None:
@@ -258,8 +259,18 @@ FAULTS: dict[str, Fault] = {
         {"readiness": {"timeout_s": 0.5, "probe_timeout_s": 0.3}},
         aborts=True,
     ),
-    "gzip bomb": Fault(Behaviour(raw_turns={2: _gzip_bomb(1)}), causes={"garbage"}),
-    "stacked gzip bomb": Fault(Behaviour(raw_turns={2: _gzip_bomb(2)}), causes={"garbage"}),
+    "gzip bomb": Fault(
+        Behaviour(raw_turns={2: _gzip_bomb(1)}),
+        {"timeouts": {"answer_s": 30}},
+        causes={"garbage"},
+        before=lambda: _bomb(1),
+    ),
+    "stacked gzip bomb": Fault(
+        Behaviour(raw_turns={2: _gzip_bomb(2)}),
+        {"timeouts": {"answer_s": 30}},
+        causes={"garbage"},
+        before=lambda: _bomb(2),
+    ),
     "lone surrogates": Fault(
         Behaviour(raw_turns={1: _json_reply(_SURROGATE)}),
         check=lambda attempts: _check_repaired(attempts, "surrogate", "\ufffd cut emoji \ufffd"),
@@ -293,6 +304,8 @@ def _strict_json(line: str) -> Any:
 def test_fault(kind: str, tmp_path: Path) -> None:
     fault = FAULTS[kind]
     DRIPS_OUTLASTED.clear()
+    if fault.before is not None:
+        fault.before()
     log = tmp_path / "agent.log"
     log.write_text("", encoding="utf-8")
     fault.behaviour.log_file = str(log)
