@@ -104,11 +104,11 @@ class DeadlineTransport(httpx.HTTPTransport):
     """httpx's own transport (exception mapping, pooling) over a deadline-aware socket layer."""
 
     def __init__(self, deadline: Deadline) -> None:
-        super().__init__(trust_env=False)
-        # httpx does not take a network backend; its pool is rebuilt with one (same settings
-        # as httpx's default, no proxy: agenttest never uses the environment's proxies).
+        # httpx takes no network backend, so the pool its __init__ would build is built here
+        # instead, with one (httpx's default settings, no proxy: agenttest never uses the
+        # environment's proxies). No TLS context up front: httpcore makes its default one
+        # when an https agent is first reached, and loading CA files costs every client.
         self._pool = httpcore.ConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
             max_connections=100,
             max_keepalive_connections=20,
             keepalive_expiry=5.0,
