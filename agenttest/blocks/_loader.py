@@ -14,6 +14,7 @@ from agenttest._util.convert import MISSING, Converter, suggest
 from agenttest._util.located_yaml import Located, load_located
 from agenttest.errors import InputError, Problem
 
+from ._cases import check_variables, expand, read_cases
 from ._model import CRITERION_TYPES, TIERS, Block, Criterion, Overlay, Reference, SourceRef
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -240,12 +241,20 @@ def load_block_file(path: Path) -> tuple[Block | None, list[Problem], Located | 
     if not isinstance(located.value, dict):
         conv.problem(located.line, "a block file must hold one mapping (one block per file)")
         return None, problems + conv.problems, None
-    raw = conv.record(Block, located, "")
+    cases_node = located.value.get("cases")
+    body = Located(
+        {k: v for k, v in located.value.items() if k != "cases"},
+        located.line,
+        {k: v for k, v in located.key_lines.items() if k != "cases"},
+    )
+    cases, case_problems = read_cases(cases_node, path)
+    raw = conv.record(Block, body, "")
     if raw is MISSING:
-        return None, problems + conv.problems, located
-    block = dataclasses.replace(raw, source=SourceRef(name, located.line))
+        return None, problems + conv.problems + case_problems, located
+    block = dataclasses.replace(raw, source=SourceRef(name, located.line), cases=cases)
     _check_block(conv, block, located)
-    return (None if conv.problems else block), problems + conv.problems, located
+    found = problems + conv.problems + case_problems + check_variables(block)
+    return (None if found else block), found, located
 
 
 def load_overlay(path: str | Path) -> tuple[Overlay | None, list[Problem], Located | None]:
@@ -357,7 +366,7 @@ def load_battery(paths: Sequence[str | Path], overlay: str | Path | None = None)
             )
             ref = merge_reference(block.reference, ov.defaults, per_block)
             block = dataclasses.replace(block, reference=ref)
-        resolved.append(block)
+        resolved += expand(block)
     _recheck_markers(resolved, problems)
     if problems:
         raise InputError(problems)

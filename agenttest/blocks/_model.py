@@ -327,6 +327,17 @@ class SourceRef:
 
 
 @dataclass(frozen=True)
+class Case:
+    """One case of a parameterised block: its variables, and the category reports group by."""
+
+    id: str
+    category: str | None
+    vars: Mapping[str, str]
+    source: SourceRef
+    parent: str | None = None  # the block's own id, once the case is made a block
+
+
+@dataclass(frozen=True)
 class Block:
     id: str
     tier: Tier
@@ -344,6 +355,14 @@ class Block:
     teardown: tuple[Teardown, ...] = ()
     reference: Reference = field(default_factory=Reference)
     notes: str | None = None
+    cases: tuple[Case, ...] = field(
+        default=(),
+        metadata={
+            "doc": "parameterised block: a list of mappings (`id`, optional `category`, "
+            "variables) or a .jsonl/.csv file beside the block; one attempt id BLOCK#case-id each"
+        },
+    )
+    case: Case | None = field(default=None, metadata={"internal": True})
     source: SourceRef | None = field(default=None, metadata={"internal": True})
 
     @property

@@ -56,6 +56,9 @@ def _record_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
     required: list[str] = []
     hint_map = hints(cls)
     for f in public_fields(cls):
+        if cls is Block and f.name == "cases":
+            props["cases"] = _cases_schema(f.metadata["doc"])
+            continue
         schema = dict(_type_schema(hint_map[f.name], defs))
         if "doc" in f.metadata:
             schema["description"] = f.metadata["doc"]
@@ -71,6 +74,22 @@ def _record_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
         out["properties"]["type"] = {"enum": sorted(CRITERION_TYPES)}
         out["allOf"] = [_criterion_rule(name) for name in sorted(CRITERION_TYPES)]
     return out
+
+
+def _cases_schema(doc: str) -> dict[str, Any]:
+    case = {
+        "type": "object",
+        "required": ["id"],
+        "properties": {"id": {"type": ["string", "integer"]}, "category": {"type": "string"}},
+        "additionalProperties": {"type": ["string", "number", "boolean"]},
+    }
+    return {
+        "description": doc,
+        "anyOf": [
+            {"type": "array", "minItems": 1, "items": case},
+            {"type": "string", "pattern": r"\.(jsonl|csv)$"},
+        ],
+    }
 
 
 def _criterion_rule(name: str) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from agenttest.errors import AgentTestError, UsageError
 from agenttest.stats import percentile
 
 from ._aggregate import CODE_NAME, Aggregator, SlotKey, Tally, timestamp
+from ._cases import case_families
 from ._details import MAX_FAILING_DETAILS, attempt_detail, describe_evidence, fetch_records
 from ._model import (
     ASI_NAMES,
@@ -328,6 +329,7 @@ def aggregate_report(
         integrity=integrity,
         agreement=agreement,
         latency_histogram=_histogram(tallies),
+        cases=case_families(blocks, loaded, block_rule),
     )
 
 

@@ -19,6 +19,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from ._cases import cases_dict
 from ._model import BlockResult, GroupResult, Rate, Report
 from ._render import pct, rate_text
 
@@ -107,6 +108,7 @@ def report_dict(report: Report) -> dict[str, Any]:
         "calibration": to_plain(report.calibration),
         "regression": to_plain(report.regression),
         "checklist": to_plain(report.checklist),
+        "cases": cases_dict(report.cases),
     }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from agenttest.stats import pass_at_k, pass_hat_k, wilson_interval
 
@@ -338,6 +339,7 @@ class Report:
     calibration: Calibration | None = None
     regression: Comparison | None = None
     checklist: Checklist | None = None
+    cases: tuple[Any, ...] = ()  # CaseFamily rows of parameterised blocks (._cases)
 
     def block(self, test_id: str) -> BlockResult | None:
         return next((b for b in self.blocks if b.test_id == test_id), None)

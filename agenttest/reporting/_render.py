@@ -13,6 +13,7 @@ from typing import Any
 
 from agenttest._resources import templates_dir
 
+from ._cases import cases_markdown
 from ._charts import latency_chart, tier_chart
 from ._model import Rate, Report
 
@@ -108,7 +109,8 @@ def _context(report: Report) -> dict[str, Any]:
 
 
 def render_markdown(report: Report) -> str:
-    return str(_environment(False).get_template("report.md.j2").render(_context(report)))
+    text = str(_environment(False).get_template("report.md.j2").render(_context(report)))
+    return text + ("\n" + cases_markdown(report.cases) if report.cases else "")
 
 
 def render_html(report: Report) -> str:

@@ -52,6 +52,11 @@ def select_blocks(battery: Battery, only: Sequence[str], tiers: Sequence[str]) -
     wanted: set[str] = set()
     for test_id in only:
         block = battery.get(test_id)
+        # A parameterised block's own id selects all its cases (BLOCK#case-id).
+        family = [b.id for b in battery if b.case is not None and b.case.parent == test_id]
+        wanted.update(family)
+        if block is None and family:
+            continue
         if block is None:
             known = [b.id for b in battery]
             raise UsageError(f"--only {test_id}: no such block{suggest(test_id, known)}")
