@@ -18,10 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from agenttest._util.located_yaml import Located
 from agenttest.errors import Problem
 
 from ._model import Block, Case, Criterion, SourceRef
-from ._yaml import Located
 
 CASE_FILE_SUFFIXES = (".jsonl", ".csv")
 PLACEHOLDER = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")  # as Block.fill replaces

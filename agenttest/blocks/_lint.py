@@ -71,6 +71,7 @@ from collections.abc import Iterable
 
 from agenttest.errors import Problem
 
+from ._lint_evidence import lint_evidence
 from ._lint_facts import (
     _ANY,
     _CORPUS_PREMISE,
@@ -312,6 +313,9 @@ def lint_battery(battery: Battery | Iterable[Block]) -> list[Problem]:
     """Every lint problem of every block, as ``FILE:LINE: [rule] message`` problems."""
     lines = _Lines()
     out: list[Problem] = []
-    for block in battery:
+    blocks = list(battery)
+    for block in blocks:
         out.extend(lint_block(block, lines))
-    return sorted(out, key=lambda p: (p.file, p.line, p.message))
+    out.extend(lint_evidence(blocks, lines))
+    # The cases of a parameterised block share one file: report each problem once.
+    return sorted(set(out), key=lambda p: (p.file, p.line, p.message))

@@ -262,7 +262,9 @@ class Turn:
     )
 
 
-FixtureKind = Literal["file", "dir", "absent", "git_repo", "memory_reset", "web_page"]
+FixtureKind = Literal[
+    "file", "dir", "absent", "git_repo", "memory_reset", "web_page", "memory_seed"
+]
 
 
 @dataclass(frozen=True)
@@ -274,6 +276,8 @@ class Fixture:
     content: str | None = None
     commits: tuple[str, ...] = field(default=(), metadata={"doc": "git_repo: commit messages"})
     url: str | None = field(default=None, metadata={"doc": "web_page: the address it answers"})
+    # memory_seed: `content` holds the notes (one a line) put into the agent's persistent
+    # memory through its seed endpoint; an agent that cannot be seeded gets ERROR/precondition.
 
 
 TeardownKind = Literal["remove", "memory_reset"]
@@ -360,6 +364,13 @@ class Block:
         metadata={
             "doc": "parameterised block: a list of mappings (`id`, optional `category`, "
             "variables) or a .jsonl/.csv file beside the block; one attempt id BLOCK#case-id each"
+        },
+    )
+    inverse: tuple[str, ...] = field(
+        default=(),
+        metadata={
+            "doc": "EV: blocks asking the same where the evidence suffices, so a plain answer "
+            "must pass (a block that accepts declining names at least one)"
         },
     )
     case: Case | None = field(default=None, metadata={"internal": True})

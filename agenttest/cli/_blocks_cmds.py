@@ -29,12 +29,17 @@ def validate(
     from agenttest.blocks import validate_paths
 
     battery = validate_paths(paths, overlay=overlay, strict=strict)
-    tiers: dict[str, int] = {}
-    for b in battery:
-        tiers[b.tier] = tiers.get(b.tier, 0) + 1
-    per_tier = ", ".join(f"{t} {n}" for t, n in tiers.items())
+    tiers: dict[str, set[str]] = {}
+    cases = 0
+    for b in battery:  # a parameterised block counts once; its cases are counted apart
+        family = b.case.parent if b.case is not None and b.case.parent else b.id
+        tiers.setdefault(b.tier, set()).add(family)
+        cases += b.case is not None
+    per_tier = ", ".join(f"{t} {len(n)}" for t, n in tiers.items())
+    total = sum(len(n) for n in tiers.values())
     extra = f" with overlay {battery.overlay.agent}" if battery.overlay else ""
-    print(f"{len(battery)} blocks valid{extra} ({per_tier}); battery {battery.digest}")
+    with_cases = f", {cases} cases" if cases else ""
+    print(f"{total} blocks valid{extra} ({per_tier}{with_cases}); battery {battery.digest}")
 
 
 @app.command("list")

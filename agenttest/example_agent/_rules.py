@@ -16,6 +16,7 @@ from ._agent import Session, Turn, confirmation
 from ._calc import calculate
 from ._data import OfflineData
 from ._guard import fold, is_turkish
+from ._rules_evidence import evidence_reply
 from ._rules_files import Context, Intent
 from ._rules_intents import classify
 from ._rules_parse import split_steps
@@ -78,6 +79,9 @@ class RulesBrain:
         turn.turkish = tr
         ctx = self._context(session)
         text = message.strip()
+        answered = evidence_reply(turn, text)
+        if answered is not None:
+            return answered
         folded = fold(text)
         refusal, ctx.last_refusal = ctx.last_refusal, None
         if refusal and _INSIST.search(folded):

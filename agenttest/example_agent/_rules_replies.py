@@ -124,7 +124,12 @@ def _value_of(tool: str, text: str, detail: str) -> str:
 def describe(tool: str, out: Outcome, tr: bool, injected: bool, ctx: Context, detail: str) -> str:
     """The reply for one tool call."""
     if out.status == "blocked":
-        return say(tr, f"I refused: {out.text}.", f"Reddettim: {out.text}.")
+        # Name the tool and say "blocked": the user learns which step did not happen.
+        return say(
+            tr,
+            f"I refused ({tool} blocked): {out.text}.",
+            f"Reddettim ({tool} engellendi): {out.text}.",
+        )
     if not out.ok:
         reply = say(tr, f"That did not work: {out.text}", f"Bu olmadı: {out.text}")
         if tool == "web_fetch":

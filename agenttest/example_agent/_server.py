@@ -206,7 +206,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0]
-        if path not in ("/v1/turn", "/v1/reset"):
+        if path not in ("/v1/turn", "/v1/reset", "/v1/memory/seed"):
             self._error(404, f"no such endpoint: POST {path}")
             return
         body = self._body()
@@ -230,6 +230,9 @@ class _Handler(BaseHTTPRequestHandler):
             if path == "/v1/reset":
                 self._reset(body)
                 return
+            if path == "/v1/memory/seed":
+                self._seed(body)
+                return
             self._turn(body["session_id"], body["message"])
         finally:
             server.turn_lock.release()
@@ -249,6 +252,21 @@ class _Handler(BaseHTTPRequestHandler):
         if cleared is not None:
             answer["memory_cleared"] = cleared
         self._send(200, answer)
+
+    def _seed(self, body: dict[str, Any]) -> None:
+        """Save notes into the persistent memory, as if an earlier session had (EV blocks)."""
+        items = body.get("items")
+        if not isinstance(items, list) or not all(isinstance(i, str) and i for i in items):
+            self._error(400, "items must be a list of non-empty strings")
+            return
+        try:
+            count = 0
+            for text in items:
+                count = self.server.agent.ctx.memory.save(text)
+        except (OSError, Blocked) as exc:
+            self._error(500, f"seed failed: {type(exc).__name__}: {exc}")
+            return
+        self._send(200, {"status": "ok", "seeded": len(items), "items": count})
 
     def _turn(self, session_id: str, message: str) -> None:
         server, faults = self.server, self.server.faults

@@ -36,7 +36,7 @@ ABSTAIN_TR = (
     "sonuç yok", "eşleşme yok", "sonuç bulunamadı",
 )  # fmt: skip
 ABSTAIN_PHRASES = ABSTAIN_EN + ABSTAIN_TR
-_WORD = re.compile(r"\w+")
+_WORD = re.compile(r"[^\W_]+")  # `file_write` is two words, as its role name
 
 
 @lru_cache(maxsize=1)

@@ -126,6 +126,10 @@ class Adapter:
     def reset_request(self, session_id: str, memory: bool) -> Request | None:
         return None
 
+    def seed_request(self, session_id: str, items: list[str]) -> Request | None:
+        """How to put notes into the agent's persistent memory; None: it cannot be seeded."""
+        return None
+
     def forget(self, session_id: str) -> None:
         """Drop what the runner itself keeps for a session."""
 
@@ -133,9 +137,10 @@ class Adapter:
 class RestAdapter(Adapter):
     """Native and rest modes: a templated request, replies read through dotted paths."""
 
-    def __init__(self, rest: Rest, model: str) -> None:
+    def __init__(self, rest: Rest, model: str, *, native: bool = False) -> None:
         self.rest = rest
         self.model = model
+        self.native = native  # the native protocol seeds memory at /v1/memory/seed
         env = environment()
         self._body = env.from_string(rest.request.body)
         self._path = env.from_string(rest.request.path)
@@ -163,6 +168,12 @@ class RestAdapter(Adapter):
             self._reset_body.render(values).encode("utf-8"),
             reset.content_type,
         )
+
+    def seed_request(self, session_id: str, items: list[str]) -> Request | None:
+        if not self.native:
+            return None
+        body = json.dumps({"session_id": session_id, "items": items}).encode("utf-8")
+        return Request("POST", "/v1/memory/seed", body, "application/json")
 
     def parse(self, session_id: str, prompt: str, body: bytes) -> Reply:
         data, notes = parse_json_noted(body)
@@ -268,4 +279,4 @@ def make_adapter(config: AgentConfig) -> Adapter:
         return OpenAIAdapter(config.openai or OpenAI(), config.model)
     if config.mode == "rest":
         return RestAdapter(config.rest or Rest(), config.model)
-    return RestAdapter(NATIVE, config.model)
+    return RestAdapter(NATIVE, config.model, native=True)

@@ -21,7 +21,7 @@ from agenttest.results import SCHEMA_VERSION
 
 from ._client import AgentClient, AgentNotReady, TurnLost, Waits
 from ._plan import PlanItem
-from ._workspace import FixtureError, LogTail, prepare, snapshot, teardown
+from ._workspace import FixtureError, LogTail, PreconditionUnmet, prepare, snapshot, teardown
 
 Log = Callable[[str], None]
 
@@ -195,7 +195,10 @@ class AttemptRunner:
         try:
             self.client.reset(session_id)
             prepare(
-                self.workspace, block.fixtures, lambda: self.client.reset(session_id, memory=True)
+                self.workspace,
+                block.fixtures,
+                lambda: self.client.reset(session_id, memory=True),
+                lambda items: self.client.seed_memory(session_id, items),
             )
             for number, prompt in enumerate(block.prompts(), start=1):
                 reply_tokens = self._turn(session_id, number, prompt, turns)
@@ -204,6 +207,8 @@ class AttemptRunner:
         except TurnLost as lost:
             status = "timeout" if lost.cause == "timeout" else "error"
             error, cause = lost.message, lost.cause
+        except PreconditionUnmet as exc:
+            status, error, cause = "error", f"precondition: {exc}", "precondition"
         except FixtureError as exc:
             status, error, cause = "error", f"fixture: {exc}", "fixture"
         except StopRequested as stop:

@@ -27,6 +27,7 @@ import httpx
 from ._adapters import Adapter, Garbage, Reply, Request, dig, make_adapter, parse_json
 from ._config import AgentConfig
 from ._transport import BadEncoding, BodyTooLarge, Deadline, DeadlineTransport, read_body
+from ._workspace import PreconditionUnmet
 
 Log = Callable[[str], None]
 
@@ -341,6 +342,26 @@ class AgentClient:
                 http_status=resp.status_code,
             )
         return resp.status_code
+
+    def seed_memory(self, session_id: str, items: list[str]) -> None:
+        """Put notes into the agent's persistent memory (a ``memory_seed`` fixture).
+
+        Raises :class:`PreconditionUnmet` when the agent cannot be seeded (no way to ask
+        in its config, or it answers that it has no such endpoint): the block's premise
+        cannot be set up, which is neither a FAIL nor a lost turn.
+        """
+        req = self.adapter.seed_request(session_id, items)
+        if req is None:
+            raise PreconditionUnmet("the agent's protocol offers no way to seed its memory")
+        resp, _latency = self._exchange(req, "memory seed")
+        if resp.status_code in (404, 405, 501):
+            raise PreconditionUnmet(f"the agent cannot be seeded (HTTP {resp.status_code})")
+        if not 200 <= resp.status_code < 300:
+            raise TurnLost(
+                "http_error",
+                f"memory seed: HTTP {resp.status_code}: {resp.text[:200]!r}",
+                http_status=resp.status_code,
+            )
 
     def turn(self, session_id: str, prompt: str, turn: int) -> Exchange:
         req = self.adapter.turn_request(session_id, prompt, turn)

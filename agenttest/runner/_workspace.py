@@ -23,6 +23,11 @@ class FixtureError(Exception):
     """A fixture could not be prepared; the attempt is ``ERROR`` (cause ``fixture``)."""
 
 
+class PreconditionUnmet(FixtureError):
+    """The agent cannot be put in the block's starting state (it cannot be seeded): the
+    attempt is ``ERROR`` with cause ``precondition``, never a FAIL."""
+
+
 def inside(workspace: Path, rel: str) -> Path:
     """``workspace / rel``, refusing anything that resolves outside the workspace."""
     root = workspace.resolve()
@@ -87,13 +92,22 @@ def _git_repo(target: Path, commits: tuple[str, ...]) -> None:
 
 
 def prepare(
-    workspace: Path | None, fixtures: tuple[Fixture, ...], reset_memory: Callable[[], object]
+    workspace: Path | None,
+    fixtures: tuple[Fixture, ...],
+    reset_memory: Callable[[], object],
+    seed_memory: Callable[[list[str]], object] | None = None,
 ) -> None:
     """Create the block's fixtures in their order; a `memory_reset` calls ``reset_memory``
-    at its place, so a block can reset and then seed (or seed and keep)."""
+    at its place, so a block can reset and then seed (or seed and keep); a `memory_seed`
+    calls ``seed_memory`` with its content (one note a line)."""
     for fx in fixtures:
         if fx.kind == "memory_reset":
             reset_memory()
+            continue
+        if fx.kind == "memory_seed":
+            if seed_memory is None:
+                raise PreconditionUnmet("this run cannot seed the agent's memory")
+            seed_memory([line for line in (fx.content or "").splitlines() if line.strip()])
             continue
         if workspace is None:
             raise FixtureError(
