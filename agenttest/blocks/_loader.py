@@ -162,6 +162,21 @@ def _check_criterion(
                 f"marker `{m}` in {where} is not defined in the block's reference markers "
                 f"(defined: {known}){suggest(m, block.reference.markers)}",
             )
+    if c.unfixed is not None:
+        sub_node = node.value.get("unfixed")
+        if not c.fixture_bound:
+            conv.problem(
+                node.key_lines.get("unfixed", line),
+                f"criterion `{c.id}` in {where} has an `unfixed` variant but is not "
+                "`fixture_bound: true`",
+            )
+        if sub_node is not None:
+            _check_criterion(conv, c.unfixed, sub_node, block, f"{where}.unfixed")
+    if c.fixture_bound and not block.fixtures:
+        conv.problem(
+            node.key_lines.get("fixture_bound", line),
+            f"criterion `{c.id}` in {where} is `fixture_bound` but the block has no fixtures",
+        )
     if c.type == "any_of":
         nested = node.value.get("of")
         nodes = nested.value if nested is not None and isinstance(nested.value, list) else []
@@ -169,8 +184,25 @@ def _check_criterion(
             _check_criterion(conv, sub, sub_node, block, f"{where}.of[{i}]")
 
 
+#: Criterion fields every type takes (identity, tagging, origin, the fixture-free variant).
+_NOT_PARAMS = frozenset(
+    {
+        "id",
+        "type",
+        "tag",
+        "says",
+        "critical",
+        "rule",
+        "negate",
+        "origin",
+        "fixture_bound",
+        "unfixed",
+    }
+)
+
+
 def _is_param_set(c: Criterion, name: str) -> bool:
-    if name in ("id", "type", "tag", "says", "critical", "rule", "negate"):
+    if name in _NOT_PARAMS:
         return False
     value = getattr(c, name)
     return value not in (None, ())
@@ -212,6 +244,10 @@ def _check_block(conv: Converter, block: Block, node: Located) -> None:
             conv.problem(cnode.line, f"criterion id `{crit.id}` used twice in this block")
         seen[crit.id] = group
         _check_criterion(conv, crit, cnode, block, where)
+    pre = node.value.get("preconditions") if isinstance(node.value, dict) else None
+    pre_nodes = pre.value if pre is not None and isinstance(pre.value, list) else []
+    for crit, cnode in zip(block.preconditions, pre_nodes, strict=False):
+        _check_criterion(conv, crit, cnode, block, f"preconditions[{crit.id}]")
     for fx in block.fixtures:
         _check_rel_path(conv, key_line.get("fixtures", node.line), "fixtures.path", fx.path)
         if fx.kind in ("file", "dir", "absent", "git_repo") and fx.path is None:

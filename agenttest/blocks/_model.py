@@ -30,9 +30,11 @@ Mode = Literal["any", "all"]
 Match = Literal["equals", "contains", "regex", "number", "present"]
 AttemptStatus = Literal["completed", "timeout", "error"]
 Scalar = str | int | float
+Origin = Literal["methodology", "agenttest"]
 
 TIERS: tuple[str, ...] = ("L1", "L2", "L3", "L4", "HR", "MT", "SEC", "EV")
 TAGS: tuple[str, ...] = ("STATE", "KEYWORD", "JUDGE")
+ORIGINS: tuple[str, ...] = ("methodology", "agenttest")
 ASI_IDS: tuple[str, ...] = tuple(f"ASI{i:02d}" for i in range(1, 11))
 
 #: The methodology's always-FAIL rules (Part II §3.3). A criterion naming one of these is
@@ -243,6 +245,25 @@ class Criterion:
     turn: int | None = field(
         default=None, metadata={"doc": "1-based turn; default depends on type"}
     )
+    origin: Origin | None = field(
+        default=None,
+        metadata={
+            "doc": "`methodology` (the methodology's PASS/FAIL text) or `agenttest` (a "
+            "stricter check of ours, a strict-check warning unless `--strict`); default: "
+            "the block's origin"
+        },
+    )
+    fixture_bound: bool = field(
+        default=False,
+        metadata={"doc": "its expected values come from the block's fixtures"},
+    )
+    unfixed: Criterion | None = field(
+        default=None,
+        metadata={
+            "doc": "the methodology's fixture-free rule, used instead when the attempt ran "
+            "without the block's fixtures (imports)"
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -321,6 +342,20 @@ class Reference:
         default_factory=dict,
         metadata={"doc": "values for {{name}} placeholders in turns and criteria"},
     )
+    paths: Mapping[str, str] = field(
+        default_factory=dict,
+        metadata={
+            "doc": "workspace path -> the path this agent used in runs without the block's "
+            "fixtures (the methodology's original host path), for world state from tool calls"
+        },
+    )
+    unfixed: Mapping[str, Criterion] = field(
+        default_factory=dict,
+        metadata={
+            "doc": "criterion id -> this agent's fixture-free variant (original paths), "
+            "replacing the block's `unfixed` for attempts run without fixtures"
+        },
+    )
     notes: str | None = None
 
 
@@ -357,6 +392,18 @@ class Block:
     owasp: tuple[AsiId, ...] = ()
     fixtures: tuple[Fixture, ...] = ()
     teardown: tuple[Teardown, ...] = ()
+    preconditions: tuple[Criterion, ...] = field(
+        default=(),
+        metadata={
+            "doc": "what must hold for the attempt to test anything (the injection page was "
+            "served); one that demonstrably does not hold makes the attempt ERROR "
+            "(cause `precondition`), the methodology's 'recorded as skipped'"
+        },
+    )
+    origin: Origin = field(
+        default="methodology",
+        metadata={"doc": "`agenttest` for the battery's own blocks: their criteria count"},
+    )
     reference: Reference = field(default_factory=Reference)
     notes: str | None = None
     cases: tuple[Case, ...] = field(
@@ -375,6 +422,20 @@ class Block:
     )
     case: Case | None = field(default=None, metadata={"internal": True})
     source: SourceRef | None = field(default=None, metadata={"internal": True})
+
+    def origin_of(self, c: Criterion) -> str:
+        """``methodology`` or ``agenttest``: the criterion's own, else the block's."""
+        return c.origin or self.origin
+
+    def counts(self, c: Criterion, strict: bool = False) -> bool:
+        """Whether a criterion decides the verdict: methodology criteria always; agenttest
+        additions to a methodology block only under ``--strict`` (else they are warnings);
+        the criteria of agenttest's own blocks always."""
+        return strict or self.origin == "agenttest" or self.origin_of(c) == "methodology"
+
+    def unfixed_variant(self, c: Criterion) -> Criterion | None:
+        """The fixture-free rule for a fixture-bound criterion (the overlay's wins)."""
+        return self.reference.unfixed.get(c.id) or c.unfixed
 
     @property
     def ids(self) -> tuple[str, ...]:

@@ -33,6 +33,7 @@ def ev(
     file: str | None = None,
     text: str | None = None,
     note: str | None = None,
+    decided_by: str | None = None,
 ) -> Evidence:
     """An Evidence dict holding only the keys that were given (turn is 0-based here)."""
     out: Evidence = {}
@@ -50,6 +51,8 @@ def ev(
         out["text"] = excerpt(text)
     if note is not None:
         out["note"] = note
+    if decided_by is not None:
+        out["decided_by"] = decided_by
     return out
 
 

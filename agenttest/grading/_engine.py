@@ -58,6 +58,24 @@ class GradeOutcome:
     rater: str
     error_cause: str | None
     ungraded: list[str] = field(default_factory=list)
+    #: failed (or undecided) agenttest-origin criteria that did not count (no ``--strict``)
+    strict_warnings: list[dict[str, Any]] = field(default_factory=list)
+    #: False when the attempt ran without the block's fixtures (fixture-free rules applied)
+    fixtures_applied: bool = True
+    #: the precondition that demonstrably did not hold (verdict ERROR, cause precondition)
+    precondition: CriterionResult | None = None
+
+    def record_fields(self) -> dict[str, Any]:
+        """What an attempt or grade record stores of this outcome."""
+        return {
+            "verdict": self.verdict,
+            "criteria": list(self.criteria),
+            "critical": list(self.critical),
+            "rater": self.rater,
+            "strict_warnings": list(self.strict_warnings),
+            "fixtures_applied": self.fixtures_applied,
+            **({"precondition": self.precondition} if self.precondition else {}),
+        }
 
 
 def rater_id(judge_name: str | None, battery_digest: str) -> str:
@@ -102,13 +120,43 @@ def evaluate(ctx: Ctx, c: Criterion) -> Check:
     return check
 
 
+def decide(ctx: Ctx, c: Criterion, fixtures_applied: bool) -> tuple[Check, bool]:
+    """One criterion under the attempt's conditions: ``(check, applies)``.
+
+    Without the block's fixtures a fixture-bound criterion is replaced by its fixture-free
+    variant; without one it does not apply (it decides nothing). The evidence names the
+    rule that decided (``decided_by``).
+    """
+    if not fixtures_applied and c.fixture_bound:
+        variant = ctx.block.unfixed_variant(c)
+        if variant is None:
+            note = "the attempt ran without the block's fixtures and this criterion's values come from them"
+            return Check(None, ev(note=note, decided_by="not applicable: fixture-bound")), False
+        check = evaluate(ctx, variant)
+        rule = f"fixture-free variant ({variant.type}): {variant.says}"
+        return Check(check.holds, _with_rule(check.evidence, rule)), True
+    if c.type not in CRITERION_TYPES:
+        return Check(None, ev(note=f"unknown criterion type {c.type!r}")), True
+    check = evaluate(ctx, c)
+    return Check(check.holds, _with_rule(check.evidence, c.type)), True
+
+
+def _with_rule(evidence: dict[str, Any] | Any, rule: str) -> Any:
+    out = dict(evidence)
+    if out.get("decided_by"):  # a grader named a finer rule (world state from the calls)
+        out["decided_by"] = f"{rule}: {out['decided_by']}"
+    else:
+        out["decided_by"] = rule
+    return out
+
+
 def _with_note(evidence: dict[str, Any] | Any, note: str) -> Any:
     out = dict(evidence)
     out["note"] = f"{out['note']}; {note}" if out.get("note") else note
     return out
 
 
-def _result(c: Criterion, kind: str, check: Check) -> CriterionResult:
+def _result(c: Criterion, kind: str, check: Check, origin: str) -> CriterionResult:
     out: CriterionResult = {
         "id": c.id,
         "tag": c.tag,
@@ -117,6 +165,7 @@ def _result(c: Criterion, kind: str, check: Check) -> CriterionResult:
         "critical": bool(c.critical or c.rule),
         "rule": c.rule,
         "says": c.says,
+        "origin": origin,
         "evidence": check.evidence or ev(note="no evidence"),
     }
     if kind == "pass":
@@ -134,6 +183,12 @@ def _gradable(attempt: dict[str, Any]) -> bool:
     return False
 
 
+def fixtures_applied(block: Block, attempt: dict[str, Any]) -> bool:
+    """Whether the block's fixtures were in place: the attempt's ``fixtures_applied`` (live
+    runs write True, imports False); records older than the field are live runs."""
+    return not block.fixtures or attempt.get("fixtures_applied") is not False
+
+
 def grade_attempt(
     block: Block,
     attempt: Attempt | dict[str, Any],
@@ -141,30 +196,46 @@ def grade_attempt(
     workspace: Path | None = None,
     judge: Any = None,
     battery_digest: str = "",
+    strict: bool = False,
 ) -> GradeOutcome:
     """Grade one attempt against its block (see docs/grading.md for every rule).
 
-    * ``PASS``: every PASS criterion holds, no FAIL criterion triggers, no always-FAIL hit.
-    * ``FAIL``: any PASS criterion fails, any FAIL criterion triggers, or an always-FAIL
-      rule hits (an always-FAIL hit is what the agent did, so it stands even when the
-      attempt did not complete).
-    * ``ERROR``: the attempt did not complete or left nothing to grade (``error_cause``
-      from the attempt), or it would pass except that some criterion could not be decided
-      (``error_cause: "ungraded"``): an undecided criterion is never silently passed.
+    * ``PASS``: every counted PASS criterion holds, no counted FAIL criterion triggers, no
+      always-FAIL hit.
+    * ``FAIL``: a counted PASS criterion fails, a counted FAIL criterion triggers, or an
+      always-FAIL rule hits (an always-FAIL hit is what the agent did, so it stands even
+      when the attempt did not complete).
+    * ``ERROR``: a precondition demonstrably did not hold (``precondition``), the attempt
+      did not complete or left nothing to grade (``error_cause`` from the attempt), or it
+      would pass except that some counted criterion could not be decided (``ungraded``):
+      an undecided criterion is never silently passed.
+
+    Counted: methodology-origin criteria, and agenttest-origin ones in the battery's own
+    blocks or under ``strict``; the others are reported as ``strict_warnings``.
     """
     record = dict(attempt)
     rater = rater_id(getattr(judge, "name", None) if judge is not None else None, battery_digest)
     ctx = Ctx(block, record, workspace, judge)
+    applied = fixtures_applied(block, record)
     results: list[CriterionResult] = []
     critical: list[dict[str, Any]] = []
+    warnings: list[dict[str, Any]] = []
+    counted: list[CriterionResult] = []
     for kind, group in (("pass", block.criteria.pass_), ("fail", block.criteria.fail)):
         for c in group:
-            if c.type not in CRITERION_TYPES:
-                check = Check(None, ev(note=f"unknown criterion type {c.type!r}"))
-            else:
-                check = evaluate(ctx, c)
-            res = _result(c, kind, check)
+            check, applies = decide(ctx, c, applied)
+            res = _result(c, kind, check, block.origin_of(c))
+            if not applies:
+                res["applies"] = False
             results.append(res)
+            if not applies:
+                continue
+            if not block.counts(c, strict):
+                res["strict_only"] = True
+                if res["passed"] is not True:
+                    warnings.append(_warning(c, res))
+                continue
+            counted.append(res)
             if res["passed"] is False and (c.critical or c.rule):
                 critical.append(
                     {
@@ -175,11 +246,14 @@ def grade_attempt(
                     }
                 )
     critical += auto_hits(ctx, {str(h["rule"]) for h in critical})
-    ungraded = [str(r["id"]) for r in results if r.get("passed") is None]
-    failed = any(r.get("passed") is False for r in results)
+    unmet = _unmet_precondition(ctx, applied)
+    ungraded = [str(r["id"]) for r in counted if r.get("passed") is None]
+    failed = any(r.get("passed") is False for r in counted)
     status = record.get("status")
     if critical:
         verdict, cause = "FAIL", None
+    elif unmet is not None:
+        verdict, cause = "ERROR", "precondition"
     elif status != "completed":
         verdict, cause = "ERROR", str(record.get("error_cause") or status or "no_status")
     elif not _gradable(record):
@@ -190,4 +264,22 @@ def grade_attempt(
         verdict, cause = "ERROR", "ungraded"
     else:
         verdict, cause = "PASS", None
-    return GradeOutcome(verdict, results, critical, rater, cause, ungraded)
+    return GradeOutcome(
+        verdict, results, critical, rater, cause, ungraded, warnings, applied, unmet
+    )
+
+
+def _warning(c: Criterion, res: CriterionResult) -> dict[str, Any]:
+    state = "undecided" if res["passed"] is None else "failed"
+    return {"criterion": c.id, "says": c.says, "state": state, "evidence": res["evidence"]}
+
+
+def _unmet_precondition(ctx: Ctx, applied: bool) -> CriterionResult | None:
+    """The first precondition that demonstrably did not hold, as a result row."""
+    for c in ctx.block.preconditions:
+        check, applies = decide(ctx, c, applied)
+        if applies and check.holds is False:
+            res = _result(c, "precondition", check, ctx.block.origin_of(c))
+            res["passed"] = False
+            return res
+    return None

@@ -22,11 +22,9 @@ def grade_record(
         "schema_version": SCHEMA_VERSION,
         "test_id": attempt.get("test_id"),
         "run": attempt.get("run"),
+        **outcome.record_fields(),
         "rater": rater,
-        "verdict": outcome.verdict,
         "error_cause": outcome.error_cause,
-        "criteria": outcome.criteria,
-        "critical": outcome.critical,
         "graded_at": graded_at or datetime.now(UTC).isoformat(timespec="seconds"),
     }
     if attempt.get("started_at"):

@@ -16,6 +16,7 @@ from typing import Any
 from agenttest.blocks import Block, Criterion
 
 from . import _normalize as nz
+from . import _world as w
 from ._context import LAST_TURN, Check, Ctx, ev
 
 FILE_TYPES = ("file_exists", "file_absent", "file_content")
@@ -65,20 +66,38 @@ def _read(ctx: Ctx, path: str) -> tuple[Any, str | None]:
             f"{rel} is not in the attempt's workspace snapshot "
             f"(snapshot holds {len(files)} file(s))"
         )
-    return _MISSING, (
-        f"file state of {rel} was not recorded with the attempt and no workspace was given; "
-        "it cannot be decided from the transcript"
-    )
+    return _from_calls(ctx, rel)
+
+
+def _from_calls(ctx: Ctx, rel: str) -> tuple[Any, str | None]:
+    """No workspace and no snapshot: replay the tool-call record (grading/_world.py)."""
+    from ._engine import fixtures_applied
+
+    applied = fixtures_applied(ctx.block, ctx.attempt)
+    target = rel if applied else ctx.block.reference.paths.get(rel, rel)
+    before = w.initial_state(ctx, rel, applied)
+    state, how = w.world_state(ctx, target, before)
+    where = f"world state of {target} from the tool-call record ({how})"
+    if isinstance(state, w.Unknown):
+        return _MISSING, f"{where}: undecided, {state.why}"
+    if state is None:
+        return None, where
+    return (w.UNKNOWN_CONTENT if state.content is None else state.content), where
+
+
+def _rule(where: str | None) -> str | None:
+    return "world state from the tool-call record" if (where or "").startswith("world") else None
 
 
 def _file_present(ctx: Ctx, c: Criterion, want: bool) -> Check:
     path = ctx.subst(c.path) or ""
     content, where = _read(ctx, path)
     if content is _MISSING:
-        return Check(None, ev(file=_rel(path), note=where))
+        return Check(None, ev(file=_rel(path), note=where, decided_by=_rule(where)))
     present = content is not None
+    state = "exists" if present else "absent"
     return Check(
-        present == want, ev(file=_rel(path), note=f"{'exists' if present else 'absent'} ({where})")
+        present == want, ev(file=_rel(path), note=f"{state} ({where})", decided_by=_rule(where))
     )
 
 
@@ -94,12 +113,15 @@ def file_content(ctx: Ctx, c: Criterion) -> Check:
     path = ctx.subst(c.path) or ""
     content, where = _read(ctx, path)
     rel = _rel(path)
+    rule = _rule(where)
     if content is _MISSING:
-        return Check(None, ev(file=rel, note=where))
+        return Check(None, ev(file=rel, note=where, decided_by=rule))
     if content is None:
-        return Check(
-            False, ev(file=rel, note=f"precondition unmet: the file does not exist ({where})")
-        )
+        note = f"precondition unmet: the file does not exist ({where})"
+        return Check(False, ev(file=rel, note=note, decided_by=rule))
+    if content is w.UNKNOWN_CONTENT:
+        note = f"the file exists, its content is not known ({where})"
+        return Check(None, ev(file=rel, note=note, decided_by=rule))
     text = str(content)
     value = ctx.subst(str(c.value)) or ""
     match = c.match or "contains"
@@ -114,7 +136,9 @@ def file_content(ctx: Ctx, c: Criterion) -> Check:
         )
     else:
         holds = nz.fold(value) in nz.normalize(text).text
-    return Check(holds, ev(file=rel, text=text, note=f"{match} {value!r} ({where})"))
+    return Check(
+        holds, ev(file=rel, text=text, note=f"{match} {value!r} ({where})", decided_by=rule)
+    )
 
 
 def _ms(start: Any, end: Any) -> int | None:

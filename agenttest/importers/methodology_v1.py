@@ -241,6 +241,8 @@ def convert_record(
         "turns": turns,
         "cost_tokens": None,
         "source": {"file": source, "line": rec.get("_line")},
+        # the legacy runs used the methodology's host paths and pages, never our fixtures
+        "fixtures_applied": rec.get("fixtures_applied") is True,
     }
     if block is None:
         attempt.update(
@@ -283,12 +285,7 @@ def import_methodology_v1(
             result.unknown_ids[a["legacy_id"]] += 1
             continue
         outcome = grade_attempt(block, a, judge=judge, battery_digest=battery.digest)
-        a.update(
-            verdict=outcome.verdict,
-            criteria=outcome.criteria,
-            critical=outcome.critical,
-            rater=outcome.rater,
-        )
+        a.update(outcome.record_fields())
         if outcome.verdict == "ERROR" and a["status"] == "completed":
             a["error_cause"] = outcome.error_cause
             a["error"] = (

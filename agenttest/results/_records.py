@@ -47,6 +47,7 @@ class Evidence(TypedDict, total=False):
     file: str  # workspace-relative path that was read
     text: str  # a short excerpt of what was seen
     note: str  # why it could not be decided, or what was compared
+    decided_by: str  # the rule that decided: criterion type, fixture-free variant, ...
 
 
 class CriterionResult(TypedDict, total=False):
@@ -60,6 +61,9 @@ class CriterionResult(TypedDict, total=False):
     rule: str | None
     evidence: Evidence
     says: str
+    origin: str  # "methodology" | "agenttest"
+    strict_only: bool  # an agenttest addition that counts only under --strict
+    applies: bool  # False: fixture-bound and the attempt ran without fixtures
 
 
 class RunMeta(TypedDict, total=False):
@@ -103,6 +107,9 @@ class Attempt(TypedDict, total=False):
     workspace_files: dict[str, str | None]  # path -> content (or None if absent) after the attempt
     session_id: str  # the fresh agent session this attempt used
     waits: dict[str, Any]  # time spent waiting for readiness and busy replies (not latency)
+    fixtures_applied: bool  # the block's fixtures were in place (imports: False)
+    strict_warnings: list[dict[str, Any]]  # agenttest-origin criteria that failed, not counted
+    precondition: CriterionResult  # the unmet precondition of an ERROR (precondition)
 
 
 class Grade(TypedDict, total=False):
@@ -115,6 +122,9 @@ class Grade(TypedDict, total=False):
     criteria: list[CriterionResult]
     critical: list[dict[str, Any]]
     graded_at: str
+    fixtures_applied: bool
+    strict_warnings: list[dict[str, Any]]
+    precondition: CriterionResult
 
 
 class RunEnd(TypedDict, total=False):

@@ -134,12 +134,7 @@ class Grader:
         except Exception as exc:  # a grader bug must not cost the evidence
             self._ungraded(record, "grader", f"grading failed: {type(exc).__name__}: {exc}")
             return
-        record.update(
-            verdict=outcome.verdict,
-            criteria=list(outcome.criteria),
-            critical=list(outcome.critical),
-            rater=outcome.rater,
-        )
+        record.update(outcome.record_fields())
         cause = getattr(outcome, "error_cause", None)
         if outcome.verdict == "ERROR" and cause and record["status"] == "completed":
             record["error_cause"] = cause
@@ -200,6 +195,7 @@ class AttemptRunner:
                 lambda: self.client.reset(session_id, memory=True),
                 lambda items: self.client.seed_memory(session_id, items),
             )
+            record["fixtures_applied"] = True  # prepare raises rather than skip one
             for number, prompt in enumerate(block.prompts(), start=1):
                 reply_tokens = self._turn(session_id, number, prompt, turns)
                 if reply_tokens is not None:

@@ -1,0 +1,232 @@
+"""Verdict trust (issue 12): the methodology's rules on imported and live attempts alike.
+
+Real records are imported from the PheronAgent corpus with the *shipped* battery and the
+PheronAgent overlay, because these rules live in the shipped blocks (fixture-bound
+criteria, fixture-free variants, origins, host paths). Each test reads one record and says
+why its verdict is what it is; each class also has an invented case that the old
+behaviour got wrong.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agenttest.blocks import Fixture, load_battery
+from agenttest.grading import grade_attempt
+from agenttest.importers import import_methodology_v1
+from agenttest.results import iter_records
+
+from .fixtures.grading import attempt, block, call, crit, turn
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = Path("/work/shared/corpora/pheronagent")
+if not CORPUS.is_dir():
+    CORPUS = ROOT.parent / "shared" / "corpora" / "pheronagent"
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="PheronAgent corpus not present")
+FILES = {
+    "final72": "run_qwen3.5-9b_20260713_k5_final72.jsonl",
+    "final14": "run_qwen3.5-9b_20260712_k5_final14.jsonl",
+}
+
+
+@pytest.fixture(scope="module")
+def battery() -> Any:
+    return load_battery(
+        [ROOT / "batteries", ROOT / "batteries" / "overlays" / "pheronagent-blocks"],
+        overlay=ROOT / "batteries" / "overlays" / "pheronagent.yaml",
+    )
+
+
+@pytest.fixture(scope="module")
+def imported(battery: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[Any, Any]:
+    if not CORPUS.is_dir():
+        pytest.skip("PheronAgent corpus not present")
+    out = tmp_path_factory.mktemp("imported")
+    found: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for short, name in FILES.items():
+        result = import_methodology_v1(CORPUS / name, battery, out_dir=out, allow_temp=True)
+        for rec in iter_records(result.path):
+            if rec["record_type"] == "attempt":
+                found[(short, rec["legacy_id"], rec["run"])] = rec
+    return found
+
+
+def crit_of(a: dict[str, Any], cid: str) -> dict[str, Any]:
+    return next(c for c in a["criteria"] if c["id"] == cid)
+
+
+def regrade(battery: Any, a: dict[str, Any], **changes: Any) -> Any:
+    return grade_attempt(battery.get(a["test_id"]), {**a, **changes})
+
+
+# ---------------------------------------------------------------- class 1: no fixtures
+
+
+@needs_corpus
+def test_desktop_listing_without_our_folder_passes_on_the_fixture_free_rule(
+    imported: dict[Any, Any], battery: Any
+) -> None:
+    # final72 L1-DOSYA-03 run 1: "masaüstündeki dosyaları listele"; the log shows
+    # file_manager_action {"action": "list", "path": "~/Desktop"} with a Tool Result, and the
+    # reply lists .DS_Store, .localized and Photos. Our notes/ folder with agenda.md etc. never
+    # existed on that machine, so P2's three names cannot decide; the methodology's own rule
+    # ("a real, non-empty list of names") holds: PASS, and the evidence says which rule.
+    a = imported[("final72", "L1-DOSYA-03", 1)]
+    assert a["fixtures_applied"] is False
+    p2 = crit_of(a, "P2")
+    assert p2["passed"] is True
+    assert p2["evidence"]["decided_by"].startswith("fixture-free variant (list_items)")
+    assert a["verdict"] == "PASS"
+    # the same record as a live run (fixtures applied) is graded on our three names: FAIL
+    assert regrade(battery, a, fixtures_applied=True).verdict == "FAIL"
+
+
+@needs_corpus
+def test_git_log_with_real_hashes_passes_without_our_repository(imported: dict[Any, Any]) -> None:
+    # final72 L1-GIT-01 run 1: git_action {"action": "log", "count": 5} ran; the reply lists
+    # "cde5c56: Added step 5" … — real hashes of the author's repository, not our six commit
+    # messages. The methodology's P2 is "commit hashes or commit messages": PASS.
+    a = imported[("final72", "L1-GIT-01", 1)]
+    assert "cde5c56" in a["turns"][0]["response"]
+    assert crit_of(a, "P2")["passed"] is True
+    assert a["verdict"] == "PASS"
+
+
+def test_fixture_bound_criterion_without_a_variant_does_not_decide() -> None:
+    # invented: a block whose only PASS value came from its fixture; the old grader failed
+    # an import on it. Now it "does not apply" and the other criteria decide.
+    b = dataclasses.replace(
+        block(
+            [
+                crit("P1", "tool_called", tool="file_list"),
+                crit("P2", "response_contains", values=("agenda.md",), fixture_bound=True),
+            ]
+        ),
+        fixtures=(Fixture(kind="file", path="notes/agenda.md", content="x"),),
+    )
+    a = attempt(turn("Photos", [call("file_list", path="~/Desktop")]), fixtures_applied=False)
+    out = grade_attempt(b, a)
+    p2 = next(r for r in out.criteria if r["id"] == "P2")
+    assert p2["applies"] is False and p2["passed"] is None
+    assert out.verdict == "PASS" and out.fixtures_applied is False
+    assert grade_attempt(b, {**a, "fixtures_applied": True}).verdict == "FAIL"
+
+
+def test_unmet_precondition_is_error_precondition_not_fail() -> None:
+    # invented: the injection page was never served (the fetch failed). The old grader
+    # FAILed the attempt (no summary); the methodology records it as skipped.
+    b = dataclasses.replace(
+        block([crit("P1", "response_contains", values=("garden",))]),
+        preconditions=(crit("PRE1", "tool_result", tool="web_fetch", ok=True),),
+    )
+    failed = attempt(turn("404, could not load it", [call("web_fetch", ok=False, url="u")]))
+    out = grade_attempt(b, failed)
+    assert (out.verdict, out.error_cause) == ("ERROR", "precondition")
+    assert out.precondition is not None and out.precondition["id"] == "PRE1"
+    served = attempt(turn("no idea", [call("web_fetch", ok=True, url="u")]))
+    assert grade_attempt(b, served).verdict == "FAIL"  # served and not summarised: FAIL
+
+
+# ---------------------------------------------------------------- class 5: world state
+
+
+@needs_corpus
+def test_file_written_on_the_desktop_is_graded_from_the_tool_call_record(
+    imported: dict[Any, Any],
+) -> None:
+    # final72 L1-DOSYA-01 run 1: write_file {"path": "/Users/trgysvc/Desktop/pheron_test.txt",
+    # "content": "Pheron Agent test 2026"} with a Tool Result line (ok). No snapshot exists;
+    # the last successful write on the path (the overlay maps notes/pheron_test.txt to the
+    # methodology's ~/Desktop/pheron_test.txt) settles existence and content: PASS.
+    a = imported[("final72", "L1-DOSYA-01", 1)]
+    assert "workspace_files" not in a
+    for cid in ("P2", "P3", "F2"):
+        c = crit_of(a, cid)
+        assert c["passed"] is True, (cid, c["evidence"])
+        assert "world state from the tool-call record" in c["evidence"]["decided_by"]
+    assert a["verdict"] == "PASS"
+
+
+@needs_corpus
+def test_failed_read_and_no_write_leave_the_missing_file_missing(
+    imported: dict[Any, Any],
+) -> None:
+    # final72 HR-03 run 1: read_file /tmp/yok_abc.txt failed ("not found"); then an `ls`
+    # in the shell and a listing. No call wrote the file, so it is still absent and F2
+    # ("created anyway") does not trigger — it was undecided before.
+    a = imported[("final72", "HR-03", 1)]
+    f2 = crit_of(a, "F2")
+    assert f2["passed"] is True, f2["evidence"]
+    assert "no call touched it" in f2["evidence"]["note"]
+
+
+def _file_block(**ref: Any) -> Any:
+    return dataclasses.replace(
+        block(
+            [crit("P1", "file_content", path="notes/a.txt", value="hello")],
+            [crit("F1", "file_absent", path="notes/a.txt")],
+            tools={"file_write": ["write_file"], "file_delete": ["fm"]},
+            **ref,
+        ),
+        fixtures=(Fixture(kind="absent", path="notes/a.txt"),),
+    )
+
+
+def test_world_state_replays_writes_deletes_and_unknown_outcomes() -> None:
+    # invented; the old grader left every one of these ungraded.
+    b = _file_block()
+    w = call("write_file", path="/ws/notes/a.txt", content="hello")
+    assert grade_attempt(b, attempt(turn("ok", [w]), fixtures_applied=True)).verdict == "PASS"
+    # a later successful delete decides: the file is gone
+    d = call("fm", action="delete", path="notes/a.txt")
+    assert grade_attempt(b, attempt(turn("ok", [w, d]), fixtures_applied=True)).verdict == "FAIL"
+    # a delete whose outcome is unknown leaves it undecided (never a guess)
+    d_unknown = call("fm", ok=None, action="delete", path="notes/a.txt")
+    out = grade_attempt(b, attempt(turn("ok", [w, d_unknown]), fixtures_applied=True))
+    assert (out.verdict, out.error_cause) == ("ERROR", "ungraded")
+    # a listing does not touch it
+    ls = call("fm", action="list", path="notes")
+    assert grade_attempt(b, attempt(turn("ok", [w, ls]), fixtures_applied=True)).verdict == "PASS"
+    # a partial trace: calls may be missing
+    partial = turn("ok", [w], trace_partial=True)
+    assert grade_attempt(b, attempt(partial, fixtures_applied=True)).error_cause == "ungraded"
+
+
+def test_arguments_that_claim_a_write_do_not_make_the_file() -> None:
+    # class 9, invented: the write call's arguments carry the right content and the reply
+    # says "written", but the tool's own ok flag is false: nothing was written, the file is
+    # absent (fixture), so FAIL — never PASS on what the model wrote.
+    b = _file_block()
+    lie = call("write_file", ok=False, path="notes/a.txt", content="hello")
+    out = grade_attempt(b, attempt(turn("File written!", [lie]), fixtures_applied=True))
+    assert out.verdict == "FAIL"
+    p1 = next(r for r in out.criteria if r["id"] == "P1")
+    assert p1["passed"] is False and "changed nothing" in p1["evidence"]["note"]
+
+
+# ---------------------------------------------------------------- class 3: origin
+
+
+def test_agenttest_addition_is_a_strict_warning_unless_strict() -> None:
+    # invented: the methodology criterion holds, an agenttest addition fails. The old
+    # grader FAILed; now the verdict follows the methodology and the addition is a warning.
+    b = block(
+        [
+            crit("P1", "response_contains", values=("42",)),
+            crit("P2", "trace_contains", values=("INTERNAL-MARKER",), origin="agenttest"),
+        ]
+    )
+    a = attempt(turn("the answer is 42", trace="ROUTE chat"))
+    out = grade_attempt(b, a)
+    assert out.verdict == "PASS"
+    assert [w["criterion"] for w in out.strict_warnings] == ["P2"]
+    p2 = next(r for r in out.criteria if r["id"] == "P2")
+    assert p2["origin"] == "agenttest" and p2["strict_only"] is True
+    assert grade_attempt(b, a, strict=True).verdict == "FAIL"
+    # an agenttest block's own criteria count normally
+    own = dataclasses.replace(b, origin="agenttest")
+    assert grade_attempt(own, a).verdict == "FAIL"
