@@ -230,3 +230,44 @@ def test_agenttest_addition_is_a_strict_warning_unless_strict() -> None:
     # an agenttest block's own criteria count normally
     own = dataclasses.replace(b, origin="agenttest")
     assert grade_attempt(own, a).verdict == "FAIL"
+
+
+def test_counted_verdict_follows_strict_warnings() -> None:
+    from agenttest.verdicts import counted_verdict
+
+    warned = {"verdict": "PASS", "strict_warnings": [{"criterion": "P3", "state": "failed"}]}
+    assert counted_verdict(warned) == "PASS"
+    assert counted_verdict(warned, strict=True) == "FAIL"
+    undecided = {"verdict": "PASS", "strict_warnings": [{"criterion": "P3", "state": "undecided"}]}
+    assert counted_verdict(undecided, strict=True) == "ERROR"
+    assert counted_verdict({"verdict": "ERROR", "error_cause": "busy"}, strict=True) == "ERROR"
+
+
+@needs_corpus
+def test_report_shows_methodology_verdict_strict_warnings_and_unfixed_count(
+    imported: dict[Any, Any], tmp_path: Path
+) -> None:
+    # L2-KLARIFY-02 (final72): the methodology's PASS lines are about turn 2 (cancel
+    # acknowledged, nothing sent); this battery added turn-1 checks (origin agenttest).
+    # Attempts failing only those are PASS with a strict-check warning; --strict counts them.
+    from agenttest.reporting import build_report, render
+    from agenttest.results import RunWriter
+
+    recs = [a for (f, _, _), a in imported.items() if f == "final72"]
+    path = tmp_path / "run.jsonl"
+    with RunWriter(path, create=True) as w:
+        w.append({"record_type": "run_meta", "schema_version": "2.0", "run_id": "r1",
+                  "k_nominal": 5, "plan": []})  # fmt: skip
+        for a in recs:
+            w.append(a)
+    warned = [a for a in recs if a.get("strict_warnings")]
+    passed_with_warning = [a for a in warned if a["verdict"] == "PASS"]
+    assert any(a["test_id"] == "L2-CLARIFY-02" for a in passed_with_warning)
+    plain = build_report([path], battery=None)
+    strict = build_report([path], battery=None, strict=True)
+    assert plain.trust is not None and strict.trust is not None
+    assert plain.trust.without_fixtures == sum(1 for a in recs if a["fixtures_applied"] is False)
+    assert plain.trust.warnings >= len(warned)
+    assert strict.overall.rate.passed < plain.overall.rate.passed
+    text = render(plain, "md")
+    assert "Strict-check warnings:" in text and "without the block's fixtures" in text

@@ -36,6 +36,12 @@ def grade(
     overlay: Path | None = typer.Option(
         None, "--overlay", help="Overlay (default: the one in the run's run_meta)."
     ),
+    strict: bool = typer.Option(
+        False,
+        "--strict",
+        help="agenttest's stricter additions (origin `agenttest`) count toward the verdict "
+        "instead of being reported as strict-check warnings.",
+    ),
 ) -> None:
     """Grade every attempt of RUN_FILE again, APPENDING one `grade` record per attempt.
 
@@ -54,7 +60,7 @@ def grade(
         raise UsageError(f"{run_file} names no battery paths; pass --battery PATH")
     ov = str(overlay) if overlay else (None if battery else recorded.get("overlay"))
     loaded = load_battery(paths, overlay=ov)
-    counts = regrade_run(run_file, loaded, judge=_judge(judge), rater=rater)
+    counts = regrade_run(run_file, loaded, judge=_judge(judge), rater=rater, strict=strict)
     parts = " ".join(f"{k}={counts[k]}" for k in ("PASS", "FAIL", "ERROR"))
     print(f"{run_file}: appended {counts['graded']} grade record(s): {parts}; "
           f"unknown ids {counts['unknown']}; battery {loaded.digest}")  # fmt: skip

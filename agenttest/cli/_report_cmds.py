@@ -46,6 +46,11 @@ def report(
     allow_mixed: bool = typer.Option(
         False, "--allow-mixed", help="Merge run files of different batteries anyway."
     ),
+    strict: bool = typer.Option(
+        False,
+        "--strict",
+        help="Count agenttest's stricter additions (strict-check warnings) as failures.",
+    ),
 ) -> None:
     """Render a report: pass@1 with n and a 95% Wilson interval everywhere, pass@k, pass^k.
 
@@ -65,6 +70,7 @@ def report(
         battery=battery if battery is not None else "auto",
         allow_mixed=allow_mixed,
         details=fmt in ("md", "html"),
+        strict=strict,
     )
     _write(render(result, fmt), output)
 

@@ -61,6 +61,12 @@ def run(
         help="An earlier run file of this battery: a pool starts the attempts that took "
         "longest there first (default: most turns first).",
     ),
+    strict: bool = typer.Option(
+        False,
+        "--strict",
+        help="agenttest's stricter additions (origin `agenttest`) count toward the verdict "
+        "instead of being reported as strict-check warnings.",
+    ),
     example_args: str = typer.Option(
         "",
         "--example-args",
@@ -96,5 +102,6 @@ def run(
         until_decided=until_decided,
         replicas=replicas,
         baseline=baseline,
+        strict=strict,
     )
     run_battery(request, announce=print_path)

@@ -37,6 +37,7 @@ def regrade_run(
     battery: Battery,
     judge: Any = None,
     rater: str | None = None,
+    strict: bool = False,
 ) -> dict[str, int]:
     """Append one ``grade`` record per attempt of ``path``; return counts by verdict.
 
@@ -54,7 +55,9 @@ def regrade_run(
             if block is None:
                 counts["unknown"] += 1
                 continue
-            outcome = grade_attempt(block, attempt, judge=judge, battery_digest=battery.digest)
+            outcome = grade_attempt(
+                block, attempt, judge=judge, battery_digest=battery.digest, strict=strict
+            )
             writer.append(grade_record(attempt, outcome, rater or outcome.rater))
             counts[outcome.verdict] += 1
             counts["graded"] += 1

@@ -40,6 +40,7 @@ def build_report(
     allow_mixed: bool = False,
     details: bool = True,
     alpha: float = DEFAULT_ALPHA,
+    strict: bool = False,
 ) -> Report:
     """The full report: aggregate, then baseline regression, reference calibration, checklist.
 
@@ -48,7 +49,12 @@ def build_report(
     verdicts of the baseline and reference runs where that rater graded them.
     """
     report = aggregate_report(
-        paths, rater=rater, battery=battery, allow_mixed=allow_mixed, details=details
+        paths,
+        rater=rater,
+        battery=battery,
+        allow_mixed=allow_mixed,
+        details=details,
+        strict=strict,
     )
     regression: Comparison | None = None
     if baseline:

@@ -24,6 +24,7 @@ from typing import Any
 from agenttest.errors import UsageError
 from agenttest.results import ReadNotes, iter_records, rater_kind
 from agenttest.results import parse_timestamp as timestamp
+from agenttest.verdicts import TrustCounts, counted_verdict
 
 PASS, FAIL, ERROR, OTHER, UNKNOWN = 1, 0, 2, 3, -1
 _VCODE = {"PASS": PASS, "FAIL": FAIL, "ERROR": ERROR}
@@ -117,8 +118,10 @@ class Tally:
 class Aggregator:
     """Reads run files one record at a time; see the module docstring for what it keeps."""
 
-    def __init__(self, *, allow_mixed: bool = False) -> None:
+    def __init__(self, *, allow_mixed: bool = False, strict: bool = False) -> None:
         self.allow_mixed = allow_mixed
+        self.strict = strict  # agenttest-origin criteria count (agenttest.verdicts)
+        self.trust = TrustCounts()
         self.files: list[RunFile] = []
         self.slots: dict[SlotKey, Slot] = {}
         self.grades: dict[SlotKey, dict[str, GradeEntry]] = {}
@@ -163,7 +166,7 @@ class Aggregator:
                     self.malformed += 1
                     continue
                 test_id = names.setdefault(test_id, test_id)
-                verdict = get("verdict")
+                verdict = counted_verdict(rec, True) if self.strict else get("verdict")
                 code = UNKNOWN if verdict is None else vcode.get(verdict, OTHER)
                 cause = self._intern(_cause(rec)) if code == ERROR else None
                 rater = get("rater") or "unknown"
@@ -180,6 +183,7 @@ class Aggregator:
                 if slots.setdefault(key, slot) is not slot:
                     self._supersede(key)
                     slots[key] = slot
+                self.trust.add(key, test_id, rec)
                 if get("critical"):
                     self.critical[(key, rater)] = list(rec["critical"])
                 if get("decided"):
@@ -256,7 +260,7 @@ class Aggregator:
             self.malformed += 1
             return
         rater = self._intern(str(rater))
-        verdict = rec.get("verdict")
+        verdict = counted_verdict(rec, self.strict)
         code = UNKNOWN if verdict is None else _VCODE.get(verdict, OTHER)
         key = (run_id, test_id, number)
         graded = rec.get("attempt_started_at")

@@ -217,11 +217,12 @@ def aggregate_report(
     battery: BatteryArg = "auto",
     allow_mixed: bool = False,
     details: bool = True,
+    strict: bool = False,
 ) -> Report:
     """Read the run files (several merge) into a report without cross-run sections."""
     if not paths:
         raise UsageError("no run files given")
-    agg = Aggregator(allow_mixed=allow_mixed)
+    agg = Aggregator(allow_mixed=allow_mixed, strict=strict)
     for path in paths:
         agg.add(path)
     agreement, uncalibrated = analyse_raters(agg, rater)
@@ -330,6 +331,7 @@ def aggregate_report(
         agreement=agreement,
         latency_histogram=_histogram(tallies),
         cases=case_families(blocks, loaded, block_rule),
+        trust=agg.trust.summary(agg.strict),
     )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agenttest.stats import pass_at_k, pass_hat_k, wilson_interval
+from agenttest.verdicts import TrustSummary
 
 #: Tiers in the order the methodology presents them; other tiers follow alphabetically.
 TIER_ORDER = ("L1", "L2", "L3", "L4", "HR", "MT", "SEC", "EV")
@@ -340,6 +341,7 @@ class Report:
     regression: Comparison | None = None
     checklist: Checklist | None = None
     cases: tuple[Any, ...] = ()  # CaseFamily rows of parameterised blocks (._cases)
+    trust: TrustSummary | None = None  # strict-check warnings, attempts without fixtures
 
     def block(self, test_id: str) -> BlockResult | None:
         return next((b for b in self.blocks if b.test_id == test_id), None)

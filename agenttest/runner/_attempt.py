@@ -108,6 +108,7 @@ class Grader:
 
     battery_digest: str
     judge: Any = None
+    strict: bool = False
 
     @staticmethod
     def _ungraded(record: dict[str, Any], cause: str, message: str) -> None:
@@ -130,6 +131,7 @@ class Grader:
                 workspace=workspace,
                 judge=self.judge,
                 battery_digest=self.battery_digest,
+                strict=self.strict,
             )
         except Exception as exc:  # a grader bug must not cost the evidence
             self._ungraded(record, "grader", f"grading failed: {type(exc).__name__}: {exc}")

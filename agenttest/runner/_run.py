@@ -73,6 +73,7 @@ class RunRequest:
     until_decided: bool = False
     replicas: int | None = None  # --agent example: start this many
     baseline: Path | None = None  # an earlier run: its latencies order a pool's attempts
+    strict: bool = False  # agenttest-origin criteria count toward the verdict
 
 
 @dataclass
@@ -261,7 +262,7 @@ def run(
         if announce is not None:
             announce(session.path)
         try:
-            _drive(session, configs, writer, stop, progress, judge)
+            _drive(session, configs, writer, stop, progress, judge, strict=req.strict)
         finally:
             writer.close()
     except StopRequested as exc:
@@ -291,6 +292,7 @@ def _drive(
     stop: StopSignals,
     progress: Progress,
     judge: Any = None,
+    strict: bool = False,
 ) -> None:
     latest = session.latest
     todo = [item for item in session.plan if needs_run(latest.get(item.key), session.retry_errors)]
@@ -322,7 +324,7 @@ def _drive(
             configs,
             todo,
             early,
-            lambda: SharedJudgeGrader(session.battery.digest, judge=judge),
+            lambda: SharedJudgeGrader(session.battery.digest, judge=judge, strict=strict),
             run_id=session.run_id,
             log=progress.note,
             avoid=lost_on(latest, todo) if session.retry_errors else None,
@@ -350,7 +352,7 @@ def _drive(
     tail = LogTail(config.log_path, config.log_max_bytes) if config.log_path else None
     attempts = AttemptRunner(
         client,
-        Grader(session.battery.digest, judge=judge),
+        Grader(session.battery.digest, judge=judge, strict=strict),
         stop,
         run_id=session.run_id,
         workspace=config.workspace_path,
