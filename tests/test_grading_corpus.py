@@ -150,17 +150,17 @@ def test_harness_losses_are_errors_not_failures(imported: dict[Any, Any]) -> Non
     ]
 
 
-def test_file_state_on_the_users_desktop_is_undecidable(imported: dict[Any, Any]) -> None:
-    # final72 L1-DOSYA-01 run 1: write_file ran with the right content and succeeded, but
-    # whether the file is on disk afterwards is not in a transcript: the file criterion is
-    # ungraded and the attempt, which would otherwise pass, is ERROR/ungraded.
+def test_file_state_on_the_users_desktop_follows_the_tool_calls(imported: dict[Any, Any]) -> None:
+    # final72 L1-DOSYA-01 run 1: write_file ran on /Users/trgysvc/Desktop/pheron_test.txt with
+    # the right content and its Tool Result line says it succeeded. No snapshot exists, but
+    # with a complete tool-call record the last successful write on the path decides
+    # (issue 12, class 5; it used to be ungraded): the file exists.
     a = imported[("final72", "L1-DOSYA-01", 1)]
     assert crit(a, "P1")["passed"] is True
     p2 = crit(a, "P2")
-    assert (
-        p2["passed"] is None and "cannot be decided from the transcript" in p2["evidence"]["note"]
-    )
-    assert (a["verdict"], a["error_cause"]) == ("ERROR", "ungraded")
+    assert p2["passed"] is True, p2["evidence"]
+    assert p2["evidence"]["decided_by"].endswith("world state from the tool-call record")
+    assert "wrote it" in p2["evidence"]["note"]
 
 
 def test_unknown_ids_are_kept_ungraded(imported: dict[Any, Any]) -> None:
