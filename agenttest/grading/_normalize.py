@@ -199,7 +199,9 @@ def find(
     Both sides are normalised the same way. A value edge that is a letter or digit must sit
     at a word edge of the haystack (``ankara`` is not found in ``ankaralı``); with
     ``stem=True`` the value may end inside a word, which is what agglutinative languages
-    need (``ankara`` is found in ``Ankara'nın`` either way, since the quote splits it).
+    need (``ankara`` is found in ``Ankara'nın`` either way, since the quote splits it), and
+    the words are also compared one by one through the English and Turkish stemmers
+    (``dosya yok`` finds ``dosyası yok``, ``bulunamadı`` finds ``bulunamıyor``).
     """
     spans = find_all(haystack, value, stem=stem, case_sensitive=case_sensitive)
     return spans[0] if spans else None
@@ -217,7 +219,12 @@ def find_all(
     before = r"(?<!\w)" if _is_word(needle[0]) else ""
     after = r"(?!\w)" if _is_word(needle[-1]) and not stem else ""
     rx = re.compile(before + re.escape(needle) + after)
-    return [haystack.span(m.start(), m.end()) for m in rx.finditer(haystack.text)]
+    found = {(m.start(), m.end()) for m in rx.finditer(haystack.text)}
+    if stem:  # word by word, through real stemmers (grading/_stem.py)
+        from ._stem import find_words
+
+        found.update(find_words(haystack.text, needle))
+    return [haystack.span(a, b) for a, b in sorted(found)]
 
 
 def haystack(text: str, *, case_sensitive: bool = False) -> Mapped:

@@ -1,0 +1,110 @@
+"""Word forms for keyword matching: real stemmers, token by token (issue 12, class 4).
+
+Keyword criteria with ``stem: true`` compare the value and the response word by word. Two
+words are the same word when one of these holds (both sides already folded by
+``_normalize``):
+
+* equal, or the response word starts with the value word (the value names a stem, as
+  battery lists always did: ``dosya`` in ``dosyası``);
+* the Snowball stemmer of English or Turkish gives both the same stem
+  (``refused``/``refusing``; ``şehirde``/``şehir``);
+* Turkish verb forms: with the tense and person endings taken off, the roots agree, the
+  vowel that ``-iyor`` swallows included (``bulunamadı``/``bulunamıyor``,
+  ``başladı``/``başlıyor``) — but never a positive form against a negative one
+  (``bulundu`` is not ``bulunamadı``);
+* Turkish vowel drop: ``şehir`` matches ``şehri``, ``şehrin`` (the last vowel of the value
+  word falls out before a vowel-initial case or possessive ending).
+
+Everything else stays exact: tool names, categories, call order and argument keys never go
+through this module (methodology §3.1).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import snowballstemmer
+
+_EN = snowballstemmer.stemmer("english")
+_TR = snowballstemmer.stemmer("turkish")
+#: folded tense/aspect endings (``ı`` folds to ``i``, ``ü`` to ``u``), longest first
+_TENSES = ("iyor", "uyor", "acak", "ecek", "mis", "mus", "di", "du", "ti", "tu")
+_PERSONS = (
+    "",
+    "lar",
+    "ler",
+    "siniz",
+    "sunuz",
+    "sin",
+    "sun",
+    "im",
+    "um",
+    "iz",
+    "uz",
+    "m",
+    "n",
+    "k",
+    "z",
+)
+_YOR = ("iyor", "uyor")
+_MIN_ROOT = 4
+#: vowel-initial endings after a dropped vowel (folded): case, possessive, plural person
+_AFTER_DROP = re.compile(r"^[iuea](?:m|n|miz|niz|nin|nun|ne|na|nde|nda|nden|ndan|yle)?$")
+_CONSONANT = re.compile(r"[^aeiou\d_]")
+
+
+@lru_cache(maxsize=4096)
+def _stems(word: str) -> frozenset[str]:
+    out = {_EN.stemWord(word), _TR.stemWord(word)}
+    verb = _verb_root(word)
+    if verb:
+        out.add("v:" + verb)
+    return frozenset(s for s in out if s)
+
+
+def _verb_root(word: str) -> str | None:
+    for tense in _TENSES:
+        for person in _PERSONS:
+            end = tense + person
+            if not word.endswith(end) or len(word) - len(end) < _MIN_ROOT:
+                continue
+            root = word[: len(word) - len(end)]
+            if tense not in _YOR and root[-1] in "ae":
+                root = root[:-1]  # başla|dı ~ başl|ıyor: -iyor swallows the stem's vowel
+            return root
+    return None
+
+
+def _vowel_drop(value: str, word: str) -> bool:
+    if len(value) < 4 or value[-2] not in "iu" or not _CONSONANT.match(value[-1]):
+        return False
+    if not _CONSONANT.match(value[-3]):
+        return False
+    dropped = value[:-2] + value[-1]
+    return word.startswith(dropped) and bool(_AFTER_DROP.match(word[len(dropped) :]))
+
+
+def same_word(value: str, word: str) -> bool:
+    """Whether the response ``word`` is a form of the value word (both folded)."""
+    if word == value or word.startswith(value):
+        return True
+    if value.isdigit() or word.isdigit():
+        return False
+    return bool(_stems(value) & _stems(word)) or _vowel_drop(value, word)
+
+
+_WORD = re.compile(r"\w+")
+
+
+def find_words(text: str, value: str) -> list[tuple[int, int]]:
+    """(start, end) in ``text`` of each run of words that matches the words of ``value``."""
+    wanted = _WORD.findall(value)
+    if not wanted:
+        return []
+    words = list(_WORD.finditer(text))
+    out: list[tuple[int, int]] = []
+    for i in range(len(words) - len(wanted) + 1):
+        if all(same_word(v, words[i + j].group(0)) for j, v in enumerate(wanted)):
+            out.append((words[i].start(), words[i + len(wanted) - 1].end()))
+    return out
