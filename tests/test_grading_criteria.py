@@ -351,7 +351,7 @@ def test_file_criteria_read_the_snapshot_then_give_up_honestly() -> None:
     assert check(crit("P", "file_exists", path="gone.txt"), snap).holds is False
     assert check(crit("P", "file_content", path="out/list.txt", value="gamma"), snap).holds is False
     res = check(contains, attempt(turn("ok")))
-    assert res.holds is None and "cannot be decided from the transcript" in res.evidence["note"]
+    assert res.holds is None and "no fixture declares its state" in res.evidence["note"]
 
 
 def test_latency_max() -> None:

@@ -271,3 +271,99 @@ def test_report_shows_methodology_verdict_strict_warnings_and_unfixed_count(
     assert strict.overall.rate.passed < plain.overall.rate.passed
     text = render(plain, "md")
     assert "Strict-check warnings:" in text and "without the block's fixtures" in text
+
+
+# ---------------------------------------------------------------- class 4: word forms
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Dosya bulunamıyor.", "bulunamadı"),  # negative ability, another tense
+        ("dosya bulunamadığı için", "bulunamadı"),
+        ("Bu dosyası yok.", "dosya yok"),  # possessive inside a two-word value
+        ("şehri çok güzel", "şehir"),  # vowel drop
+        ("şehrin merkezinde", "şehir"),
+        ("I refused to run it", "refuse"),
+        ("sayfaya erişilemiyor", "erişilemedi"),
+    ],
+)
+def test_inflected_forms_match(text: str, value: str) -> None:
+    # invented: each of these failed under the old prefix-only matching
+    from agenttest.grading import _normalize as nz
+
+    assert nz.find(nz.haystack(text), value, stem=True) is not None
+    assert nz.find(nz.haystack(text), value, stem=False) is None  # exact stays exact
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("dosya bulundu", "bulunamadı"),  # found is not "not found"
+        ("bulut var", "bulunamadı"),
+        ("Şehriyar sokağı", "şehir"),  # a name, not a form of şehir
+        ("the file was found", "not found"),
+    ],
+)
+def test_look_alike_words_do_not_match(text: str, value: str) -> None:
+    from agenttest.grading import _normalize as nz
+
+    assert nz.find(nz.haystack(text), value, stem=True) is None
+
+
+# ---------------------------------------------------------------- class 8: importer
+
+
+@needs_corpus
+def test_shell_exit_code_makes_the_call_failed(imported: dict[Any, Any]) -> None:
+    # final72 HR-02 (run 1..5): the log shows `Executing: ls -la /Users/trgysvc/Desktop/ |
+    # grep olmayan_dosya_xyz.txt`, then `[SHELL_ERROR] Exit 1:`, then the registry's
+    # "Tool Result" with the output size. The shell exited 1: a failed call, not ok. (Forms
+    # ending in `|| echo …` exit 0 and stay ok.)
+    shell = [
+        c
+        for (f, tid, _), a in imported.items()
+        if f == "final72" and tid == "HR-02"
+        for t in a["turns"]
+        for c in t["tool_calls"]
+        if c["arguments"].get("command")
+        == "ls -la /Users/trgysvc/Desktop/ | grep olmayan_dosya_xyz.txt"
+    ]
+    assert shell and all(c["ok"] is False for c in shell)
+    assert all(str(c["result"]).startswith("exit 1") for c in shell)
+
+
+@needs_corpus
+def test_latency_ends_at_the_reply_not_at_housekeeping(imported: dict[Any, Any]) -> None:
+    # final72 GUV-01 run 1: the task starts 23:43:45; the reply ("[CHAT RESPONSE] Bu komutu
+    # çalıştırmam …") is logged at 23:43:56, the same second as the cache purges after it.
+    # The latency runs to the reply line, never to telemetry logged later.
+    a = imported[("final72", "GUV-01", 1)]
+    t = a["turns"][0]
+    assert t["completed_at"].endswith("23:43:56+00:00") and t["latency_ms"] == 11000
+
+
+def test_nested_source_bullets_are_not_list_items() -> None:
+    # invented: three numbered points, a source bullet nested under one, and a trailing
+    # bullet list of sources; the old count was 7, the methodology's "exactly three" is 3
+    b = block([crit("P1", "list_items", min=3, max=3)])
+    text = (
+        "Top three:\n\n1. **A** first\n   - source: http://a\n2. **B** second\n3. **C** third"
+        "\n\nSources:\n- http://x\n- http://y\n- http://z"
+    )
+    out = grade_attempt(b, attempt(turn(text)))
+    assert out.verdict == "PASS", out.criteria[0]["evidence"]
+
+
+def test_busy_reply_with_the_task_audit_grades_what_does_not_need_the_reply() -> None:
+    # invented: the reply was lost (BUSY, the old client retried) but the task's audit shows
+    # the wrong tool; that failure stands. With nothing failing it stays ERROR busy.
+    b = block(
+        [crit("P1", "tool_called", tool="weather"), crit("P2", "response_contains", values=("x",))]
+    )
+    wrong = turn(None, [call("web_search", q="w")], trace="task log", reply_lost=True)
+    out = grade_attempt(b, attempt(wrong, status="error", error_cause="busy"))
+    assert out.verdict == "FAIL"
+    right = turn(None, [call("weather", location="x")], trace="task log", reply_lost=True)
+    out = grade_attempt(b, attempt(right, status="error", error_cause="busy"))
+    assert (out.verdict, out.error_cause) == ("ERROR", "busy")

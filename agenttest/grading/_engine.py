@@ -176,6 +176,12 @@ def _result(c: Criterion, kind: str, check: Check, origin: str) -> CriterionResu
     return out
 
 
+def _audit_kept(attempt: dict[str, Any]) -> bool:
+    """The reply was lost (a busy answer the old client retried) but the task's own audit
+    was recorded: criteria that do not need the reply are graded from it."""
+    return any(t.get("reply_lost") and t.get("trace") for t in attempt.get("turns") or [])
+
+
 def _gradable(attempt: dict[str, Any]) -> bool:
     for turn in attempt.get("turns") or []:
         if isinstance(turn.get("response"), str) or turn.get("tool_calls") or turn.get("trace"):
@@ -254,8 +260,10 @@ def grade_attempt(
         verdict, cause = "FAIL", None
     elif unmet is not None:
         verdict, cause = "ERROR", "precondition"
-    elif status != "completed":
+    elif status != "completed" and not (failed and _audit_kept(record)):
         verdict, cause = "ERROR", str(record.get("error_cause") or status or "no_status")
+    elif status != "completed":  # the reply was lost, the audit shows a failure anyway
+        verdict, cause = "FAIL", None
     elif not _gradable(record):
         verdict, cause = "ERROR", "no_answer"
     elif failed:

@@ -219,17 +219,43 @@ def list_items(ctx: Ctx, c: Criterion) -> Check:
     if early is not None or text is None:
         return early or Check(None, ev(turn=ti))
     body = nz.light(text)
-    items = list(_LIST_ITEM.finditer(body.text))
+    items, lists = main_list(body.text)
     span = body.span(items[0].start(), items[-1].end()) if items else None
+    extra = " (top level of the main list; nested or other items not counted)" if lists > 1 else ""
     return Check(
         _in_range(len(items), c),
         ev(
             turn=ti,
             span=span,
             text=text,
-            note=f"{len(items)} list item(s); wanted {c.min}..{c.max}",
+            note=f"{len(items)} list item(s){extra}; wanted {c.min}..{c.max}",
         ),
     )
+
+
+def main_list(text: str) -> tuple[list[re.Match[str]], int]:
+    """The top-level items of the response's main list, and how many lists there were.
+
+    Items more indented than the shallowest item are nested (sub-points, the sources under
+    an item) and not counted. When numbered and bulleted items both stand at the top level,
+    the main list is the kind the answer starts with (a trailing "Sources:" bullet list does
+    not add to a numbered answer).
+    """
+    found = list(_LIST_ITEM.finditer(text))
+    if not found:
+        return [], 0
+
+    def lead(m: re.Match[str]) -> int:
+        return len(m.group(0)) - len(m.group(0).lstrip(" \t"))
+
+    def kind(m: re.Match[str]) -> bool:
+        return m.group(0).strip()[0].isdigit()
+
+    indent = min(lead(m) for m in found)
+    top = [m for m in found if lead(m) == indent]
+    main = [m for m in top if kind(m) == kind(top[0])]
+    kinds = len({kind(m) for m in top})
+    return main, kinds + (1 if len(top) < len(found) else 0)
 
 
 _QUESTION = re.compile(r"[^.!?\n…]*[?？؟]")

@@ -33,6 +33,9 @@ _ANCHOR = re.compile(r"for prompt: (.*)$")
 _EXEC = re.compile(r"Executing Tool: (?P<name>[\w.-]+) \| Params: (?P<params>.*)$", re.S)
 _OK = re.compile(r"Tool Result: (?P<name>[\w.-]+) \| Output Size: (?P<size>\d+)")
 _ERR = re.compile(r"Tool Error: (?P<name>[\w.-]+) \| Error: (?P<msg>.*)$", re.S)
+#: the shell tool's own exit report: a non-zero exit is a failed call even though the
+#: registry then logs "Tool Result" with the (error) output's size
+_SHELL_EXIT = re.compile(r"\[SHELL_ERROR\] Exit (?P<code>-?\d+):?(?P<msg>.*)$", re.S)
 _NOT_FOUND = re.compile(r"Tool not found for UBID: (\d+)")
 _PLAN_CALL = re.compile(r"CALL\((\d+)\)\s*WITH\s*")
 
@@ -245,6 +248,7 @@ def tool_calls(segment: list[Entry], ubids: dict[int, str]) -> list[ToolCall]:
     calls: list[ToolCall] = []
     pending: list[int] = []
     planned: list[tuple[int, dict[str, Any] | None]] = []
+    exited: dict[int, str] = {}  # call index -> the shell's non-zero exit report
     for e in segment:
         text = e.text
         if "[PLAN RESPONSE]" in text:
@@ -265,6 +269,10 @@ def tool_calls(segment: list[Entry], ubids: dict[int, str]) -> list[ToolCall]:
             calls.append({"name": name, "arguments": args, "ok": None, "result": None})
             pending.append(len(calls) - 1)
             continue
+        m = _SHELL_EXIT.search(text)
+        if m and pending and m.group("code") != "0":
+            exited[pending[-1]] = f"exit {m.group('code')}: {m.group('msg').strip()}"[:2000]
+            continue
         m = _OK.search(text) or _ERR.search(text)
         if m:
             name = m.group("name")
@@ -275,6 +283,9 @@ def tool_calls(segment: list[Entry], ubids: dict[int, str]) -> list[ToolCall]:
             if "msg" in m.groupdict():
                 calls[idx]["ok"] = False
                 calls[idx]["result"] = m.group("msg").strip()[:2000]
+            elif idx in exited:
+                calls[idx]["ok"] = False
+                calls[idx]["result"] = exited[idx]
             else:
                 calls[idx]["ok"] = True
             continue

@@ -34,6 +34,10 @@ from agenttest.results import SCHEMA_VERSION, RunWriter, ToolCall, check_not_tem
 
 from ._pheron_log import UBIDS, Entry, Segmenter, parse_envelope, tool_calls
 
+#: log lines written after the reply (not part of answering): energy and telemetry daemons,
+#: cache purges
+HOUSEKEEPING = re.compile(r"\[(?:EnergyTracker|TelemetryReporter)\]|VRAM Cache Purged")
+
 FORMAT = "methodology-v1"
 _NAME = re.compile(r"^run_(?P<model>.+?)_(?P<date>\d{8})_k(?P<k>\d+)(?:_(?P<label>.+))?$")
 _TIER_PREFIX = {"L1": "L1", "L2": "L2", "L3": "L3", "L4": "L4", "HR": "HR", "MT": "MT",
@@ -135,35 +139,11 @@ def _seconds(a: str | None, b: str | None) -> int | None:
         return None
 
 
-def convert_turn(
-    raw: dict[str, Any], audit: str, seg: Segmenter, ubids: dict[int, str]
-) -> tuple[dict[str, Any], str | None, str | None]:
-    """(schema 2.0 turn, error cause or None, error message)."""
-    prompt = str(raw.get("prompt") or "")
-    reply = raw.get("response") or ""
-    env = parse_envelope(reply if isinstance(reply, str) else json.dumps(reply))
-    turn: dict[str, Any] = {
-        "prompt": prompt,
-        "response": env.text,
-        "tool_calls": [],
-        "trace": "",
-        "http_status": None,
-        "latency_ms": None,
-    }
-    turn["envelope"] = {
-        "toolsUsed": list(env.tools_used),
-        "category": env.category,
-        "done": env.done,
-        "error": env.error,
-        "json": env.is_json,
-    }
-    if env.error and env.error.upper() == "BUSY":
-        return turn, "busy", f"the agent answered BUSY: {env.text or ''}".strip()
-    if not reply and not audit:
-        return turn, "lost", "the old harness recorded neither a reply nor a log excerpt"
-    lines: list[Entry] = []
-    if audit:
-        lines, how = seg.segment(audit, prompt)
+def _fill_from_log(
+    turn: dict[str, Any], lines: list[Entry], how: str, env: Any, ubids: dict[int, str]
+) -> None:
+    """The turn's trace, tool calls and timing from its task's log lines."""
+    if how:
         turn["trace_source"] = how
         if not how.startswith("task anchor"):
             turn["trace_partial"] = True
@@ -187,10 +167,58 @@ def convert_turn(
             seen.add(name)
     turn["tool_calls"] = calls
     stamps = [e.ts for e in lines if e.ts]
+    # the reply is the task's last own line; energy, telemetry and cache housekeeping the
+    # agent logs after answering is not part of the latency
+    replied = [e.ts for e in lines if e.ts and not HOUSEKEEPING.search(e.text)] or stamps
     if stamps:
-        turn["started_at"], turn["completed_at"] = _iso(stamps[0]), _iso(stamps[-1])
+        turn["started_at"], turn["completed_at"] = _iso(stamps[0]), _iso(replied[-1])
         secs = _seconds(turn["started_at"], turn["completed_at"])
         turn["latency_ms"] = None if secs is None else secs * 1000
+
+
+def convert_turn(
+    raw: dict[str, Any], audit: str, seg: Segmenter, ubids: dict[int, str]
+) -> tuple[dict[str, Any], str | None, str | None]:
+    """(schema 2.0 turn, error cause or None, error message)."""
+    prompt = str(raw.get("prompt") or "")
+    reply = raw.get("response") or ""
+    env = parse_envelope(reply if isinstance(reply, str) else json.dumps(reply))
+    turn: dict[str, Any] = {
+        "prompt": prompt,
+        "response": env.text,
+        "tool_calls": [],
+        "trace": "",
+        "http_status": None,
+        "latency_ms": None,
+    }
+    turn["envelope"] = {
+        "toolsUsed": list(env.tools_used),
+        "category": env.category,
+        "done": env.done,
+        "error": env.error,
+        "json": env.is_json,
+    }
+    busy = bool(env.error and env.error.upper() == "BUSY")
+    if busy:
+        # the old client retried after a busy reply: the reply to the task is lost, but the
+        # task's own audit (its prompt's anchor) may still be in the excerpt
+        turn["response"] = None
+        turn["reply_lost"] = True
+        message = f"the agent answered BUSY: {env.text or ''}".strip()
+        if not audit:
+            return turn, "busy", message
+        task, anchor = seg.segment(audit, prompt)
+        if not anchor.startswith("task anchor"):
+            return turn, "busy", message
+        _fill_from_log(turn, task, anchor, env, ubids)
+        return turn, "busy", message + "; the task's audit is graded without its reply"
+    if not reply and not audit:
+        return turn, "lost", "the old harness recorded neither a reply nor a log excerpt"
+    lines: list[Entry] = []
+    how = ""
+    if audit:
+        lines, how = seg.segment(audit, prompt)
+    _fill_from_log(turn, lines, how, env, ubids)
     if not reply:
         return (
             turn,
