@@ -28,19 +28,18 @@ from typing import Any
 
 from agenttest.results import KAPPA_THRESHOLD, MIN_CALIBRATION_SAMPLES, calibration, rater_kind
 from agenttest.stats import (
-    bootstrap_kappa_interval,
     cohen_kappa,
     confusion_matrix,
     fleiss_kappa,
     krippendorff_alpha,
     percent_agreement,
 )
+from agenttest.verdicts import BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, kappa_interval
 
 from ._load import collect
 
 MIN_SAMPLES = MIN_CALIBRATION_SAMPLES
 LABELS = ("PASS", "FAIL")
-BOOTSTRAP_BUDGET = 20_000_000  # resampled items in total per pair; fewer replicates above it
 
 
 @dataclass(frozen=True)
@@ -121,7 +120,14 @@ class AgreementReport:
 
 
 def _pair(
-    a: str, b: str, left: list[str], right: list[str], seed: int, n_boot: int, confidence: float
+    a: str,
+    b: str,
+    keys: list[Any],
+    left: list[str],
+    right: list[str],
+    seed: int,
+    n_boot: int,
+    confidence: float,
 ) -> PairAgreement:
     n = len(left)
     if n == 0:
@@ -139,10 +145,8 @@ def _pair(
         (cell("FAIL", "PASS"), cell("FAIL", "FAIL")),
     )
     one_label = len(set(left) | set(right)) == 1
-    replicates = max(200, min(n_boot, BOOTSTRAP_BUDGET // n))
-    low, high = bootstrap_kappa_interval(
-        left, right, n_boot=replicates, seed=seed, confidence=confidence
-    )
+    # the one bootstrap rule shared with `report` (agenttest.verdicts)
+    low, high = kappa_interval(keys, left, right, seed=seed, n_boot=n_boot, confidence=confidence)
     return PairAgreement(
         a,
         b,
@@ -169,8 +173,8 @@ def _calibration(name: str, pairs: list[PairAgreement], humans: list[str]) -> tu
 def rater_agreement(
     paths: Iterable[str | Path],
     *,
-    seed: int = 0,
-    n_boot: int = 2000,
+    seed: int = BOOTSTRAP_SEED,
+    n_boot: int = BOOTSTRAP_REPLICATES,
     confidence: float = 0.95,
 ) -> AgreementReport:
     """Agreement of every pair of raters over the same attempts in ``paths`` (see module doc)."""
@@ -192,6 +196,7 @@ def rater_agreement(
             _pair(
                 a,
                 b,
+                shared,
                 [labels[a][k] for k in shared],
                 [labels[b][k] for k in shared],
                 seed,

@@ -24,6 +24,7 @@ from typing import Any
 
 from agenttest.results import ReadNotes, iter_records
 from agenttest.results import parse_timestamp as _stamp
+from agenttest.verdicts import is_retry, is_stale
 
 VERDICTS = ("PASS", "FAIL", "ERROR")
 
@@ -158,7 +159,9 @@ def _attempt(
     rater = str(record.get("rater") or "unknown")
     verdict = record.get("verdict")
     current = out.units.get(key)
-    if current is not None and current.attempt.get("started_at") == record.get("started_at"):
+    if current is not None and not is_retry(
+        current.attempt.get("started_at"), record.get("started_at")
+    ):
         unit = current  # the same attempt again (a copy of the file): keep its grades
         unit.attempt = record
     else:
@@ -173,7 +176,7 @@ def _attempt(
 
 def _grade(out: Collection, key: UnitKey, rater: str, rating: Rating, started: Any) -> None:
     unit = out.units[key]
-    if started is not None and started != unit.attempt.get("started_at"):
+    if is_stale(started, unit.attempt.get("started_at")):
         out.stale_grades += 1
         return
     _offer(unit, rater, rating)

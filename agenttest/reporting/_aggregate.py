@@ -24,7 +24,7 @@ from typing import Any
 from agenttest.errors import UsageError
 from agenttest.results import ReadNotes, iter_records, rater_kind
 from agenttest.results import parse_timestamp as timestamp
-from agenttest.verdicts import TrustCounts, counted_verdict
+from agenttest.verdicts import TrustCounts, counted_verdict, is_retry, is_stale
 
 PASS, FAIL, ERROR, OTHER, UNKNOWN = 1, 0, 2, 3, -1
 _VCODE = {"PASS": PASS, "FAIL": FAIL, "ERROR": ERROR}
@@ -180,9 +180,11 @@ class Aggregator:
                 key = (run_id, test_id, number)
                 slot = (code, get("latency_ms"), cause, rater, index, ordinal,
                         hash(get("started_at")), judged)  # fmt: skip
-                if slots.setdefault(key, slot) is not slot:
-                    self._supersede(key)
-                    slots[key] = slot
+                held = slots.setdefault(key, slot)
+                if held is not slot:
+                    if is_retry(held[6], slot[6]):
+                        self._supersede(key)
+                    slots[key] = slot  # the same attempt again (a copy) keeps its grades
                 self.trust.add(key, test_id, rec)
                 if get("critical"):
                     self.critical[(key, rater)] = list(rec["critical"])
@@ -265,7 +267,7 @@ class Aggregator:
         key = (run_id, test_id, number)
         graded = rec.get("attempt_started_at")
         slot = self.slots.get(key)
-        if graded is not None and slot is not None and hash(graded) != slot[6]:
+        if graded is not None and slot is not None and is_stale(hash(graded), slot[6]):
             self.stale_grades += 1  # it graded an attempt that a retry has replaced
             return
         per_rater = self.grades.setdefault(key, {})

@@ -11,25 +11,21 @@ report whose verdicts any of them decided is exploratory, never published.
 from __future__ import annotations
 
 from itertools import combinations
+from typing import Any
 
 from agenttest.results import calibration, rater_kind
 from agenttest.stats import (
-    bootstrap_kappa_interval,
     cohen_kappa,
     krippendorff_alpha,
     percent_agreement,
 )
+from agenttest.verdicts import kappa_interval
 
 from ._aggregate import FAIL, PASS, Aggregator
 from ._model import Agreement, PairAgreement, RaterInfo
 
-#: Above this many shared items the bootstrap is skipped: it costs O(items × resamples)
-#: and κ's sampling error is negligible there anyway.
-BOOTSTRAP_MAX_ITEMS = 20_000
-BOOTSTRAP_SEED = 7
 
-
-def _pair(a: str, b: str, left: list[int], right: list[int]) -> PairAgreement:
+def _pair(a: str, b: str, keys: list[Any], left: list[int], right: list[int]) -> PairAgreement:
     n = len(left)
     if n == 0:
         return PairAgreement(a, b, 0, None, None, None, None)
@@ -37,10 +33,7 @@ def _pair(a: str, b: str, left: list[int], right: list[int]) -> PairAgreement:
         # every shared attempt got one label: κ is undefined and proves no calibration
         return PairAgreement(a, b, n, percent_agreement(left, right), None, None, None)
     kappa = cohen_kappa(left, right)
-    low = high = None
-    if n <= BOOTSTRAP_MAX_ITEMS:
-        resamples = min(2000, max(200, 2_000_000 // n))
-        low, high = bootstrap_kappa_interval(left, right, n_boot=resamples, seed=BOOTSTRAP_SEED)
+    low, high = kappa_interval(keys, left, right)  # the one bootstrap rule (agenttest.verdicts)
     return PairAgreement(a, b, n, percent_agreement(left, right), kappa, low, high)
 
 
@@ -61,10 +54,10 @@ def analyse_raters(agg: Aggregator, verdict_rater: str | None) -> tuple[Agreemen
         codes.append(code)
     for rater, codes in by_rater.items():
         counts[rater] = [len(codes), codes.count(PASS), codes.count(FAIL)]
-    shared: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
+    shared: dict[tuple[str, str], tuple[list[Any], list[int], list[int]]] = {}
     # judge × human over the attempts where the judge's answer decided the verdict: the
     # sample its calibration is measured on (for a rules+judge grader, its JUDGE calls)
-    decided: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
+    decided: dict[tuple[str, str], tuple[list[Any], list[int], list[int]]] = {}
     units: list[dict[str, int]] = []
     for key, per_rater in agg.grades.items():
         if key not in agg.slots:
@@ -82,12 +75,14 @@ def analyse_raters(agg: Aggregator, verdict_rater: str | None) -> tuple[Agreemen
         if len(gradable) >= 2:
             units.append(gradable)
         for a, b in combinations(sorted(gradable), 2):
-            left, right = shared.setdefault((a, b), ([], []))
+            keys, left, right = shared.setdefault((a, b), ([], [], []))
+            keys.append(key)
             left.append(gradable[a])
             right.append(gradable[b])
             for judge, human in ((a, b), (b, a)):
                 if judged[judge] and rater_kind(human) == "human":
-                    j_list, h_list = decided.setdefault((judge, human), ([], []))
+                    j_keys, j_list, h_list = decided.setdefault((judge, human), ([], [], []))
+                    j_keys.append(key)
                     j_list.append(gradable[judge])
                     h_list.append(gradable[human])
     pairs = tuple(_pair(a, b, *shared[(a, b)]) for a, b in sorted(shared))
