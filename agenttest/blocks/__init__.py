@@ -22,6 +22,7 @@ from ._model import (
 )
 from ._schema import battery_json_schema
 from ._summary import block_summaries, validate_paths
+from ._tools import Selector, call_matches, parse_selector, roles_of
 
 __all__ = [
     "ALWAYS_FAIL_RULES",
@@ -39,14 +40,18 @@ __all__ = [
     "Fixture",
     "Overlay",
     "Reference",
+    "Selector",
     "SourceRef",
     "Teardown",
     "Turn",
     "battery_json_schema",
     "block_summaries",
+    "call_matches",
     "load_battery",
     "load_block_file",
     "load_overlay",
     "merge_reference",
+    "parse_selector",
+    "roles_of",
     "validate_paths",
 ]

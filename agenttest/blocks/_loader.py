@@ -16,6 +16,7 @@ from agenttest.errors import InputError, Problem
 
 from ._cases import check_variables, expand, read_cases
 from ._model import CRITERION_TYPES, TIERS, Block, Criterion, Overlay, Reference, SourceRef
+from ._tools import ambiguities, malformed
 
 YAML_SUFFIXES = (".yaml", ".yml")
 #: Folders skipped while walking a battery: overlays and agent-specific blocks live there.
@@ -404,6 +405,7 @@ def load_battery(paths: Sequence[str | Path], overlay: str | Path | None = None)
             block = dataclasses.replace(block, reference=ref)
         resolved += expand(block)
     _recheck_markers(resolved, problems)
+    _check_tool_roles(resolved, problems, ov)
     if problems:
         raise InputError(problems)
     resolved.sort(key=lambda b: (_TIER_ORDER.get(b.tier, 99), b.id))
@@ -443,3 +445,20 @@ def _recheck_markers(blocks: list[Block], problems: list[Problem]) -> None:
                             f"criterion `{c.id}` uses marker `{m}`, which the overlay leaves undefined",
                         )
                     )
+
+
+def _check_tool_roles(blocks: list[Block], problems: list[Problem], ov: Overlay | None) -> None:
+    # After the overlay: a tool shared by two roles needs argument predicates (class 6).
+    # Problems the overlay's defaults cause are reported once, at the overlay.
+    seen: set[str] = set()
+    if ov is not None:
+        src = ov.source or SourceRef("?", 0)
+        for message in (*malformed(ov.defaults.tools), *ambiguities(ov.defaults.tools)):
+            seen.add(message)
+            problems.append(Problem(src.file, src.line, f"defaults.tools: {message}"))
+    for b in blocks:
+        src = b.source or SourceRef("?", 0)
+        for message in (*malformed(b.reference.tools), *ambiguities(b.reference.tools)):
+            if message not in seen:
+                seen.add(message)
+                problems.append(Problem(src.file, src.line, f"reference.tools: {message}"))

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agenttest.blocks import Block, Criterion
+from agenttest.blocks import Block, Criterion, call_matches
 from agenttest.results import Evidence, ToolCall, TurnRecord
 
 EXCERPT = 200
@@ -117,7 +117,7 @@ class Ctx:
         """(turn index, call index, call) of the calls in those turns, optionally by name."""
         for ti in turns:
             for ci, call in enumerate(self.turns[ti].get("tool_calls") or []):
-                if names is None or call.get("name") in names:
+                if call_matches(call, names):
                     yield ti, ci, call
 
     def trace_lines(self, ti: int) -> list[tuple[str, int, str]]:

@@ -17,7 +17,7 @@ import re
 from decimal import Decimal, DivisionByZero, InvalidOperation
 from typing import Any
 
-from agenttest.blocks import Criterion
+from agenttest.blocks import Criterion, call_matches
 
 from . import _normalize as nz
 from ._abstain import abstain_cue, stem_find
@@ -233,7 +233,7 @@ def _unresolved_failures(ctx: Ctx, c: Criterion, turns: list[int]) -> list[tuple
     calls = list(ctx.calls(turns))
     out = []
     for i, (ti, ci, call) in enumerate(calls):
-        if call.get("ok") is not False or (names is not None and call.get("name") not in names):
+        if call.get("ok") is not False or not call_matches(call, names):
             continue
         # A failure the agent got past with the same tool later is not left unfinished.
         if any(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from agenttest.blocks import Criterion
+from agenttest.blocks import Criterion, call_matches
 from agenttest.results import ToolCall
 
 from . import _normalize as nz
@@ -106,7 +106,7 @@ def tool_order(ctx: Ctx, c: Criterion) -> Check:
     for ti, ci, call in calls:
         if k < len(wanted):
             names = ctx.names(wanted[k])
-            if names is None or call.get("name") in names:
+            if call_matches(call, names):
                 matched.append((ti, ci))
                 k += 1
     seen = _names_text(ctx, turns)

@@ -21,6 +21,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
+from agenttest.blocks import roles_of
 from agenttest.results import ToolCall
 
 from ._context import Ctx
@@ -74,10 +75,8 @@ def _arg(call: ToolCall, keys: tuple[str, ...]) -> str | None:
     return None
 
 
-def _roles(ctx: Ctx, name: str) -> set[str]:
-    ref = ctx.block.reference.tools
-    roles = {role for role, names in ref.items() if name in names}
-    return roles or {name}
+def _roles(ctx: Ctx, call: ToolCall) -> set[str]:
+    return roles_of(ctx.block.reference.tools, call) or {str(call.get("name") or "")}
 
 
 class Effect(NamedTuple):
@@ -92,7 +91,7 @@ NO_CHANGE = Unknown("no change")
 def effect(ctx: Ctx, call: ToolCall, rel: str) -> Effect | None:
     """What one call did to ``rel`` (None: it did not touch it)."""
     name = str(call.get("name") or "")
-    roles = _roles(ctx, name)
+    roles = _roles(ctx, call)
     ok = call.get("ok")
     src, dst = _arg(call, PATH_KEYS), _arg(call, DEST_KEYS)
     action = str((call.get("arguments") or {}).get("action") or "").lower()
