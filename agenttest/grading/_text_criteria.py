@@ -8,7 +8,7 @@ format do not matter; the value does).
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agenttest.blocks import Criterion
@@ -258,7 +258,47 @@ def main_list(text: str) -> tuple[list[re.Match[str]], int]:
     return main, kinds + (1 if len(top) < len(found) else 0)
 
 
-_QUESTION = re.compile(r"[^.!?\n…]*[?？؟]")
+#: a sentence ends at . ! ? … (or a line break) followed by space — not inside "rapor.pdf"
+_END = re.compile(r"[.!?？؟…]+(?=\s|$)|\n")
+#: abbreviations whose period ends no sentence (methodology prompts are Turkish and English)
+_ABBREVIATIONS = frozenset(
+    {"vb", "vs", "örn", "ör", "bkz", "yak", "sn", "dr", "prof", "eg", "e.g", "ie", "i.e",
+     "etc", "cf", "no", "nr", "mr", "mrs", "ms", "st", "vd"}
+)  # fmt: skip
+#: a clarification asked for in the imperative, without a question mark
+_REQUEST = re.compile(
+    r"(?i)\b(?:lütfen|please)\b[^.!?\n]*\b(?:belirt|söyle|yaz|ver|seç|paylaş|bildir|"
+    r"specify|tell|let me know|provide|clarify|confirm|choose|share|indicate)"
+    r"|\b(?:belirtin|belirtiniz|söyleyin|bildirin|paylaşın|yazın|seçin)\b"
+)
+
+
+def question_sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence that asks: it ends in a question mark, or requests a
+    clarification in the imperative ("lütfen … belirtin", "please specify"). Abbreviation
+    periods ("vb.", "örn.", "e.g.") and dots inside words end no sentence."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for m in _END.finditer(text):
+        if m.group(0).startswith(".") and len(m.group(0)) == 1:
+            word = re.search(r"([\w.]+)$", text[start : m.start()])
+            if word and word.group(1).lower() in _ABBREVIATIONS:
+                continue
+        end = m.end()
+        sentence = text[start:end]
+        if any(ch.isalpha() for ch in sentence) and (
+            "?" in m.group(0)
+            or "？" in m.group(0)
+            or "؟" in m.group(0)
+            or _REQUEST.search(sentence)
+        ):
+            lead = len(sentence) - len(sentence.lstrip())
+            out.append((start + lead, end))
+        start = end
+    tail = text[start:]
+    if _REQUEST.search(tail) and any(ch.isalpha() for ch in tail):
+        out.append((start + len(tail) - len(tail.lstrip()), len(text)))
+    return out
 
 
 def asks_question(ctx: Ctx, c: Criterion) -> Check:
@@ -266,8 +306,7 @@ def asks_question(ctx: Ctx, c: Criterion) -> Check:
     if early is not None or text is None:
         return early or Check(None, ev(turn=ti))
     body = nz.light(text)
-    questions = [(m.group(0), body.span(m.start(), m.end())) for m in _QUESTION.finditer(body.text)]
-    questions = [(q, s) for q, s in questions if any(ch.isalpha() for ch in q)]
+    questions = [(body.text[a:b], body.span(a, b)) for a, b in question_sentences(body.text)]
     values = [ctx.subst(v) or "" for v in c.values]
     for q, span in questions:
         if not values or any(nz.find(nz.haystack(q), v, stem=True) for v in values):
@@ -283,24 +322,32 @@ _TIME = re.compile(
 )
 
 
-def _harness_clock(ctx: Ctx, ti: int) -> datetime | None:
+def agent_zone(ctx: Ctx) -> tzinfo | None:
+    """The agent host's zone: the attempt's ``timezone`` (the runner copies it from the agent
+    config, the importer from the overlay), else the block's reference ``timezone``; None
+    when neither names a valid IANA zone (the grading host's zone is never assumed)."""
+    for name in (ctx.attempt.get("timezone"), ctx.block.reference.timezone):
+        if name:
+            try:
+                return ZoneInfo(str(name))
+            except (ZoneInfoNotFoundError, ValueError):
+                continue
+    return None
+
+
+def _harness_clock(ctx: Ctx, ti: int) -> tuple[datetime | None, bool]:
+    """The clock at the answer in the agent's zone (UTC when unknown), and whether known."""
     raw = ctx.turns[ti].get("completed_at") or ctx.attempt.get("completed_at")
     if not raw:
-        return None
+        return None, False
     try:
         when = datetime.fromisoformat(str(raw).replace("Z", "+00:00"))
     except ValueError:
-        return None
-    zone: tzinfo | None = None
-    name = ctx.block.reference.timezone
-    if name:
-        try:
-            zone = ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
-            zone = None
+        return None, False
+    zone = agent_zone(ctx)
     if when.tzinfo is None:
-        return when
-    return when.astimezone(zone) if zone else when.astimezone()
+        return when, zone is not None
+    return when.astimezone(zone or UTC), zone is not None
 
 
 def clock_delta(ctx: Ctx, c: Criterion) -> Check:
@@ -308,12 +355,13 @@ def clock_delta(ctx: Ctx, c: Criterion) -> Check:
 
     Times are ``HH:MM[:SS]`` (``HH.MM`` only right after "saat"/"at"); a 12-hour reading
     without am/pm may mean either half of the day. The clock is the turn's ``completed_at``
-    in the reference ``timezone`` (IANA name) or else the grading host's zone.
+    in the agent's zone (:func:`agent_zone`); with the zone unknown the clock is UTC and an
+    answer off by a whole number of hours is undecided, never FAIL.
     """
     ti, text, early = _response(ctx, c)
     if early is not None or text is None:
         return early or Check(None, ev(turn=ti))
-    now = _harness_clock(ctx, ti)
+    now, known = _harness_clock(ctx, ti)
     if now is None:
         return Check(None, ev(turn=ti, note="no harness clock recorded at the answer"))
     limit = float(c.seconds or 0)
@@ -329,15 +377,27 @@ def clock_delta(ctx: Ctx, c: Criterion) -> Check:
         return Check(False, ev(turn=ti, text=text, note="no time of day in the response"))
     delta, m = best
     span = body.span(m.start(), m.end())
+    if not known and delta > limit and _whole_hours_off(m, now, limit):
+        note = (
+            f"{delta:.0f} s from the UTC clock {now:%H:%M:%S}, a whole number of hours off; "
+            "the agent's time zone is unknown (set `timezone` in the agent config or overlay)"
+        )
+        return Check(None, ev(turn=ti, span=span, text=m.group(0), note=note))
+    zone = f" ({now.tzname()})" if known else " (UTC; agent zone unknown)"
     return Check(
         delta <= limit,
         ev(
             turn=ti,
             span=span,
             text=m.group(0),
-            note=f"{delta:.0f} s from the harness clock {now:%H:%M:%S}",
+            note=f"{delta:.0f} s from the harness clock {now:%H:%M:%S}{zone}",
         ),
     )
+
+
+def _whole_hours_off(m: re.Match[str], now: datetime, limit: float) -> bool:
+    """The stated time matches the clock shifted by a whole number of hours (any zone)."""
+    return any(min(_deltas(m, now + timedelta(hours=h))) <= limit for h in range(-14, 15) if h)
 
 
 def _deltas(m: re.Match[str], now: datetime) -> list[float]:

@@ -272,6 +272,9 @@ def convert_record(
         # the legacy runs used the methodology's host paths and pages, never our fixtures
         "fixtures_applied": rec.get("fixtures_applied") is True,
     }
+    zone = battery.overlay.defaults.timezone if battery.overlay else None
+    if zone:
+        attempt["timezone"] = zone  # the agent host's zone, from the overlay
     if block is None:
         attempt.update(
             verdict=None,
@@ -334,6 +337,7 @@ def import_methodology_v1(
         "agent": {
             "name": battery.overlay.agent if battery.overlay else "unknown",
             "source": f"imported from {FORMAT}",
+            "timezone": battery.overlay.defaults.timezone if battery.overlay else None,
         },
         "tester": ", ".join(testers) or f"unknown ({FORMAT} import)",
         "run_type": "exploratory" if k_nominal < 5 else "published",

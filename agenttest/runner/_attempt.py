@@ -109,6 +109,7 @@ class Grader:
     battery_digest: str
     judge: Any = None
     strict: bool = False
+    timezone: str | None = None  # the agent config's zone, kept on each attempt for clocks
 
     @staticmethod
     def _ungraded(record: dict[str, Any], cause: str, message: str) -> None:
@@ -123,6 +124,9 @@ class Grader:
 
     def grade(self, item: PlanItem, record: dict[str, Any], workspace: Path | None) -> None:
         from agenttest.grading import grade_attempt
+
+        if self.timezone:
+            record["timezone"] = self.timezone
 
         try:
             outcome = grade_attempt(

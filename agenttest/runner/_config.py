@@ -139,6 +139,7 @@ class AgentConfig:
     timeouts: Timeouts = field(default_factory=Timeouts)
     readiness: Readiness = field(default_factory=Readiness)
     workspace: str | None = None
+    timezone: str | None = None  # IANA zone the agent host states times in (clock checks)
     log_file: str | None = None
     log_max_bytes: int = 65536
     headers: Mapping[str, str] = field(default_factory=dict)
@@ -335,6 +336,19 @@ def _check(cfg: AgentConfig, node: Located, filename: str) -> None:
     def line_of(key: str) -> int:
         return node.key_lines.get(key, node.line)
 
+    if cfg.timezone is not None:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(cfg.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            problems.append(
+                Problem(
+                    filename,
+                    line_of("timezone"),
+                    f"`timezone: {cfg.timezone}` is not an IANA time zone (e.g. Europe/Istanbul)",
+                )
+            )
     urls = [("replicas", r.base_url) for r in cfg.replicas]
     if not cfg.replicas or cfg.base_url != cfg.replicas[0].base_url:  # not the stand-in
         urls.insert(0, ("base_url", cfg.base_url))

@@ -352,7 +352,7 @@ def _drive(
     tail = LogTail(config.log_path, config.log_max_bytes) if config.log_path else None
     attempts = AttemptRunner(
         client,
-        Grader(session.battery.digest, judge=judge, strict=strict),
+        Grader(session.battery.digest, judge=judge, strict=strict, timezone=config.timezone),
         stop,
         run_id=session.run_id,
         workspace=config.workspace_path,
