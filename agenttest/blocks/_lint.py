@@ -53,6 +53,11 @@ Rules (the code in brackets starts each message):
     JUDGE-tagged ``any_of`` needs at least one judge branch and a rubric on every JUDGE
     branch.
 
+``[fixture-bound]``
+    A criterion expecting text that only the block's fixtures put there (a fixture file's
+    name, a line of its content, a commit message) must be ``fixture_bound: true``
+    (``_lint_fixtures.py``), so attempts run without the fixtures are not graded on it.
+
 ``[premise]``
     A negative premise must be proven by a fixture, never assumed from the machine the
     test happens to run on: (1) capability/title/notes text claiming a file is missing
@@ -72,6 +77,7 @@ from collections.abc import Iterable
 from agenttest.errors import Problem
 
 from ._lint_evidence import lint_evidence
+from ._lint_fixtures import rule_fixture_bound
 from ._lint_facts import (
     _ANY,
     _CORPUS_PREMISE,
@@ -297,7 +303,14 @@ def _rule_premise(block: Block, lines: _Lines) -> list[Problem]:
     return out
 
 
-_RULES = (_rule_precondition, _rule_fail_criteria, _rule_inverse, _rule_judge, _rule_premise)
+_RULES = (
+    _rule_precondition,
+    _rule_fail_criteria,
+    _rule_inverse,
+    _rule_judge,
+    _rule_premise,
+    rule_fixture_bound,
+)
 
 
 def lint_block(block: Block, lines: _Lines | None = None) -> list[Problem]:
