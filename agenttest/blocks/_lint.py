@@ -77,7 +77,6 @@ from collections.abc import Iterable
 from agenttest.errors import Problem
 
 from ._lint_evidence import lint_evidence
-from ._lint_fixtures import rule_fixture_bound
 from ._lint_facts import (
     _ANY,
     _CORPUS_PREMISE,
@@ -99,6 +98,7 @@ from ._lint_facts import (
     _polarity,
     _walk,
 )
+from ._lint_fixtures import rule_fixture_bound
 from ._loader import Battery
 from ._model import Block, Criterion
 

@@ -324,7 +324,9 @@ def _drive(
             configs,
             todo,
             early,
-            lambda: SharedJudgeGrader(session.battery.digest, judge=judge, strict=strict),
+            lambda: SharedJudgeGrader(
+                session.battery.digest, judge=judge, strict=strict, timezone=configs[0].timezone
+            ),
             run_id=session.run_id,
             log=progress.note,
             avoid=lost_on(latest, todo) if session.retry_errors else None,
