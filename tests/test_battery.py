@@ -277,8 +277,10 @@ def test_overlay_applies_pheronagent_reference_fields(pheron: Battery) -> None:
     assert calc.prompts() == ("1850 çarpı 0.18 nedir?",)
     assert ref.markers["calculator_call"] == "CALL(80)"
     assert calc.tool_names("calculator") == ("calculator_op",)
-    for role in ("file_list", "file_delete", "file_move"):
-        assert calc.tool_names(role) == ("file_manager_action",)
+    # one multi-purpose tool; the `action` argument tells the roles apart (issue 12, class 6)
+    assert calc.tool_names("file_list") == ("file_manager_action[action=list|scan_large]",)
+    assert calc.tool_names("file_delete") == ("file_manager_action[action=delete|remove|trash]",)
+    assert calc.tool_names("file_move") == ("file_manager_action[action=move|rename]",)
     assert "calculator_op" in ref.catalogue and "music_dna" in ref.catalogue
     greeting = pheron.get("L3-REL-01")
     assert greeting is not None

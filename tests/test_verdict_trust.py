@@ -288,6 +288,7 @@ def test_report_shows_methodology_verdict_strict_warnings_and_unfixed_count(
         ("şehrin merkezinde", "şehir"),
         ("I refused to run it", "refuse"),
         ("sayfaya erişilemiyor", "erişilemedi"),
+        ("dosya bulunmuyor", "bulunmadı"),
     ],
 )
 def test_inflected_forms_match(text: str, value: str) -> None:
@@ -305,6 +306,7 @@ def test_inflected_forms_match(text: str, value: str) -> None:
         ("bulut var", "bulunamadı"),
         ("Şehriyar sokağı", "şehir"),  # a name, not a form of şehir
         ("the file was found", "not found"),
+        ("daha önce kaydedilmiş haberler", "kaydedildi"),  # a participle, no claim
     ],
 )
 def test_look_alike_words_do_not_match(text: str, value: str) -> None:

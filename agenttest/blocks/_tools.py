@@ -7,8 +7,9 @@ An overlay writes a role's tools as names, each optionally with one argument pre
 
 A call matches a selector when its name is the tool's and, with a predicate, its argument
 ``key`` (exact key name, methodology §3.1) equals one of the values (case-insensitive).
-The loader rejects a tool that two roles share unless predicates tell them apart, so a
-``list`` is never counted as a ``move`` (issue 12, class 6).
+The loader rejects a tool that two roles share unless predicates tell them apart (one role
+may keep the bare tool: an umbrella such as ``file_manager``, any action), so a ``list`` is
+never counted as a ``move`` (issue 12, class 6).
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ def ambiguities(tools: Mapping[str, Iterable[str]]) -> list[str]:
             for role_b, b in entries[i + 1 :]:
                 if role_a == role_b:
                     continue
-                if a.key is None or b.key is None or (a.key == b.key and a.values & b.values):
+                both_bare = a.key is None and b.key is None
+                if both_bare or (a.key == b.key and a.values & b.values):
                     out.append(
                         f"roles `{role_a}` and `{role_b}` both map to `{tool}` and no argument "
                         f"predicate tells them apart; write e.g. `{tool}[action=list]`"

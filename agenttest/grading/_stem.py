@@ -8,10 +8,12 @@ words are the same word when one of these holds (both sides already folded by
   battery lists always did: ``dosya`` in ``dosyası``);
 * the Snowball stemmer of English or Turkish gives both the same stem
   (``refused``/``refusing``; ``şehirde``/``şehir``);
-* Turkish verb forms: with the tense and person endings taken off, the roots agree, the
-  vowel that ``-iyor`` swallows included (``bulunamadı``/``bulunamıyor``,
-  ``başladı``/``başlıyor``) — but never a positive form against a negative one
-  (``bulundu`` is not ``bulunamadı``);
+* negative Turkish verb forms (``-ma``/``-me``, ``-ama``/``-eme``) in the past or the
+  present: with the tense taken off the roots agree, the vowel ``-iyor`` swallows included,
+  and the person agrees (``bulunamadı``/``bulunamıyor``, ``bulunmadı``/``bulunmuyor``);
+  never a positive form against a negative one
+  (``bulundu`` is not ``bulunamadı``), and positive forms are not unified across tenses
+  ("kaydedildi", saved, is not "kaydedilmiş", a participle);
 * Turkish vowel drop: ``şehir`` matches ``şehri``, ``şehrin`` (the last vowel of the value
   word falls out before a vowel-initial case or possessive ending).
 
@@ -29,7 +31,7 @@ import snowballstemmer
 _EN = snowballstemmer.stemmer("english")
 _TR = snowballstemmer.stemmer("turkish")
 #: folded tense/aspect endings (``ı`` folds to ``i``, ``ü`` to ``u``), longest first
-_TENSES = ("iyor", "uyor", "acak", "ecek", "mis", "mus", "di", "du", "ti", "tu")
+_TENSES = ("iyor", "uyor", "di", "du", "ti", "tu")
 _PERSONS = (
     "",
     "lar",
@@ -64,6 +66,9 @@ def _stems(word: str) -> frozenset[str]:
 
 
 def _verb_root(word: str) -> str | None:
+    """``root|person`` of a negative Turkish verb form (``-ma``/``-me``, ``-ama``/``-eme``),
+    tense removed; None for anything else. Positive forms are not unified across tenses:
+    "was saved" and "will be saved" make different claims."""
     for tense in _TENSES:
         for person in _PERSONS:
             end = tense + person
@@ -71,8 +76,8 @@ def _verb_root(word: str) -> str | None:
                 continue
             root = word[: len(word) - len(end)]
             if tense not in _YOR and root[-1] in "ae":
-                root = root[:-1]  # başla|dı ~ başl|ıyor: -iyor swallows the stem's vowel
-            return root
+                root = root[:-1]  # bulunama|dı ~ bulunam|ıyor: -iyor swallows the vowel
+            return f"{root}|{person}" if root.endswith("m") else None
     return None
 
 
