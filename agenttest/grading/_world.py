@@ -5,7 +5,8 @@ what a file criterion asks. The rule (docs/grading.md, "World state from the too
 
 * with a complete tool-call record (every turn's trace whole, every call's outcome known),
   a path no call touched is unchanged: it is in the state the block's fixtures put it in
-  (unknown when the attempt ran without them);
+  (without them: unknown, unless the overlay maps the path to the host path the legacy run
+  used, whose state the methodology's fixture list declares);
 * otherwise the last *successful* call that wrote, patched, deleted or moved the path
   decides (a failed call changed nothing);
 * a call on the path whose outcome is unknown, a shell command naming it that is not
@@ -173,8 +174,9 @@ def initial_state(ctx: Ctx, rel: str, fixtures_applied: bool) -> State:
             return Absent
         if fx.kind in ("file", "dir", "git_repo"):
             # without our fixtures the overlay's mapped host path played the fixture's role
-            # (the methodology's own fixture list): it existed, its content is unknown
-            return Present(fx.content or "" if fixtures_applied else None)
+            # (the methodology's own fixture list declares the same file): it held the
+            # declared content, so "unchanged" answers "was it emptied?"
+            return Present(fx.content or "")
     return Unknown("no fixture declares its state before the attempt")
 
 
