@@ -137,3 +137,30 @@ def test_report_groups_cases_by_category_with_intervals(tmp_path: Path) -> None:
     assert "## Case categories" in md and "| EV-T-01 | other | 1 | 0/2 |" in md
     data = json.loads(render_json(report))
     assert data["cases"]["EV-T-01"]["categories"]["echo"]["n"] == 4
+
+
+def test_json_schema_knows_cases_inverse_ev_and_the_grounding_criteria() -> None:
+    from agenttest.blocks import battery_json_schema
+
+    defs = battery_json_schema()["$defs"]
+    block = defs["Block"]["properties"]
+    assert "EV" in block["tier"]["enum"]
+    kinds = [a.get("type") for a in block["cases"]["anyOf"]]
+    assert kinds == ["array", "string"]
+    assert block["inverse"]["anyOf"][0]["type"] == "array"
+    assert "memory_seed" in defs["Fixture"]["properties"]["kind"]["enum"]
+    types = defs["Criterion"]["properties"]["type"]["enum"]
+    for name in ("citations_grounded", "numbers_grounded", "failures_reported", "abstains"):
+        assert name in types
+    assert defs["Criterion"]["properties"]["derived"]["items"]["enum"][0] == "sum"
+
+
+def test_list_json_names_the_case_and_its_category(tmp_path: Path) -> None:
+    from agenttest.blocks import block_summaries
+
+    rows = block_summaries(load_battery([_write(tmp_path / "l", INLINE)]))
+    assert [(r["id"], r["case_of"], r["case_category"]) for r in rows] == [
+        ("EV-T-01#a", "EV-T-01", "echo"),
+        ("EV-T-01#b", "EV-T-01", "echo"),
+        ("EV-T-01#c", "EV-T-01", "other"),
+    ]

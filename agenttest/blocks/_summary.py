@@ -43,6 +43,9 @@ def block_summaries(battery: Battery, tiers: Sequence[str] = ()) -> list[dict[st
                 "k": b.k,
                 "turns": len(b.turns),
                 "file": b.source.file if b.source else None,
+                # parameterised blocks: the block the case belongs to, and its category
+                "case_of": b.case.parent if b.case is not None else None,
+                "case_category": b.case.category if b.case is not None else None,
             }
         )
     return rows
