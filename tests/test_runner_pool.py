@@ -257,3 +257,27 @@ def test_longest_expected_attempts_go_first_within_each_round(tmp_path: Path) ->
     timed = [i.block.id for i in expected_order(plan, expected_seconds(baseline)) if i.run == 1]
     # A took 8 s on average; C is not in the baseline, so it is assumed as long as the longest
     assert timed == ["L1-A-01", "L1-C-01", "L1-B-01"]
+
+
+def test_retry_errors_reruns_a_lost_attempt_on_another_replica(tmp_path: Path) -> None:
+    together = threading.Barrier(2, timeout=30)  # run 1 and run 2 start on different replicas
+
+    def meet(n: int) -> None:
+        if n == 1:
+            together.wait()
+
+    good = LoopbackAgent(Behaviour(on_turn=meet))
+    bad = LoopbackAgent(Behaviour(on_turn=meet, drop_turns={1}))  # loses its first turn
+    good.start(), bad.start()
+    try:
+        config = pool_config(tmp_path, [good, bad], timeouts={"answer_s": 40})
+        path = run_pool(tmp_path, config, {"L1-A-01": (1, 2)})
+        lost = [a for a in attempts(path) if a["verdict"] == "ERROR"]
+        assert [a["replica"] for a in lost] == [1]  # precondition: replica 1 lost one
+        run(RunRequest(resume=path, retry_errors=True, allow_temp=True, quiet=True, judge="none"))
+    finally:
+        good.stop(), bad.stop()
+    retried = [a for a in attempts(path) if a["run"] == lost[0]["run"]]
+    assert [a["replica"] for a in retried] == [1, 0]
+    assert retried[-1]["verdict"] == "PASS"
+    assert bad.state.turns == 1  # the retry never went back to the replica that lost it

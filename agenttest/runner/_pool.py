@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from agenttest.results import iter_records
 
@@ -167,20 +167,18 @@ class Pool:
 
     # -- the queue ------------------------------------------------------------------------
 
-    def take(self, replica: Replica) -> PlanItem | None:
-        """The next attempt for ``replica`` (skipping decided ones), or None when none is left.
-        An attempt another replica lost is taken by a different replica when one can."""
+    def take(self, replica: Replica) -> PlanItem | Literal["wait"] | None:
+        """The next attempt for ``replica`` (skipping decided ones), None when none is left,
+        or ``"wait"``: only attempts this replica lost are left and another replica is up
+        and idle, so that one should retry them (``--retry-errors``)."""
         with self.lock:
             while self.queue:
-                pick = next(
-                    (
-                        i
-                        for i, it in enumerate(self.queue)
-                        if self.avoid.get(it.key) != replica.index
-                    ),
-                    0,
-                )
-                item = self.queue.pop(pick)
+                mine = [
+                    i for i, it in enumerate(self.queue) if self.avoid.get(it.key) != replica.index
+                ]
+                if not mine and self._someone_else_idle(replica):
+                    return "wait"
+                item = self.queue.pop(mine[0] if mine else 0)
                 decided = self.early.skip(item)
                 if decided is not None:
                     self.skips.append((item, self.early.skipped[item.key]))
@@ -189,6 +187,15 @@ class Pool:
                 replica.busy = True
                 return item
             return None
+
+    def _someone_else_idle(self, replica: Replica) -> bool:
+        return any(
+            r is not replica
+            and not r.busy
+            and r.down_since is None
+            and self.threads[r.index].is_alive()
+            for r in self.replicas
+        )
 
     def give_back(self, item: PlanItem, replica: Replica) -> None:
         """An attempt that never reached the agent goes back to the front of the queue."""
@@ -254,6 +261,9 @@ class Pool:
             item = self.take(replica)
             if item is None:
                 return
+            if isinstance(item, str):  # "wait"
+                self.sleep(replica.config.readiness.poll_s)
+                continue
             started = self.clock()
             try:
                 record = replica.attempts.run(item)
