@@ -281,3 +281,24 @@ def test_retry_errors_reruns_a_lost_attempt_on_another_replica(tmp_path: Path) -
     assert [a["replica"] for a in retried] == [1, 0]
     assert retried[-1]["verdict"] == "PASS"
     assert bad.state.turns == 1  # the retry never went back to the replica that lost it
+
+
+def test_plain_progress_lines_know_the_pool() -> None:
+    import io
+
+    from agenttest.runner._progress import LineProgress
+
+    out = io.StringIO()
+    progress = LineProgress(out)
+    progress.start(10, 2, "run.jsonl")
+    progress.attempt_skipped("SEC-01", 3, "decided FAIL after 1 of 5: ...")
+    progress.pool(3, 1, 130.0)
+    progress.attempt_done(
+        {"test_id": "L1-A-01", "run": 2, "verdict": "PASS", "latency_ms": 1500, "replica": 2}
+    )
+    lines = out.getvalue().splitlines()
+    assert lines[1].endswith("[3/10] SEC-01 run 3: skipped, decided FAIL after 1 of 5: ...")
+    assert lines[2].endswith(
+        "[4/10] L1-A-01 run 2 on replica 2: PASS in 1.5s | pool: 4/10 done, "
+        "1 skipped as decided; 3 busy, 1 down; eta 2m10s"
+    )
