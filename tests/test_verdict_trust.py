@@ -596,3 +596,40 @@ def test_a_turkish_percentage_is_a_percentage(battery: Any) -> None:
     assert evaluate(Ctx(b, attempt(turn("RAM: 13.0 GB (%81 doluluk oranı)"))), p4).holds
     assert evaluate(Ctx(b, attempt(turn("RAM: 13.0 GB (81% used)"))), p4).holds
     assert not evaluate(Ctx(b, attempt(turn("RAM: 13.0 GB"))), p4).holds
+
+
+@needs_corpus
+def test_overlay_carries_the_methodologys_argument_rule_for_a_move(
+    imported: dict[Any, Any],
+) -> None:
+    # final72 L2-CLARIFY-01 run 1: turn 1 asked which folders (no tool); turn 2 called
+    # file_manager_action {"path": "~/Downloads", "destination": "~/Desktop/Photos",
+    # "action": "move"}. Our photo files never existed there, so the end-state checks do not
+    # apply; the overlay carries the methodology's own P4 ("turn-2 arguments hold the right
+    # source and destination") in this agent's argument names: PASS on the methodology's
+    # text, although the move itself failed ("an item with the same name already exists").
+    a = imported[("final72", "L2-CLARIFY-01", 1)]
+    (move,) = a["turns"][1]["tool_calls"]
+    assert move["ok"] is False and move["arguments"]["destination"] == "~/Desktop/Photos"
+    for cid in ("P4", "P5"):
+        c = crit_of(a, cid)
+        assert c["passed"] is True and c["evidence"]["decided_by"].startswith("fixture-free")
+    assert crit_of(a, "P6")["applies"] is False
+    assert a["verdict"] == "PASS"
+
+
+def test_overlay_variant_for_a_criterion_that_is_not_fixture_bound_is_refused(
+    tmp_path: Path,
+) -> None:
+    from agenttest.blocks import load_battery as load
+    from agenttest.errors import InputError
+
+    overlay = tmp_path / "ov.yaml"
+    overlay.write_text(
+        "agent: x\nblocks:\n  L1-FILE-03:\n    unfixed:\n"
+        "      P1: {id: P1, tag: STATE, type: no_tool_calls, says: x}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as err:
+        load([ROOT / "batteries" / "L1" / "L1-FILE-03.yaml"], overlay=overlay)
+    assert "unfixed.P1` replaces not fixture_bound" in str(err.value.problems[0])

@@ -406,6 +406,7 @@ def load_battery(paths: Sequence[str | Path], overlay: str | Path | None = None)
         resolved += expand(block)
     _recheck_markers(resolved, problems)
     _check_tool_roles(resolved, problems, ov)
+    _check_unfixed(resolved, problems, ov)
     if problems:
         raise InputError(problems)
     resolved.sort(key=lambda b: (_TIER_ORDER.get(b.tier, 99), b.id))
@@ -462,3 +463,19 @@ def _check_tool_roles(blocks: list[Block], problems: list[Problem], ov: Overlay 
             if message not in seen:
                 seen.add(message)
                 problems.append(Problem(src.file, src.line, f"reference.tools: {message}"))
+
+
+def _check_unfixed(blocks: list[Block], problems: list[Problem], ov: Overlay | None) -> None:
+    # An overlay's fixture-free variant must replace a fixture-bound criterion of the block.
+    if ov is None:
+        return
+    src = ov.source or SourceRef("?", 0)
+    for b in blocks:
+        ids = {c.id: c for c in (*b.criteria.pass_, *b.criteria.fail)}
+        for cid in b.reference.unfixed:
+            c = ids.get(cid)
+            if c is None or not c.fixture_bound:
+                what = "no criterion" if c is None else "not fixture_bound"
+                problems.append(
+                    Problem(src.file, src.line, f"{b.id}: `unfixed.{cid}` replaces {what}")
+                )
