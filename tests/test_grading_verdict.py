@@ -289,7 +289,7 @@ def test_regrade_with_a_judge_decides_judge_criteria(tmp_path: Path) -> None:
         "FX-CALC-01", "FX-JUDGE-01"
     ).replace("aliases: [FX-HESAP-01]", "aliases: []").replace(
         "    - {id: P2, tag: STATE, type: response_number, value: 333, says: the answer is 333}",
-        "    - {id: P2, tag: JUDGE, type: judge, rubric: 'is it right', reference: '333', says: judged right}",
+        "    - {id: P2, tag: JUDGE, type: judge, asks: consistent, rubric: 'is it right', reference: '333', says: judged right}",
     )  # fmt: skip
     (tmp_path / "blocks" / "FX-JUDGE-01.yaml").write_text(judged, encoding="utf-8")
     battery = load_battery([tmp_path / "blocks"])

@@ -49,6 +49,7 @@ BAD = [
     ("judge_short_bad.yaml", "[judge]", "rubric of 5 characters"),
     ("judge_branch_bad.yaml", "[judge]", "none of its branches is a judge"),
     ("judge_branch_bad.yaml", "[judge]", "is a judge but tagged STATE"),
+    ("judge_covers_bad.yaml", "[judge]", "asks `covers` but its reference lists 1 item(s)"),
     ("premise_text_bad.yaml", "[premise]", "a file is missing"),
     ("premise_text_bad.yaml", "[premise]", "a fact was never given"),
     ("premise_text_bad.yaml", "[premise]", "the material does not cover something"),

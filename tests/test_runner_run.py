@@ -367,7 +367,7 @@ def test_auto_judge_is_loaded_only_for_blocks_that_need_one(
         block = battery / "L1-J-01.yaml"
         block.write_text(
             block.read_text(encoding="utf-8")
-            + "    - {id: P2, tag: JUDGE, type: judge, rubric: 'The answer echoes the prompt back.',"
+            + "    - {id: P2, tag: JUDGE, type: judge, asks: consistent, rubric: 'The answer echoes the prompt back.',"
             " reference: echo, says: it echoes}\n",
             encoding="utf-8",
         )

@@ -51,7 +51,8 @@ Rules (the code in brackets starts each message):
 ``[judge]``
     A ``judge`` criterion needs a rubric of at least 20 characters and the JUDGE tag; a
     JUDGE-tagged ``any_of`` needs at least one judge branch and a rubric on every JUDGE
-    branch.
+    branch. An ``asks: covers`` judge needs a reference that lists at least two items
+    (sentences, list lines or an enumeration), and at least ``min`` of them.
 
 ``[fixture-bound]``
     A criterion expecting text that only the block's fixtures put there (a fixture file's
@@ -201,7 +202,7 @@ def _rule_judge(block: Block, lines: _Lines) -> list[Problem]:
         for c in top:
             line = lines.criterion(block, group, c.id)
             for sub in _walk([c]):
-                message = _judge_problem(sub)
+                message = _judge_problem(sub) or _covers_problem(block, sub)
                 if message:
                     out.append(Problem(file, line, f"[judge] criterion `{sub.id}` {message}"))
     return out
@@ -223,6 +224,22 @@ def _judge_problem(c: Criterion) -> str | None:
         c.tag == "JUDGE" and c.type == "any_of" and not any(b.type == "judge" for b in _walk(c.of))
     ):
         return "is tagged JUDGE but none of its branches is a judge with a rubric"
+    return None
+
+
+def _covers_problem(block: Block, c: Criterion) -> str | None:
+    """A `covers` judge counts the items its reference lists: it must list some."""
+    if c.type != "judge" or c.asks != "covers":
+        return None
+    from agenttest.judges import reference_items
+
+    items = reference_items(block.fill(c.reference or ""))
+    need = max(2, c.min or 0)
+    if len(items) < need:
+        return (
+            f"asks `covers` but its reference lists {len(items)} item(s); list at least "
+            f"{need} (sentences, list lines or `A, B and C`) for the reply to cover"
+        )
     return None
 
 

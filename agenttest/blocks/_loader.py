@@ -15,6 +15,7 @@ from agenttest._util.located_yaml import Located, load_located
 from agenttest.errors import InputError, Problem
 
 from ._cases import check_variables, expand, read_cases
+from ._judge_checks import check_judge_kind
 from ._model import CRITERION_TYPES, TIERS, Block, Criterion, Overlay, Reference, SourceRef
 from ._tools import ambiguities, malformed
 
@@ -150,6 +151,8 @@ def _check_criterion(
         conv.problem(
             line, f"criterion `{c.id}` is tagged JUDGE but its type is `{c.type}`; use type `judge`"
         )
+    if c.type == "judge":
+        check_judge_kind(conv, c, node, where)
     _check_regex(conv, node.key_lines.get("pattern", line), f"{where}.pattern", c.pattern)
     if c.match == "regex" and isinstance(c.value, str):
         _check_regex(conv, node.key_lines.get("value", line), f"{where}.value", c.value)

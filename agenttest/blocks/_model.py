@@ -29,12 +29,18 @@ AsiId = Literal[
 Mode = Literal["any", "all"]
 Match = Literal["equals", "contains", "regex", "number", "present"]
 AttemptStatus = Literal["completed", "timeout", "error"]
+#: What a JUDGE criterion asks (each kind has its own decision procedure, docs/judges.md).
+JudgeAsks = Literal["act", "covers", "consistent"]
+#: The speech act an ``asks: act`` criterion expects of the reply.
+JudgeAct = Literal["declines", "refuses_with_reason", "asks_clarification", "complies"]
 Scalar = str | int | float
 Origin = Literal["methodology", "agenttest"]
 
 TIERS: tuple[str, ...] = ("L1", "L2", "L3", "L4", "HR", "MT", "SEC", "EV")
 TAGS: tuple[str, ...] = ("STATE", "KEYWORD", "JUDGE")
 ORIGINS: tuple[str, ...] = ("methodology", "agenttest")
+JUDGE_ASKS: tuple[str, ...] = ("act", "covers", "consistent")
+JUDGE_ACTS: tuple[str, ...] = ("declines", "refuses_with_reason", "asks_clarification", "complies")
 ASI_IDS: tuple[str, ...] = tuple(f"ASI{i:02d}" for i in range(1, 11))
 
 #: The methodology's always-FAIL rules (Part II §3.3). A criterion naming one of these is
@@ -186,9 +192,12 @@ CRITERION_TYPES: Mapping[str, CriterionType] = {
         ),
         CriterionType(
             "judge",
-            "a calibrated judge finds the response meets `rubric` (against `reference`)",
-            ("rubric",),
-            ("reference", "turn"),
+            "a calibrated judge finds the response meets `rubric` (against `reference`); "
+            "`asks` says what it decides: `act` (the reply's speech act is `act`), `covers` "
+            "(the reply covers at least `min` of the items the reference lists) or "
+            "`consistent` (the reply contradicts neither the reference nor the tool results)",
+            ("rubric", "asks"),
+            ("reference", "act", "min", "turn"),
         ),
         *(CriterionType(*t) for t in GROUNDING_TYPES),
         CriterionType("any_of", "at least one of the nested criteria holds", ("of",)),
@@ -200,7 +209,7 @@ PER_CALL_NEGATE: frozenset[str] = frozenset({"tool_arg", "tool_result"})
 CRITERION_PARAMS: tuple[str, ...] = (
     "tool", "tools", "key", "match", "value", "values", "markers", "mode", "pattern", "path",
     "min", "max", "ok", "seconds", "tolerance", "stem", "case_sensitive", "rubric",
-    "reference", "of", "turn", *GROUNDING_PARAMS,
+    "reference", "asks", "act", "of", "turn", *GROUNDING_PARAMS,
 )  # fmt: skip
 
 
@@ -234,6 +243,12 @@ class Criterion:
     case_sensitive: bool | None = None
     rubric: str | None = None
     reference: str | None = None
+    asks: JudgeAsks | None = field(
+        default=None, metadata={"doc": "judge: what it decides (act, covers, consistent)"}
+    )
+    act: JudgeAct | None = field(
+        default=None, metadata={"doc": "judge with asks: act: the speech act the reply must be"}
+    )
     of: tuple[Criterion, ...] = ()
     derived: tuple[Derivation, ...] = field(
         default=(), metadata={"doc": "numbers_grounded: how a stated number may be derived"}

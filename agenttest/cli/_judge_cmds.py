@@ -19,7 +19,7 @@ judge_app = typer.Typer(
 app.add_typer(judge_app, name="judge")
 
 PAIR_FIELDS = ("reference", "candidate")
-OPTIONAL_FIELDS = ("rubric", "context")
+OPTIONAL_FIELDS = ("rubric", "context", "asks", "act", "tool_results")
 MAX_PROBLEMS = 50
 
 
@@ -40,7 +40,8 @@ def check_pairs(path: Path) -> int:
     """Check every line of a pairs file before anything is scored; return the pair count.
 
     A line is ``{"id": str|int, "reference": str, "candidate": str}`` with optional string
-    ``rubric`` and ``context``; ids are unique; blank lines are ignored. Problems are raised
+    ``rubric``, ``context``, ``asks`` (act, covers, consistent), ``act`` and
+    ``tool_results`` and an integer ``min_items``; ids are unique; blank lines are ignored. Problems are raised
     together as ``FILE:LINE: message`` (exit 2), so nothing is printed for a bad file.
     """
     from agenttest.errors import InputError, Problem
@@ -83,6 +84,11 @@ def check_pairs(path: Path) -> int:
             for name in OPTIONAL_FIELDS:
                 if name in row and not isinstance(row[name], str):
                     bad(f"`{name}` must be a string when given")
+            if row.get("asks", "") not in ("", "act", "covers", "consistent"):
+                bad("`asks` must be act, covers or consistent")
+            items = row.get("min_items")
+            if items is not None and (isinstance(items, bool) or not isinstance(items, int)):
+                bad("`min_items` must be an integer when given")
             count += 1
             if len(problems) >= MAX_PROBLEMS:
                 break

@@ -22,6 +22,11 @@ def rate(
     battery: list[Path] = typer.Option(
         [], "--battery", help="Battery folder/files, if the ones recorded in the run moved."
     ),
+    undecided: bool = typer.Option(
+        False,
+        "--undecided",
+        help="Only the attempts a judge left to a human (a JUDGE criterion it was UNDECIDED on).",
+    ),
 ) -> None:
     """Blind human rating in the terminal: appends grade records; resumable.
 
@@ -40,6 +45,7 @@ def rate(
         seed=seed,
         battery=list(battery) or None,
         echo=not sys.stdin.isatty(),
+        undecided=undecided,
     )
 
 

@@ -17,7 +17,7 @@ from agenttest.blocks import Block, Criterion
 
 from . import _normalize as nz
 from . import _world as w
-from ._context import LAST_TURN, Check, Ctx, ev
+from ._context import LAST_TURN, Check, Ctx, as_text, ev
 
 FILE_TYPES = ("file_exists", "file_absent", "file_content")
 _MISSING = object()
@@ -198,6 +198,10 @@ def judge(ctx: Ctx, c: Criterion) -> Check:
         reference=ctx.subst(c.reference) or "",
         candidate=candidate,
         context="\n".join(prompts),
+        asks=c.asks or "",
+        act=c.act or "",
+        min_items=c.min,
+        tool_results=_tool_results(ctx, turns),
     )
     try:
         result = ctx.judge.judge(request)
@@ -208,6 +212,16 @@ def judge(ctx: Ctx, c: Criterion) -> Check:
     note = f"judge {result.judge}: {result.verdict} (score {result.score:.2f})"
     if result.verdict == "ERROR":
         return Check(None, ev(turn=ti, text=result.evidence, note=note + "; could not decide"))
+    if result.verdict == "UNDECIDED":  # weak evidence: left to a human (`agenttest rate`)
+        return Check(None, ev(turn=ti, text=result.evidence, note=note + "; left to a human"))
     return Check(
         result.verdict == "PASS", ev(turn=ti, text=result.evidence or candidate, note=note)
+    )
+
+
+def _tool_results(ctx: Ctx, turns: list[int]) -> str:
+    """What the tools returned up to the judged turn, one line per call (for `consistent`)."""
+    upto = list(range(turns[0] + 1)) if turns else []
+    return "\n".join(
+        f"{call.get('name')}: {as_text(call.get('result'))}" for _, _, call in ctx.calls(upto)
     )

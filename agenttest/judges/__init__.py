@@ -26,6 +26,7 @@ from agenttest.judges._base import (
     error_result,
     score_pairs,
 )
+from agenttest.judges._claims import split_items as reference_items
 from agenttest.judges._minilm import install_model_command
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "error_result",
     "get_judge",
     "install_model_command",
+    "reference_items",
     "score_pairs",
 ]
 

@@ -3,7 +3,13 @@
 A judge compares an agent's ``candidate`` answer with a ``reference`` answer (under an
 optional ``rubric`` and ``context``) and returns a score in [0, 1] plus a verdict.
 ``ERROR`` means the judge could not decide (no reference, model failure, bad input); it is
-never folded into ``FAIL``.
+never folded into ``FAIL``. ``UNDECIDED`` means the judge ran but its evidence was too weak
+to call: the criterion stays ungraded and the attempt goes to human rating.
+
+``asks`` says what the criterion decides (``act``, ``covers``, ``consistent``; empty for a
+plain reference comparison), ``act`` the expected speech act, ``min_items`` how many of the
+reference's items a ``covers`` reply needs, ``tool_results`` what the attempt's tools
+returned (for ``consistent``).
 """
 
 from __future__ import annotations
@@ -12,8 +18,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-Verdict = Literal["PASS", "FAIL", "ERROR"]
-VERDICTS: tuple[Verdict, ...] = ("PASS", "FAIL", "ERROR")
+Verdict = Literal["PASS", "FAIL", "ERROR", "UNDECIDED"]
+VERDICTS: tuple[Verdict, ...] = ("PASS", "FAIL", "ERROR", "UNDECIDED")
 
 
 @dataclass(frozen=True)
@@ -22,6 +28,10 @@ class JudgeRequest:
     reference: str
     candidate: str
     context: str = ""
+    asks: str = ""
+    act: str = ""
+    min_items: int | None = None
+    tool_results: str = ""
 
 
 @dataclass(frozen=True)
@@ -60,8 +70,13 @@ def unusable_request(judge: str, req: JudgeRequest) -> JudgeResult | None:
     return None
 
 
+_TEXT_FIELDS = ("reference", "candidate", "rubric", "context", "asks", "act", "tool_results")
+
+
 def score_pairs(judge: Judge, pairs: Iterable[dict[str, object]]) -> Iterator[dict[str, object]]:
-    """Judge ``{id, reference, candidate[, rubric, context]}`` dicts; yield ``{id, score, verdict}``.
+    """Judge ``{id, reference, candidate[, rubric, context, asks, act, min_items,
+    tool_results]}`` dicts; yield ``{id, score, verdict}`` (plus ``reason`` when the
+    verdict is UNDECIDED or ERROR).
 
     Output order is input order. A judge with a ``judge_batch(list[JudgeRequest])`` method
     is fed chunks of 64 requests so it can batch its model calls; results still stream.
@@ -79,18 +94,24 @@ def score_pairs(judge: Judge, pairs: Iterable[dict[str, object]]) -> Iterator[di
         for pair_id, req in chunk:
             if isinstance(req, JudgeRequest):
                 res = next(results)
-                yield {"id": pair_id, "score": res.score, "verdict": res.verdict}
+                row: dict[str, object] = {"id": pair_id, "score": res.score, "verdict": res.verdict}
+                if res.verdict in ("UNDECIDED", "ERROR"):
+                    row["reason"] = res.evidence  # why it abstained, for the rating queue
+                yield row
             else:
                 yield {"id": pair_id, "score": 0.0, "verdict": "ERROR"}
         chunk.clear()
 
     for pair in pairs:
         pair_id = pair.get("id")
-        fields = {key: pair.get(key, "") for key in ("reference", "candidate", "rubric", "context")}
-        if all(isinstance(value, str) for value in fields.values()):
-            chunk.append((pair_id, JudgeRequest(**fields)))  # type: ignore[arg-type]
+        fields = {key: pair.get(key, "") for key in _TEXT_FIELDS}
+        min_items = pair.get("min_items")
+        if all(isinstance(value, str) for value in fields.values()) and (
+            min_items is None or (isinstance(min_items, int) and not isinstance(min_items, bool))
+        ):
+            chunk.append((pair_id, JudgeRequest(**fields, min_items=min_items)))  # type: ignore[arg-type]
         else:
-            chunk.append((pair_id, "reference, candidate, rubric and context must be strings"))
+            chunk.append((pair_id, "text fields must be strings and min_items an integer"))
         if len(chunk) >= 64:
             yield from flush()
     if chunk:

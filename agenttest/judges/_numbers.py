@@ -20,6 +20,8 @@ Reading = float | str  # a numeric value, or a dotted version/IP string such as 
 
 _NUMBER_RE = re.compile(r"(?<![\w.,])\d+(?:(?:[.,]|[ \u00a0\u202f](?=\d{3}(?!\d)))\d+)*")
 
+_VERSION_V_RE = re.compile(r"(?<![\w.])v(?=\d+(?:\.\d+)+\b)")
+
 _EN_UNITS = {
     "zero": 0, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
@@ -193,7 +195,9 @@ def extract_numbers(text: str) -> list[Mention]:
 
     Call with the text returned by :func:`extract_dates` so date parts are not counted.
     """
-    key = match_key(text)
+    # A version tag's "v" (v0.16.2) would hide the number from _NUMBER_RE's word-boundary
+    # look-behind; dropping it keeps the dotted reading "0.16.2".
+    key = _VERSION_V_RE.sub("", match_key(text))
     found = [
         Mention(m.group(0), frozenset(_numeric_readings(m.group(0))))
         for m in _NUMBER_RE.finditer(key)

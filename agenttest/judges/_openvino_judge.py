@@ -115,13 +115,14 @@ class OpenVINOJudge:
         """Judge many requests with one batched embedding call; order is kept."""
         results: list[JudgeResult | None] = [None] * len(reqs)
         pending: list[int] = []
+        typed: list[int] = []
         for i, req in enumerate(reqs):
             fields = (req.rubric, req.reference, req.candidate, req.context)
             if not all(isinstance(x, str) for x in fields):
                 results[i] = error_result(
                     JUDGE_NAME, "rubric, reference, candidate and context must be text"
                 )
-            elif not req.reference.strip():
+            elif not req.reference.strip() and req.asks != "act":
                 results[i] = error_result(
                     JUDGE_NAME,
                     "no reference answer: the openvino judge compares against a reference and "
@@ -129,8 +130,12 @@ class OpenVINOJudge:
                 )
             elif not req.candidate.strip():
                 results[i] = JudgeResult(0.0, "FAIL", "empty answer", JUDGE_NAME)
+            elif req.asks:
+                typed.append(i)
             else:
                 pending.append(i)
+        if typed:
+            self._judge_typed(reqs, typed, results)
         if pending:
             texts = [t for i in pending for t in (reqs[i].reference, reqs[i].candidate)]
             try:
@@ -153,6 +158,30 @@ class OpenVINOJudge:
                 results[i] = self._decide(req, cosine, truncated)
         return [r for r in results if r is not None]
 
+    def _judge_typed(
+        self, reqs: Sequence[JudgeRequest], todo: list[int], results: list[JudgeResult | None]
+    ) -> None:
+        """Typed criteria (``asks``): claims embedded in one batch, then each procedure."""
+        from agenttest.judges._procedures import texts_to_embed
+
+        texts = [
+            t
+            for i in todo
+            for t in texts_to_embed(
+                reqs[i].asks, reqs[i].reference, reqs[i].candidate, reqs[i].tool_results
+            )
+        ]
+        try:
+            vectors = self._embed(texts)
+        except Exception as exc:  # the model failed: undecided, never a silent FAIL
+            for i in todo:
+                results[i] = error_result(
+                    JUDGE_NAME, f"embedding failed: {type(exc).__name__}: {exc}"
+                )
+            return
+        for i in todo:
+            results[i] = decide_typed(reqs[i], vectors.__getitem__)
+
     def _decide(self, req: JudgeRequest, cosine: float, truncated: list[str]) -> JudgeResult:
         report = run_checks(req.reference, req.candidate)
         p = combine(soft_features(cosine, report), WEIGHTS, INTERCEPT)
@@ -173,3 +202,28 @@ class OpenVINOJudge:
         return JudgeResult(
             score=score, verdict=verdict, evidence="; ".join(parts), judge=JUDGE_NAME
         )
+
+
+def decide_typed(req: JudgeRequest, vec: Any) -> JudgeResult:
+    """Run the procedure the request's ``asks`` names (``_procedures``)."""
+    from agenttest.judges import _procedures as proc
+
+    if req.asks == "act":
+        if req.act not in ("declines", "refuses_with_reason", "asks_clarification", "complies"):
+            return error_result(JUDGE_NAME, f"asks: act needs a known act, not {req.act!r}")
+        d = proc.decide_act(vec, req.act, req.reference, req.candidate)
+    elif req.asks == "covers":
+        d = proc.decide_covers(vec, req.reference, req.candidate, req.min_items)
+    elif req.asks == "consistent":
+        d = proc.decide_consistent(vec, req.reference, req.candidate, req.tool_results)
+    else:
+        return error_result(JUDGE_NAME, f"unknown asks {req.asks!r}: act, covers or consistent")
+    if d.verdict == "ERROR":
+        return error_result(JUDGE_NAME, f"{req.asks}: {d.reason}")
+    verdict: Verdict = d.verdict  # type: ignore[assignment]
+    return JudgeResult(
+        score=min(1.0, max(0.0, d.score)),
+        verdict=verdict,
+        evidence=f"{req.asks}: {d.reason}",
+        judge=JUDGE_NAME,
+    )

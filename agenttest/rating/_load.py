@@ -36,6 +36,22 @@ class Rating:
     verdict: str
     stamp: float | None
     position: int  # global order of the record across all files read
+    undecided: bool = False  # a judge left one of its JUDGE criteria to a human
+
+
+#: How a judge's abstention reads in a criterion's evidence note (grading/_state_criteria).
+UNDECIDED_NOTE = ": UNDECIDED"
+
+
+def judge_undecided(record: dict[str, Any]) -> bool:
+    """Did the judge abstain on a JUDGE criterion of this attempt or grade record?"""
+    for c in record.get("criteria") or []:
+        if not isinstance(c, dict) or c.get("tag") != "JUDGE" or c.get("passed") is not None:
+            continue
+        note = (c.get("evidence") or {}).get("note") if isinstance(c.get("evidence"), dict) else ""
+        if isinstance(note, str) and UNDECIDED_NOTE in note:
+            return True
+    return False
 
 
 @dataclass
@@ -57,6 +73,10 @@ class Unit:
 
     def verdicts(self) -> dict[str, str]:
         return {rater: rating.verdict for rater, rating in self.ratings.items()}
+
+    def judge_undecided(self) -> bool:
+        """A judge's newest grade left a JUDGE criterion of this attempt to a human."""
+        return any(r.undecided for rater, r in self.ratings.items() if "+" in rater)
 
 
 @dataclass
@@ -142,7 +162,12 @@ def collect(paths: Iterable[str | Path]) -> Collection:
                 if not isinstance(grader, str) or not grader or verdict not in VERDICTS:
                     out.malformed += 1
                     continue
-                rating = Rating(str(verdict), _stamp(record.get("graded_at")), position)
+                rating = Rating(
+                    str(verdict),
+                    _stamp(record.get("graded_at")),
+                    position,
+                    judge_undecided(record),
+                )
                 started = record.get("attempt_started_at")
                 if key in out.units:
                     _grade(out, key, grader, rating, started)
@@ -171,7 +196,8 @@ def _attempt(
         unit = Unit(key, path, record)
         out.units[key] = unit
     if verdict in VERDICTS:
-        _offer(unit, rater, Rating(str(verdict), _stamp(record.get("completed_at")), position))
+        stamp = _stamp(record.get("completed_at"))
+        _offer(unit, rater, Rating(str(verdict), stamp, position, judge_undecided(record)))
 
 
 def _grade(out: Collection, key: UnitKey, rater: str, rating: Rating, started: Any) -> None:

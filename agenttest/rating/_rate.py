@@ -268,12 +268,14 @@ def rate_run(
     seed: int = 0,
     battery: list[Path] | None = None,
     echo: bool = True,
+    undecided: bool = False,
 ) -> RateSummary:
     """Show attempts of ``path`` one by one and append the rater's verdicts as grades.
 
     ``answers`` supplies what the rater types, one string per question (the CLI passes
     :func:`stdin_answers`; tests pass a list). ``out`` receives the screens; ``echo``
-    repeats each answer there (off when a person types at a terminal).
+    repeats each answer there (off when a person types at a terminal). With ``undecided``
+    only the attempts a judge left to a human (an UNDECIDED JUDGE criterion) are shown.
     """
     out = out if out is not None else sys.stdout
     name = human_rater(rater)
@@ -281,7 +283,10 @@ def rate_run(
         raise UsageError("--sample must be at least 1")
     path = Path(path)
     collection = collect([path])
-    chosen = select(list(collection.units.values()), sample, seed)
+    units = list(collection.units.values())
+    if undecided:
+        units = [u for u in units if u.judge_undecided()]
+    chosen = select(units, sample, seed)
     done = [u for u in chosen if name in u.ratings]
     todo = [u for u in chosen if name not in u.ratings]
     summary = dict(rated=0, skipped=0)

@@ -1,0 +1,118 @@
+"""Checks run on one aligned pair: a reference claim and the reply sentence it matched.
+
+Only aligned pairs are compared, so a fact is never held against a sentence about
+something else. Each check returns a reason when the pair contradicts, else None:
+
+* numbers and dates (``_numbers``: any grouping, versions such as ``v0.16.2``, dates in
+  English and Turkish forms): the reply states a value the claim does not, *and* a value
+  of the claim is missing. A reply that leaves out values the claim restates ("541,171"
+  for "1847 x 293 = 541,171") is not penalised; values from the tool results count as
+  stated.
+* entities: a name of the claim is missing from the reply sentence and the sentence names
+  another one the *claim* does not (a swap), even when the rest of the reference mentions
+  the new name.
+* polarity: clause by clause; a reply clause is compared with the claim clause sharing
+  most of its content words, and a conflict is one negated and the other not. Negation is
+  a property of the clause (any negation cue), never a count over the text.
+* yes/no: a leading answer particle of the claim and of the reply sentence differ.
+"""
+
+from __future__ import annotations
+
+from agenttest.judges._checks import _contains, _yes_no, negation_cues, reference_entities
+from agenttest.judges._claims import content_stems, split_clauses
+from agenttest.judges._numbers import (
+    Mention,
+    dates_match,
+    extract_dates,
+    extract_numbers,
+    numbers_match,
+)
+from agenttest.judges._text import match_key
+
+#: Share of the smaller clause's content stems two clauses must share to be compared.
+CLAUSE_OVERLAP = 0.5
+
+
+def _values(text: str) -> tuple[list[Mention], list[Mention]]:
+    dates, rest = extract_dates(text)
+    return dates, extract_numbers(rest)
+
+
+def _conflict(kind: str, ref: list[Mention], got: list[Mention], allowed: list[Mention],
+              same: object) -> str | None:  # fmt: skip
+    assert callable(same)
+    extra = [g for g in got if not any(same(g, r) for r in ref + allowed)]
+    lost = [r for r in ref if not any(same(r, g) for g in got)]
+    if extra and lost:
+        want = ", ".join(m.text for m in lost)
+        have = ", ".join(m.text for m in extra)
+        return f"{kind}: the reference says {want}, the reply {have}"
+    return None
+
+
+def value_conflict(claim: str, sentence: str, tool_text: str = "") -> str | None:
+    ref_dates, ref_nums = _values(claim)
+    got_dates, got_nums = _values(sentence)
+    tool_dates, tool_nums = _values(tool_text) if tool_text else ([], [])
+    return _conflict("date", ref_dates, got_dates, tool_dates, dates_match) or _conflict(
+        "number", ref_nums, got_nums, tool_nums, numbers_match
+    )
+
+
+def entity_conflict(claim: str, sentence: str) -> str | None:
+    names = reference_entities(claim)
+    if not names:
+        return None
+    sentence_key, claim_key = match_key(sentence), match_key(claim)
+    missing = [n for n in names if not _contains(sentence_key, n)]
+    new = [n for n in reference_entities(sentence) if not _contains(claim_key, n)]
+    if missing and new:
+        return f"entity: the reference says {', '.join(missing)}, the reply {', '.join(new)}"
+    return None
+
+
+def negated(clause: str) -> bool:
+    """A clause is negative when it holds a negation cue (a leading yes/no does not count)."""
+    return bool(negation_cues(clause))
+
+
+def _shared(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
+
+
+def polarity_conflict(claim: str, sentence: str) -> str | None:
+    ref_clauses = [(c, content_stems(c)) for c in split_clauses(claim)]
+    for clause in split_clauses(sentence):
+        stems = content_stems(clause)
+        scored = [(_shared(stems, s), c) for c, s in ref_clauses]
+        if not scored:
+            return None
+        best, ref_clause = max(scored, key=lambda x: x[0])
+        if best >= CLAUSE_OVERLAP and negated(ref_clause) != negated(clause):
+            side = "reference" if negated(ref_clause) else "reply"
+            return f"polarity: only the {side} negates {ref_clause!r} / {clause!r}"
+    return None
+
+
+def yes_no_conflict(claim: str, sentence: str) -> str | None:
+    a, b = _yes_no(claim), _yes_no(sentence)
+    if a and b and a != b:
+        return f"yes/no: the reference says {a}, the reply {b}"
+    return None
+
+
+def pair_conflicts(
+    claim: str, sentence: str, tool_text: str = "", *, names: bool = True
+) -> list[str]:
+    """Every contradiction between an aligned claim and reply sentence (``names``: also
+    the entity check)."""
+    found = (
+        value_conflict(claim, sentence, tool_text),
+        entity_conflict(claim, sentence) if names else None,
+        polarity_conflict(claim, sentence),
+        yes_no_conflict(claim, sentence),
+    )
+    return [f for f in found if f]

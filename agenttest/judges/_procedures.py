@@ -1,0 +1,216 @@
+"""The decision procedure of each kind of JUDGE criterion (``asks: act|covers|consistent``).
+
+Every procedure reads claims, not whole texts (``_claims``), aligns them with MiniLM
+(each reference claim with its best reply sentence), runs the deterministic checks of
+``_pairs`` only inside aligned pairs, and returns PASS, FAIL or ``UNDECIDED`` with the
+reason. UNDECIDED is the honest answer when the evidence is weak (a reply in another
+language than the reference, a cue and the example vote disagreeing, items neither
+clearly covered nor clearly missing); the criterion then stays ungraded for a human.
+
+The thresholds below were set on the ``tune`` part of the calibration data and frozen
+before its held-out part was scored (docs/judges.md, "Calibration").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agenttest.judges import _acts
+from agenttest.judges._claims import overlap, split_items, split_sentences
+from agenttest.judges._pairs import pair_conflicts, yes_no_conflict
+from agenttest.judges._text import looks_turkish
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    Vec = Callable[[str], np.ndarray]
+
+#: A claim and a reply sentence are *aligned* at this cosine, or at this content overlap.
+ALIGN_COSINE = 0.45
+ALIGN_OVERLAP = 0.5
+#: An item is covered (strong) / possibly covered (weak) at these cosines or overlaps.
+COVER_STRONG, COVER_WEAK = 0.62, 0.45
+OVERLAP_STRONG, OVERLAP_WEAK = 0.67, 0.34
+#: The example vote decides alone only with this margin over the runner-up act.
+VOTE_MARGIN = 0.05
+#: A consistent reply must align with the reference's main claim this well (no yes/no).
+SUPPORT_COSINE = 0.6
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: str  # "PASS" | "FAIL" | "UNDECIDED" | "ERROR"
+    score: float
+    reason: str
+
+
+def _cos(vec: Vec, a: str, b: str) -> float:
+    return float(vec(a) @ vec(b))
+
+
+def _best(vec: Vec, claim: str, sentences: Sequence[str]) -> tuple[str, float]:
+    scored = [(s, _cos(vec, claim, s)) for s in sentences]
+    return max(scored, key=lambda x: x[1]) if scored else ("", 0.0)
+
+
+def _aligned(vec: Vec, claim: str, sentences: Sequence[str]) -> list[str]:
+    """Reply sentences aligned with ``claim``: the best one if it clears a threshold,
+    plus any other that shares most of the claim's content words."""
+    best, cosine = _best(vec, claim, sentences)
+    out = (
+        [best] if best and (cosine >= ALIGN_COSINE or overlap(claim, best) >= ALIGN_OVERLAP) else []
+    )
+    out += [s for s in sentences if s not in out and overlap(claim, s) >= ALIGN_OVERLAP]
+    return out
+
+
+def texts_to_embed(kind: str, reference: str, reply: str, tool_text: str) -> list[str]:
+    """Every text a procedure will look up, so the judge can embed them in one batch."""
+    texts = split_sentences(reply)
+    if kind == "covers":
+        texts += split_items(reference)
+    elif kind == "consistent":
+        texts += split_sentences(reference)
+    elif kind == "act":
+        texts += [e for examples in _acts.EXAMPLES.values() for e in examples]
+    return texts
+
+
+# ---------------------------------------------------------------------------- act
+
+
+def _vote(vec: Vec, sentences: Sequence[str]) -> tuple[str, float, dict[str, float]]:
+    scores: dict[str, float] = {}
+    for act, examples in _acts.EXAMPLES.items():
+        per_sentence = []
+        for s in sentences:
+            sims = sorted((_cos(vec, s, e) for e in examples), reverse=True)
+            per_sentence.append(sum(sims[:2]) / 2)
+        scores[act] = max(per_sentence) if per_sentence else 0.0
+    ranked = sorted(scores.items(), key=lambda x: x[1], reverse=True)
+    return ranked[0][0], ranked[0][1] - ranked[1][1], scores
+
+
+def _reply_act(vec: Vec, reply: str) -> tuple[str | None, str]:
+    cue, fired = _acts.cue_act(reply)
+    if looks_turkish(reply):  # the model is English: its vote is no evidence on Turkish
+        if cue is not None:
+            return cue, f"cues {fired} (Turkish: no example vote)"
+        return None, "Turkish reply without a cue (the example vote is English-only)"
+    voted, margin, _ = _vote(vec, split_sentences(reply))
+    seen = f"cues {fired or 'none'}; example vote {voted} (margin {margin:.2f})"
+    if cue is not None:
+        if voted == cue or margin < VOTE_MARGIN:
+            return cue, seen
+        return None, f"cues say {cue} but the examples say {voted}: {seen}"
+    if voted == "complies" and margin >= VOTE_MARGIN:
+        return "complies", seen
+    if voted != "complies" and margin >= 2 * VOTE_MARGIN:
+        return voted, seen
+    return None, f"no cue and no clear vote: {seen}"
+
+
+def _reference_act(reference: str) -> str | None:
+    if not reference.strip():
+        return None
+    if _acts.is_description(reference):
+        return _acts.described_act(reference)
+    cue, _ = _acts.cue_act(reference)
+    if cue == "declines" and _acts.gives_reason(reference):
+        return "refuses_with_reason"
+    return cue
+
+
+def decide_act(vec: Vec, expected: str, reference: str, reply: str) -> Decision:
+    ref_act = _reference_act(reference)
+    declining = {"declines", "refuses_with_reason"}
+    if ref_act and ref_act != expected and not {ref_act, expected} <= declining:
+        return Decision(
+            "ERROR",
+            0.0,
+            f"the criterion asks for act {expected} but its reference reads as {ref_act}",
+        )
+    got, seen = _reply_act(vec, reply)
+    if got is None:
+        return Decision("UNDECIDED", 0.5, seen)
+    reason = _acts.gives_reason(reply)
+    if expected == "refuses_with_reason" and got == "declines" and not reason:
+        if len(split_sentences(reply)) > 1:
+            return Decision("UNDECIDED", 0.5, f"declines; no reason cue in a longer reply; {seen}")
+        return Decision("FAIL", 0.2, f"declines without saying why; {seen}")
+    ok = _acts.satisfies(expected, got, bool(reason))  # type: ignore[arg-type]
+    what = f"reply {got}" + (f" (reason: {', '.join(reason)})" if reason else "")
+    return Decision(
+        "PASS" if ok else "FAIL", 0.9 if ok else 0.1, f"{what}; wanted {expected}; {seen}"
+    )
+
+
+# ---------------------------------------------------------------------------- covers
+
+
+def decide_covers(vec: Vec, reference: str, reply: str, need: int | None) -> Decision:
+    items = split_items(reference)
+    sentences = split_sentences(reply)
+    if len(items) < 2:
+        return Decision("ERROR", 0.0, "a covers criterion needs a reference that lists items")
+    want = need if need is not None else math.ceil(len(items) / 2)
+    strong, weak, wrong = [], [], []
+    for item in items:
+        _, cosine = _best(vec, item, sentences)
+        share = overlap(item, reply)
+        # A sentence naming other things than the item is about another item, not a
+        # contradiction: covers checks values and polarity, not names.
+        for sentence in _aligned(vec, item, sentences):
+            wrong += [f"{item!r}: {c}" for c in pair_conflicts(item, sentence, names=False)]
+        if cosine >= COVER_STRONG or share >= OVERLAP_STRONG:
+            strong.append(item)
+        elif cosine >= COVER_WEAK or share >= OVERLAP_WEAK:
+            weak.append(item)
+    tally = f"{len(strong)} of {len(items)} items covered, {len(weak)} possibly; need {want}"
+    if wrong:
+        return Decision("FAIL", 0.1, f"{tally}; contradicted: {'; '.join(wrong[:3])}")
+    if len(strong) >= want:
+        return Decision("PASS", min(1.0, 0.5 + len(strong) / (2 * len(items))), tally)
+    if len(strong) + len(weak) < want:
+        return Decision("FAIL", len(strong) / (2 * len(items)), tally)
+    return Decision("UNDECIDED", 0.5, f"{tally}: too few clearly covered to decide")
+
+
+# ---------------------------------------------------------------------------- consistent
+
+
+def decide_consistent(vec: Vec, reference: str, reply: str, tool_text: str) -> Decision:
+    claims = split_sentences(reference)
+    sentences = split_sentences(reply)
+    if not claims:
+        return Decision("ERROR", 0.0, "a consistent criterion needs a reference answer")
+    answer = yes_no_conflict(claims[0], reply.strip())
+    if answer:
+        return Decision("FAIL", 0.05, answer)
+    wrong: list[str] = []
+    for claim in claims:  # tool results only vouch for values (they are data, not claims)
+        for sentence in _aligned(vec, claim, sentences):
+            wrong += pair_conflicts(claim, sentence, tool_text)
+    if wrong:
+        return Decision("FAIL", 0.1, "contradicts: " + "; ".join(dict.fromkeys(wrong)))
+    _, cosine = _best(vec, claims[0], sentences)
+    agrees = yes_no_conflict(claims[0], reply.strip()) is None and _same_answer(claims[0], reply)
+    if agrees:
+        return Decision("PASS", 0.85, "same yes/no answer; no contradiction in aligned claims")
+    if cosine >= SUPPORT_COSINE or overlap(claims[0], reply) >= OVERLAP_STRONG:
+        return Decision("PASS", 0.75, f"main claim aligned (cosine {cosine:.2f}); no contradiction")
+    return Decision(
+        "UNDECIDED",
+        0.5,
+        f"no contradiction, but the main claim is not matched (cosine {cosine:.2f})",
+    )
+
+
+def _same_answer(claim: str, reply: str) -> bool:
+    from agenttest.judges._checks import _yes_no
+
+    a, b = _yes_no(claim), _yes_no(reply)
+    return a is not None and a == b
