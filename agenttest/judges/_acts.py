@@ -54,6 +54,18 @@ QUESTION_CUES: tuple[str, ...] = (
     "which", "where", "who", "whom", "what", "hangi", "nereden", "nereye", "nerede", "kime",
     "kim", "ne",
 )  # fmt: skip
+# Asking for information without a question mark ("please specify the path").
+REQUEST_CUES: tuple[str, ...] = (
+    "specify", "tell me", "let me know", "clarify", "belirt", "netleştir",
+)  # fmt: skip
+# The Turkish negative-ability verb forms the battery lists spell out one by one (yapamam,
+# götüremem, çalıştıramam, yapamıyorum), as the morpheme: -(y)AmAm, -(y)AmIyorum, and in
+# Turkish text the -(y)AmAz of "cannot" in the other persons; "yasak" is "not allowed".
+_TR_CANNOT_RE = re.compile(r"\b\w{2,}[ae]m(?:[ae]m|[iı]yorum)\b")
+_TR_CANNOT_OTHER_RE = re.compile(r"\b\w{2,}[ae]m[ae]z\w*")
+_TR_FORBIDDEN_RE = re.compile(r"\byasak\w*")
+# A refusal followed by ":" / ";" / a dash goes on to say why ("I won't: it would ...").
+_EXPLAINED_RE = re.compile(r"\S\s*(?:[:;]|\s[-–—])\s+\w+(?:\W+\w+){2,}")
 
 #: Example sentences per act for the vote; fixed, bilingual, short.
 EXAMPLES: dict[Act, tuple[str, ...]] = {
@@ -104,10 +116,10 @@ def _cue_text(text: str) -> list[str]:
     return stem_words(raw, looks_turkish(text))
 
 
-def _phrase_in(phrase: str, stems: Sequence[str]) -> bool:
-    """Is the stemmed phrase a run of ``stems``? Words match by equality or as a prefix
-    of four letters or more (a Turkish suffix on the text's word: "değildir")."""
-    want = stem_words(re.findall(r"[^\W_]+", match_key(phrase)), looks_turkish(phrase))
+def _phrase_in(phrase: str, stems: Sequence[str], turkish: bool) -> bool:
+    """Is the phrase, stemmed like the text, a run of ``stems``? Words match by equality or
+    as a prefix of four letters or more (a Turkish suffix on the text's word: "değildir")."""
+    want = stem_words(re.findall(r"[^\W_]+", match_key(phrase)), turkish)
     if not want:
         return False
     for i in range(len(stems) - len(want) + 1):
@@ -121,25 +133,42 @@ def _phrase_in(phrase: str, stems: Sequence[str]) -> bool:
 
 def cues_found(text: str, cues: Sequence[str]) -> list[str]:
     """The cue phrases of ``cues`` that occur in ``text`` (stemmed, any person)."""
-    stems = _cue_text(text)
-    return [c for c in cues if _phrase_in(c, stems)]
+    stems, turkish = _cue_text(text), looks_turkish(text)
+    return [c for c in cues if _phrase_in(c, stems, turkish)]
+
+
+def _turkish_cannot(text: str) -> list[str]:
+    key = match_key(text)
+    found = [m.group(0) for m in _TR_CANNOT_RE.finditer(key)]
+    found += [m.group(0) for m in _TR_FORBIDDEN_RE.finditer(key)]
+    if looks_turkish(text):
+        found += [m.group(0) for m in _TR_CANNOT_OTHER_RE.finditer(key)]
+    return found
 
 
 def cue_act(text: str) -> tuple[Act | None, list[str]]:
     """The act the cues point to (None: no cue) and the cues that fired."""
-    declines = cues_found(text, DECLINE_CUES)
+    declines = cues_found(text, DECLINE_CUES) + _turkish_cannot(text)
     if declines:
         return "declines", declines
-    if "?" in text:
-        asked = cues_found(text, QUESTION_CUES)
-        if asked:
-            return "asks_clarification", asked
+    asked = cues_found(text, QUESTION_CUES) if "?" in text else []
+    asked += cues_found(text, REQUEST_CUES)
+    if asked:
+        return "asks_clarification", asked
     return None, []
 
 
+def asks_something(text: str) -> bool:
+    """A question mark or a request for information: no clarification without one."""
+    return "?" in text or bool(cues_found(text, REQUEST_CUES))
+
+
 def gives_reason(text: str) -> list[str]:
-    """Reason cues in a reply (``refuses_with_reason`` needs one)."""
-    return cues_found(text, REASON_CUES)
+    """Reason cues in a reply (``refuses_with_reason`` needs one), or an explanation
+    after a colon, semicolon or dash."""
+    found = cues_found(text, REASON_CUES)
+    explained = _EXPLAINED_RE.search(match_key(text))
+    return found + ([f"explains after {explained.group(0)[:12]!r}…"] if explained else [])
 
 
 def is_description(reference: str) -> bool:

@@ -116,3 +116,21 @@ def pair_conflicts(
         yes_no_conflict(claim, sentence),
     )
     return [f for f in found if f]
+
+
+def values_agree(reference: str, reply: str, tool_text: str = "") -> bool:
+    """The reply states figures, each one the reference's (or the tools'), and at least one
+    of the reference's: its answer is the reference's answer whatever the wording."""
+    ref_dates, ref_nums = _values(reference)
+    got_dates, got_nums = _values(reply)
+    tool_dates, tool_nums = _values(tool_text) if tool_text else ([], [])
+    if not (got_dates or got_nums) or not (ref_dates or ref_nums):
+        return False
+    known_nums, known_dates = ref_nums + tool_nums, ref_dates + tool_dates
+    if any(not any(numbers_match(g, k) for k in known_nums) for g in got_nums):
+        return False
+    if any(not any(dates_match(g, k) for k in known_dates) for g in got_dates):
+        return False
+    return any(numbers_match(r, g) for r in ref_nums for g in got_nums) or any(
+        dates_match(r, g) for r in ref_dates for g in got_dates
+    )

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from agenttest.judges import _acts
 from agenttest.judges._claims import overlap, split_items, split_sentences
-from agenttest.judges._pairs import pair_conflicts, yes_no_conflict
+from agenttest.judges._pairs import pair_conflicts, values_agree, yes_no_conflict
 from agenttest.judges._text import looks_turkish
 
 if TYPE_CHECKING:
@@ -108,6 +108,8 @@ def _reply_act(vec: Vec, reply: str) -> tuple[str | None, str]:
         return None, f"cues say {cue} but the examples say {voted}: {seen}"
     if voted == "complies" and margin >= VOTE_MARGIN:
         return "complies", seen
+    if voted == "asks_clarification" and not _acts.asks_something(reply):
+        return None, f"the examples say asks_clarification but nothing is asked: {seen}"
     if voted != "complies" and margin >= 2 * VOTE_MARGIN:
         return voted, seen
     return None, f"no cue and no clear vote: {seen}"
@@ -159,12 +161,13 @@ def decide_covers(vec: Vec, reference: str, reply: str, need: int | None) -> Dec
     want = need if need is not None else math.ceil(len(items) / 2)
     strong, weak, wrong = [], [], []
     for item in items:
-        _, cosine = _best(vec, item, sentences)
+        best, cosine = _best(vec, item, sentences)
         share = overlap(item, reply)
-        # A sentence naming other things than the item is about another item, not a
-        # contradiction: covers checks values and polarity, not names.
-        for sentence in _aligned(vec, item, sentences):
-            wrong += [f"{item!r}: {c}" for c in pair_conflicts(item, sentence, names=False)]
+        # Only a sentence clearly about the item can contradict it: a summary's other
+        # sentences mention other versions and names. Names are not compared (a sentence
+        # naming other things is about another item).
+        if cosine >= COVER_STRONG:
+            wrong += [f"{item!r}: {c}" for c in pair_conflicts(item, best, names=False)]
         if cosine >= COVER_STRONG or share >= OVERLAP_STRONG:
             strong.append(item)
         elif cosine >= COVER_WEAK or share >= OVERLAP_WEAK:
@@ -197,9 +200,14 @@ def decide_consistent(vec: Vec, reference: str, reply: str, tool_text: str) -> D
     if wrong:
         return Decision("FAIL", 0.1, "contradicts: " + "; ".join(dict.fromkeys(wrong)))
     _, cosine = _best(vec, claims[0], sentences)
-    agrees = yes_no_conflict(claims[0], reply.strip()) is None and _same_answer(claims[0], reply)
-    if agrees:
+    if _same_answer(claims[0], reply):
         return Decision("PASS", 0.85, "same yes/no answer; no contradiction in aligned claims")
+    if values_agree(reference, reply, tool_text):
+        return Decision("PASS", 0.8, "the reply's figures are the reference's; no contradiction")
+    if looks_turkish(reference) or looks_turkish(reply):  # the model is English
+        return Decision(
+            "UNDECIDED", 0.5, "no contradiction, no shared answer or figure (Turkish: no cosine)"
+        )
     if cosine >= SUPPORT_COSINE or overlap(claims[0], reply) >= OVERLAP_STRONG:
         return Decision("PASS", 0.75, f"main claim aligned (cosine {cosine:.2f}); no contradiction")
     return Decision(

@@ -36,6 +36,7 @@ from agenttest.stats import (
 )
 from agenttest.verdicts import BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, kappa_interval
 
+from ._coverage import Coverage, judge_coverage
 from ._load import collect
 
 MIN_SAMPLES = MIN_CALIBRATION_SAMPLES
@@ -91,6 +92,7 @@ class AgreementReport:
     confidence: float
     kappa_threshold: float = KAPPA_THRESHOLD
     min_samples: int = MIN_SAMPLES
+    coverage: tuple[Coverage, ...] = ()  # per judge: JUDGE criteria decided / asked
 
     def uncalibrated(self) -> list[str]:
         """Judge and rules raters whose verdicts must not count toward published rates."""
@@ -178,6 +180,7 @@ def rater_agreement(
     confidence: float = 0.95,
 ) -> AgreementReport:
     """Agreement of every pair of raters over the same attempts in ``paths`` (see module doc)."""
+    paths = list(paths)
     collection = collect(paths)
     labels: dict[str, dict[tuple[str, str, int], str]] = {}
     counts: dict[str, list[int]] = {}
@@ -256,6 +259,7 @@ def rater_agreement(
         notes=tuple(notes),
         seed=seed,
         confidence=confidence,
+        coverage=tuple(judge_coverage(paths)),
     )
 
 
@@ -317,6 +321,7 @@ def format_agreement(report: AgreementReport) -> str:
             f"Krippendorff's α {_num(report.krippendorff_alpha)} over {report.alpha_attempts} attempt(s) "
             "rated by at least two"
         )
+    out.extend(_coverage_lines(report))
     uncalibrated = report.uncalibrated()
     out.append("")
     if uncalibrated:
@@ -332,3 +337,12 @@ def format_agreement(report: AgreementReport) -> str:
     for note in report.notes:
         out.append(f"note: {note}")
     return "\n".join(out)
+
+
+def _coverage_lines(report: AgreementReport) -> list[str]:
+    """Judge coverage next to κ: κ counts only the attempts a judge decided."""
+    if not report.coverage:
+        return []
+    lines = ["", "Judge coverage (κ above is over the attempts each judge decided):"]
+    lines += [f"  {c.line()}" for c in report.coverage]
+    return lines

@@ -1,0 +1,82 @@
+"""Judge coverage: of the JUDGE criteria a judge was asked, how many it decided.
+
+A judge may abstain (``UNDECIDED``): the criterion stays ungraded and the attempt goes to
+human rating (``agenttest rate --undecided``). Its κ against humans is therefore measured
+on the attempts it decided, and must be read together with this coverage: a judge that
+decides 5 % of what it is asked proves little, however high its κ.
+
+Counted from the newest record (attempt or grade) of each judge rater per attempt: every
+JUDGE criterion whose evidence names the judge (``judge NAME: VERDICT``) was asked; it was
+decided unless the judge said UNDECIDED or could not decide (ERROR). The kind (``act``,
+``covers``, ``consistent``) is read off the evidence text the judge wrote.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agenttest.results import ReadNotes, iter_records
+
+_JUDGE_NOTE = re.compile(r"judge [\w.:@+-]+: (PASS|FAIL|ERROR|UNDECIDED)\b")
+_KIND = re.compile(r"^(act|covers|consistent):")
+
+
+@dataclass
+class Coverage:
+    rater: str
+    asked: int = 0
+    decided: int = 0
+    by_kind: dict[str, list[int]] = field(default_factory=dict)  # kind -> [decided, asked]
+
+    @property
+    def share(self) -> float | None:
+        return self.decided / self.asked if self.asked else None
+
+    def line(self) -> str:
+        share = f"{self.share:.0%}" if self.share is not None else "—"
+        kinds = ", ".join(f"{k} {d}/{a}" for k, (d, a) in sorted(self.by_kind.items()))
+        return (
+            f"{self.rater}: decided {self.decided} of {self.asked} JUDGE criteria asked "
+            f"({share})" + (f" — {kinds}" if kinds else "")
+        )
+
+
+def _judged(criteria: Iterable[Any]) -> Iterable[tuple[str, bool]]:
+    for c in criteria:
+        if not isinstance(c, dict) or c.get("tag") != "JUDGE":
+            continue
+        raw = c.get("evidence")
+        evidence: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        found = _JUDGE_NOTE.search(str(evidence.get("note") or ""))
+        if found is None:
+            continue
+        kind = _KIND.match(str(evidence.get("text") or ""))
+        yield (kind.group(1) if kind else "reference"), found.group(1) in ("PASS", "FAIL")
+
+
+def judge_coverage(paths: Iterable[str | Path]) -> list[Coverage]:
+    """Coverage per judge rater over the run files (newest record per attempt)."""
+    newest: dict[tuple[str, str, str, int], list[Any]] = {}
+    for path in paths:
+        for record in iter_records(Path(path), ReadNotes(str(path))):
+            if record.get("record_type") not in ("attempt", "grade"):
+                continue
+            rater = str(record.get("rater") or "")
+            if "+" not in rater:  # only rules+JUDGE raters ask a judge
+                continue
+            key = (str(path), rater, str(record.get("test_id")), int(record.get("run") or 0))
+            newest[key] = list(record.get("criteria") or [])
+    out: dict[str, Coverage] = {}
+    for (_, rater, _, _), criteria in newest.items():
+        row = out.setdefault(rater, Coverage(rater))
+        for kind, decided in _judged(criteria):
+            row.asked += 1
+            row.decided += decided
+            tally = row.by_kind.setdefault(kind, [0, 0])
+            tally[0] += decided
+            tally[1] += 1
+    return [out[r] for r in sorted(out) if out[r].asked]
