@@ -68,7 +68,11 @@ def table(rows: list[dict[str, object]], results: list[tuple[str, str]]) -> list
         decided = [i for i in idx if results[i][0] in ("PASS", "FAIL")]
         labels = [str(rows[i]["label"]) for i in decided]
         got = [results[i][0] for i in decided]
-        acc = f"{sum(a == b for a, b in zip(labels, got)) / len(decided):.0%}" if decided else "—"
+        acc = (
+            f"{sum(a == b for a, b in zip(labels, got, strict=True)) / len(decided):.0%}"
+            if decided
+            else "—"
+        )
         cov = f"{len(decided) / len(idx):.0%}"
         out.append(
             f"| {split} | {kind} | {len(idx)} | {len(decided)} | {cov} | {acc} | {_kappa(labels, got)} |"

@@ -76,7 +76,7 @@ _TEXT_FIELDS = ("reference", "candidate", "rubric", "context", "asks", "act", "t
 def score_pairs(judge: Judge, pairs: Iterable[dict[str, object]]) -> Iterator[dict[str, object]]:
     """Judge ``{id, reference, candidate[, rubric, context, asks, act, min_items,
     tool_results]}`` dicts; yield ``{id, score, verdict}`` (plus ``reason`` when the
-    verdict is UNDECIDED or ERROR).
+    verdict is UNDECIDED).
 
     Output order is input order. A judge with a ``judge_batch(list[JudgeRequest])`` method
     is fed chunks of 64 requests so it can batch its model calls; results still stream.
@@ -95,7 +95,7 @@ def score_pairs(judge: Judge, pairs: Iterable[dict[str, object]]) -> Iterator[di
             if isinstance(req, JudgeRequest):
                 res = next(results)
                 row: dict[str, object] = {"id": pair_id, "score": res.score, "verdict": res.verdict}
-                if res.verdict in ("UNDECIDED", "ERROR"):
+                if res.verdict == "UNDECIDED":
                     row["reason"] = res.evidence  # why it abstained, for the rating queue
                 yield row
             else:

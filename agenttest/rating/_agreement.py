@@ -118,6 +118,10 @@ class AgreementReport:
                 "matrix": [list(row) for row in pair["confusion"]],
             }
         data["uncalibrated"] = self.uncalibrated()
+        data["coverage"] = [
+            {"rater": c.rater, "asked": c.asked, "decided": c.decided, "by_kind": c.by_kind}
+            for c in self.coverage
+        ]
         return data
 
 
