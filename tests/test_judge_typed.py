@@ -208,3 +208,30 @@ def test_polarity_is_per_clause() -> None:
     claim = "The build passed, but the deploy did not run."
     assert polarity_conflict(claim, "The deploy did not run.") is None
     assert polarity_conflict(claim, "The deploy did run.") is not None
+
+
+# ------------------------------------------------------------------------------------ abstention
+
+
+def test_undecided_criterion_sends_the_attempt_to_the_rating_queue() -> None:
+    from agenttest.rating._coverage import _judged
+    from agenttest.rating._load import judge_undecided
+
+    left = {"tag": "JUDGE", "passed": None, "evidence": {
+        "note": "judge openvino: UNDECIDED (score 0.50); left to a human",
+        "text": "act: Turkish reply without a cue"}}  # fmt: skip
+    decided = {"tag": "JUDGE", "passed": True, "evidence": {
+        "note": "judge openvino: PASS (score 0.90)", "text": "covers: 4 of 7 items covered"}}  # fmt: skip
+    assert judge_undecided({"criteria": [decided, left]})
+    assert not judge_undecided({"criteria": [decided]})
+    assert list(_judged([decided, left])) == [("covers", True), ("act", False)]
+
+
+def test_score_pairs_prints_undecided_with_its_reason(judge: object) -> None:
+    from agenttest.judges import score_pairs
+
+    pair = {"id": "t", "reference": MARS_REF, "asks": "act", "act": "declines",
+            "candidate": "Hayallerimdeki gibi bir yolculuk! Şu an evde oturup Mars'ı düşlüyorsun."}  # fmt: skip
+    (row,) = list(score_pairs(judge, [pair]))  # type: ignore[arg-type]
+    assert row["verdict"] == "UNDECIDED"
+    assert "Turkish" in str(row["reason"])

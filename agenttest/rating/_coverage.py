@@ -8,7 +8,8 @@ decides 5 % of what it is asked proves little, however high its κ.
 Counted from the newest record (attempt or grade) of each judge rater per attempt: every
 JUDGE criterion whose evidence names the judge (``judge NAME: VERDICT``) was asked; it was
 decided unless the judge said UNDECIDED or could not decide (ERROR). The kind (``act``,
-``covers``, ``consistent``) is read off the evidence text the judge wrote.
+``covers``, ``consistent``; ``other`` for an untyped request or an empty reply) is read off
+the evidence text the judge wrote.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def _judged(criteria: Iterable[Any]) -> Iterable[tuple[str, bool]]:
         if found is None:
             continue
         kind = _KIND.match(str(evidence.get("text") or ""))
-        yield (kind.group(1) if kind else "reference"), found.group(1) in ("PASS", "FAIL")
+        yield (kind.group(1) if kind else "other"), found.group(1) in ("PASS", "FAIL")
 
 
 def judge_coverage(paths: Iterable[str | Path]) -> list[Coverage]:
