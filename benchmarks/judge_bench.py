@@ -212,15 +212,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--texts", type=int, default=64)
-    parser.add_argument("--skip-cold", action="store_true")
+    parser.add_argument(
+        "--attempts",
+        type=int,
+        default=0,
+        help="workload: every k-th calibration row, to about this many (0: all)",
+    )
+    parser.add_argument(
+        "--parts", default="grid,workload,cold", help="comma-separated: grid, workload, cold"
+    )
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     rows = load_rows()
     st = st_model()
-    print("\n".join(encode_grid(sized_texts(rows, MiniLMEncoder(), args.texts), st, args.rounds)))
-    print()
-    print("\n".join(workload(rows, st, args.rounds)))
-    if not args.skip_cold:
+    if "grid" in parts:
+        print(
+            "\n".join(encode_grid(sized_texts(rows, MiniLMEncoder(), args.texts), st, args.rounds))
+        )
         print()
+    if "workload" in parts:
+        step = max(1, len(rows) // args.attempts) if args.attempts else 1
+        print("\n".join(workload(rows[::step], st, args.rounds)))
+        print()
+    if "cold" in parts:
         print("\n".join(cold(args.rounds, st is not None)))
 
 
