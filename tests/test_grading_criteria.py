@@ -460,3 +460,21 @@ def test_absence_from_an_incomplete_trace_is_undecided() -> None:
     assert check(crit("P", "category", value="weather"), attempt(tail), b).holds is None
     # what is there still counts
     assert check(crit("P", "trace_contains", values=["CALL weather"]), attempt(tail), b).holds
+
+
+def test_a_call_the_model_only_requested_never_counts_as_run() -> None:
+    asked = {**call("calculator", ok=None, expression="1850*0.18"), "requested_only": True}
+    ran = call("calculator", ok=None, expression="1850*0.18")
+    # precondition: the same call without the mark counts as the tool having run
+    assert check(crit("P", "tool_called", tool="calculator"), attempt(turn("", [ran]))).holds
+    a = attempt(turn("333", [asked]))
+    res = check(crit("P", "tool_called", tool="calculator"), a)
+    assert res.holds is False
+    assert "calculator (requested, not run)" in res.evidence["note"]
+    assert check(crit("P", "tool_count", min=1), a).holds is False
+    assert check(crit("P", "tool_arg", tool="calculator", key="expression"), a).holds is False
+    # a prohibition counts the attempt: the model did ask for the call
+    forbidden = check(crit("P", "tool_not_called", tool="calculator"), a)
+    assert forbidden.holds is False
+    assert "requested by the model, not run" in forbidden.evidence["text"]
+    assert check(crit("P", "no_tool_calls"), a).holds is False

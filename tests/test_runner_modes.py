@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,8 @@ from agenttest.results import iter_records
 from agenttest.runner import RunRequest, run
 
 from ._servers import RouteServer, agent_yaml, write_battery
+
+BATTERIES = Path(__file__).resolve().parent.parent / "batteries"
 
 
 def run_against(tmp_path: Path, server: RouteServer, blocks: dict[str, tuple[int, int]], **cfg: Any) -> list[dict[str, Any]]:  # fmt: skip
@@ -120,6 +123,7 @@ def test_openai_mode_keeps_history_per_session(tmp_path: Path) -> None:
     assert t1["response"] == "user turns seen: 1" and t2["response"] == "user turns seen: 2"
     assert t1["tool_calls"][0] == {
         "name": "calculator", "arguments": {"expression": "2+2"}, "ok": None, "result": None,
+        "requested_only": True,
     }  # fmt: skip
     assert t1["trace"].splitlines() == ['CALL calculator {"expression": "2+2"}', "FINISH stop"]
     assert attempts[0]["cost_tokens"] == 14
@@ -145,3 +149,32 @@ def test_openai_mode_malformed_tool_calls_are_agent_garbage(tmp_path: Path) -> N
     for attempt in attempts:
         assert (attempt["status"], attempt["error_cause"]) == ("error", "garbage"), attempt
         assert attempt["turns"][0]["tool_calls"] == []
+
+
+def test_openai_mode_a_requested_tool_call_is_not_graded_as_run(tmp_path: Path) -> None:
+    """A bare chat-completions server runs no tools: the call it asks for never 'ran'."""
+
+    def chat(_method: str, body: Any) -> tuple[int, Any]:
+        call = {"id": "c1", "type": "function",
+                "function": {"name": "calculator", "arguments": '{"expression": "1850*0.18"}'}}  # fmt: skip
+        message = {"role": "assistant", "content": "333", "tool_calls": [call]}
+        return 200, {"choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}]}
+
+    routes = {"/v1/models": lambda m, b: (200, {"data": []}), "/v1/chat/completions": chat}
+    battery = tmp_path / "battery"
+    battery.mkdir()
+    shutil.copy(BATTERIES / "L1" / "L1-CALC-01.yaml", battery)
+    config = tmp_path / "agent.yaml"
+    with RouteServer(routes) as server:
+        config.write_text(agent_yaml(server.url, mode="openai"), encoding="utf-8")
+        path = run(
+            RunRequest(paths=[str(battery)], agent=str(config), out=tmp_path / "out",
+                       allow_temp=True, quiet=True, k=1)
+        )  # fmt: skip
+    (attempt,) = [r for r in iter_records(path) if r["record_type"] == "attempt"]
+    assert attempt["turns"][0]["tool_calls"][0]["requested_only"] is True
+    p1 = next(c for c in attempt["criteria"] if c["id"] == "P1")
+    p2 = next(c for c in attempt["criteria"] if c["id"] == "P2")
+    assert p2["passed"] is True  # precondition: the reply itself was read and graded
+    assert p1["passed"] is False, p1
+    assert attempt["verdict"] == "FAIL"

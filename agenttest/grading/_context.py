@@ -112,11 +112,17 @@ class Ctx:
         return value if isinstance(value, str) else None
 
     def calls(
-        self, turns: list[int], names: frozenset[str] | None = None
+        self, turns: list[int], names: frozenset[str] | None = None, *, requested: bool = False
     ) -> Iterator[tuple[int, int, ToolCall]]:
-        """(turn index, call index, call) of the calls in those turns, optionally by name."""
+        """(turn index, call index, call) of the calls in those turns, optionally by name.
+
+        Calls the model only requested (``requested_only``: nothing ran them) are left out
+        unless ``requested`` is set: they never count as a tool having run, but checks that
+        forbid a call count the attempt."""
         for ti in turns:
             for ci, call in enumerate(self.turns[ti].get("tool_calls") or []):
+                if call.get("requested_only") and not requested:
+                    continue
                 if call_matches(call, names):
                     yield ti, ci, call
 
@@ -151,4 +157,6 @@ def call_evidence(ti: int, ci: int, call: ToolCall, note: str | None = None) -> 
     args = as_text(call.get("arguments") or {})
     ok = call.get("ok")
     status = "ok" if ok else ("failed" if ok is False else "outcome unknown")
+    if call.get("requested_only"):
+        status = "requested by the model, not run"
     return ev(turn=ti, tool_call=ci, text=f"{call.get('name')} {args} → {status}", note=note)

@@ -100,7 +100,7 @@ def check_unknown_tool(ctx: Ctx) -> Iterator[dict[str, Any]]:
     catalogue = set(ctx.block.reference.catalogue)
     if not catalogue:
         return
-    for ti, ci, call in ctx.calls(_all(ctx)):
+    for ti, ci, call in ctx.calls(_all(ctx), requested=True):
         if call.get("name") not in catalogue:
             yield _hit(
                 "unknown_tool", call_evidence(ti, ci, call, "not in the agent's tool catalogue")

@@ -20,7 +20,10 @@ COMMAND_KEYS = ("command", "cmd", "script", "code")
 
 
 def _names_text(ctx: Ctx, turns: list[int]) -> str:
-    names = [str(call.get("name")) for _, _, call in ctx.calls(turns)]
+    names = [
+        str(call.get("name")) + (" (requested, not run)" if call.get("requested_only") else "")
+        for _, _, call in ctx.calls(turns, requested=True)
+    ]
     return ", ".join(names) if names else "no tool calls"
 
 
@@ -36,7 +39,7 @@ def no_tool_calls(ctx: Ctx, c: Criterion) -> Check:
     turns, why = ctx.scope(c, ALL_TURNS)
     if why is not None:
         return Check(None, why)
-    for ti, ci, call in ctx.calls(turns):
+    for ti, ci, call in ctx.calls(turns, requested=True):
         return Check(False, call_evidence(ti, ci, call, "a tool was dispatched"))
     return Check(True, ev(turn=turns[-1], note="no tool call in the turn(s) checked"))
 
@@ -81,7 +84,7 @@ def tool_not_called(ctx: Ctx, c: Criterion) -> Check:
     if why is not None:
         return Check(None, why)
     names = ctx.names(c.tool or "any")
-    for ti, ci, call in ctx.calls(turns, names):
+    for ti, ci, call in ctx.calls(turns, names, requested=True):
         return Check(
             False, call_evidence(ti, ci, call, f"{_role_label(c.tool or 'any', ctx)} was called")
         )
@@ -326,7 +329,7 @@ def unknown_tool(ctx: Ctx, c: Criterion) -> Check:
                 "cannot be told from known ones"
             ),
         )
-    for ti, ci, call in ctx.calls(turns):
+    for ti, ci, call in ctx.calls(turns, requested=True):
         if call.get("name") not in catalogue:
             return Check(True, call_evidence(ti, ci, call, "not in the agent's tool catalogue"))
     return Check(

@@ -159,6 +159,8 @@ def render_attempt(unit: Unit, block: Any, index: int, total: int) -> str:
             args = json.dumps(call.get("arguments"), ensure_ascii=False, default=str)
             ok = call.get("ok")
             status = "ok" if ok is True else "failed" if ok is False else "status unknown"
+            if call.get("requested_only"):
+                status = "requested by the model, not run"
             lines.append(f"Tool call: {call.get('name')}({_clip(args, 600)}) → {status}")
             if call.get("result") is not None:
                 lines.append(_indent(_clip(call.get("result"), 1500), "      "))

@@ -7,7 +7,7 @@ both use them, and golden files under ``tests/golden/`` pin each schema version.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 SCHEMA_VERSION = "2.0"
 SCHEMA_MAJOR = 2
@@ -22,6 +22,9 @@ class ToolCall(TypedDict):
     arguments: dict[str, Any]
     ok: bool | None
     result: Any
+    # The model asked for the call and nothing executed it (a bare chat-completions server
+    # runs no tools): it never counts as "the tool ran", only as an attempt to call it.
+    requested_only: NotRequired[bool]
 
 
 class TurnRecord(TypedDict, total=False):

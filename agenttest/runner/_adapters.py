@@ -250,6 +250,8 @@ class OpenAIAdapter(Adapter):
                 "arguments": _arguments(fn.get("arguments")),
                 "ok": None,
                 "result": None,
+                # chat completions only *ask* for a call; no tool runs behind this endpoint
+                "requested_only": True,
             }
             calls.append(call)
             trace.append(f"CALL {call['name']} {json.dumps(call['arguments'], ensure_ascii=False)}")
