@@ -12,7 +12,7 @@ setup(
     package_dir={"agenttest._templates": "templates"},
     package_data={
         "agenttest": ["py.typed", "data/*", "data/**/*"],
-        "agenttest._templates": ["*.j2", "*.css", "*.md"],
+        "agenttest._templates": ["*.j2", "*.css", "*.js", "*.md", "sections/*"],
         "agenttest.example_agent": ["data/*", "data/**/*"],
     },
 )

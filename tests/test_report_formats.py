@@ -141,3 +141,40 @@ def test_failing_attempts_show_transcript_and_evidence(fmt: str) -> None:
         assert '<details id="fail-L2-ZINCIR-01">' in text
         assert f"<pre>{reason}</pre>" in text
         assert text.count("<details") > 20 and " open" not in text.split("<details")[1][:20]
+
+
+JUDGED = "rules+openvino@sha256:5e1c0a7d93b2f468"
+
+
+def _judged_criteria(passed: bool, score: float) -> list[dict[str, Any]]:
+    note = f"judge openvino: {'pass' if passed else 'fail'} (score {score:.2f})"
+    return [
+        {"id": "P1", "tag": "STATE", "kind": "pass", "passed": True, "says": "ran", "evidence": {}},
+        {"id": "P2", "tag": "JUDGE", "kind": "pass", "passed": passed,
+         "says": "the summary covers the page", "evidence": {"turn": 1, "note": note}},
+    ]  # fmt: skip
+
+
+def test_blocks_decided_by_an_uncalibrated_judge_await_calibration(tmp_path: Path) -> None:
+    path = _run(tmp_path, [
+        attempt("JUDGED", 1, "PASS", rater=JUDGED, response="The page says the sky is blue.",
+                criteria=_judged_criteria(True, 0.81)),
+        attempt("PLAIN", 1, "PASS", rater=JUDGED),
+    ])  # fmt: skip
+    report = build_report([path])
+    block = report.block("JUDGED")
+    assert block is not None and block.awaiting_calibration and block.excluded == 1
+    assert report.overall.blocks_awaiting == 1 and report.overall.rate.n == 1
+    root = ET.fromstring(render(report, "junit"))
+    assert (root.get("errors"), root.get("skipped"), root.get("failures")) == ("0", "1", "0")
+    (case,) = [c for c in root.iter("testcase") if c.get("name") == "JUDGED"]
+    skipped = case.find("skipped")
+    assert skipped is not None and case.find("error") is None
+    assert "awaiting calibration" in skipped.get("message", "")
+    assert "openvino" in skipped.get("message", "")
+    md = render(report, "md")
+    section = md.split("## Awaiting calibration", 1)[1].split("## Data integrity", 1)[0]
+    assert "score 0.81" in section and "The page says the sky is blue." in section
+    assert "PASS, awaiting calibration" in section
+    html = render(report, "html")
+    assert "Awaiting calibration" in html and "score 0.81" in html

@@ -112,6 +112,8 @@ class Tally:
     latencies: list[float] = field(default_factory=list)
     # (slot, deciding rater, whether a grade record decided it rather than the attempt)
     failing: list[tuple[SlotKey, str, bool]] = field(default_factory=list)
+    # verdicts an uncalibrated judge decided, left out of the rates: "awaiting calibration"
+    awaiting: list[tuple[SlotKey, str, bool]] = field(default_factory=list)
     critical: list[tuple[SlotKey, str]] = field(default_factory=list)
 
 
@@ -332,6 +334,7 @@ class Aggregator:
                     t.uncalibrated_by.add(decider)
                     if rater is None:
                         t.excluded += 1
+                        t.awaiting.append((key, decider, graded))
                         continue
                     t.uncalibrated += 1
                 if code == PASS:

@@ -181,32 +181,43 @@ def _group(name: str, blocks: list[BlockResult], exploratory: bool) -> GroupResu
         blocks_all_pass=sum(b.all_pass for b in blocks),
         blocks_none_pass=sum(b.none_pass for b in blocks),
         exploratory=exploratory or any(b.exploratory for b in blocks),
+        blocks_awaiting=sum(b.awaiting_calibration for b in blocks),
     )
 
 
-def _details(agg: Aggregator, tallies: dict[str, Tally]) -> dict[str, tuple[AttemptDetail, ...]]:
-    chosen: list[tuple[str, SlotKey, str, bool]] = []
+Details = dict[tuple[str, bool], tuple[AttemptDetail, ...]]
+
+
+def _details(agg: Aggregator, tallies: dict[str, Tally]) -> Details:
+    """The failing attempts (``(test_id, False)``) and the ones awaiting calibration
+    (``(test_id, True)``) that the report shows in full, read back in one pass."""
+    chosen: list[tuple[tuple[str, bool], SlotKey, str, bool]] = []
     wanted = []
     for test_id, t in tallies.items():
-        for key, decider, graded in t.failing[:MAX_FAILING_DETAILS]:
-            chosen.append((test_id, key, decider, graded))
+        picked = [((test_id, False), *x) for x in t.failing[:MAX_FAILING_DETAILS]]
+        picked += [((test_id, True), *x) for x in t.awaiting[:MAX_FAILING_DETAILS]]
+        for group, key, decider, graded in picked:
+            chosen.append((group, key, decider, graded))
             slot = agg.slots[key]
             wanted.append((slot[4], slot[5]))
             if graded:
                 entry = agg.grades[key][decider]
                 wanted.append((entry[3], entry[4]))
     records = fetch_records([f.path for f in agg.files], wanted)
-    out: dict[str, list[AttemptDetail]] = {}
-    for test_id, key, decider, graded in chosen:
+    out: dict[tuple[str, bool], list[AttemptDetail]] = {}
+    for group, key, decider, graded in chosen:
         slot = agg.slots[key]
         attempt = records.get((slot[4], slot[5]))
         if attempt is None:  # the file changed between the passes
             continue
         grade = None
+        code = slot[0]
         if graded:
             entry = agg.grades[key][decider]
             grade = records.get((entry[3], entry[4]))
-        out.setdefault(test_id, []).append(attempt_detail(attempt, key[0], "FAIL", decider, grade))
+            code = entry[1]
+        verdict = f"{CODE_NAME[code]}, awaiting calibration" if group[1] else "FAIL"
+        out.setdefault(group, []).append(attempt_detail(attempt, key[0], verdict, decider, grade))
     return {k: tuple(v) for k, v in out.items()}
 
 
@@ -257,7 +268,10 @@ def aggregate_report(
         lat = sorted(t.latencies)
         passed_rule, reason = block_rule(tier, rate, len(t.critical))
         if passed_rule is None and t.excluded:
-            reason = f"{t.excluded} verdict(s) decided by an uncalibrated judge, left out"
+            reason = (
+                f"awaiting calibration: {t.excluded} verdict(s) decided by the uncalibrated "
+                f"judge {', '.join(sorted(t.uncalibrated_by))}, left out of the rates"
+            )
         blocks.append(
             BlockResult(
                 test_id=test_id,
@@ -283,7 +297,8 @@ def aggregate_report(
                 rule_passed=passed_rule,
                 rule_reason=reason,
                 failing_total=len(t.failing),
-                failing=shown.get(test_id, ()),
+                failing=shown.get((test_id, False), ()),
+                awaiting=shown.get((test_id, True), ()),
                 decided_after=(
                     t.passed + t.failed + t.errors + t.excluded
                     if agg.decided_early(test_id)

@@ -106,6 +106,13 @@ class AttemptDetail:
     criteria: tuple[CriterionView, ...]
     truncated: bool
 
+    @property
+    def reply_excerpt(self) -> str:
+        """The last non-empty reply, cut for a summary line (the full text is in turns)."""
+        reply = next((t.response for t in reversed(self.turns) if t.response.strip()), "")
+        reply = " ".join(reply.split())
+        return reply if len(reply) <= 400 else reply[:399] + "…"
+
 
 @dataclass(frozen=True)
 class CriticalFail:
@@ -145,6 +152,8 @@ class BlockResult:
     # `--until-decided` stopped this block after this many attempts (None: not curtailed);
     # its rate then comes from fewer attempts, and stopping on FAILs biases it low
     decided_after: int | None = None
+    # attempts an uncalibrated judge decided (``excluded``), shown with the judge's score
+    awaiting: tuple[AttemptDetail, ...] = ()
 
     @staticmethod
     def estimators(n: int, c: int, k: int) -> tuple[float | None, float | None]:
@@ -152,6 +161,11 @@ class BlockResult:
             return (None, None)
         at, hat = pass_at_k(n, c, k), pass_hat_k(n, c, k)
         return (None if math.isnan(at) else at, None if math.isnan(hat) else hat)
+
+    @property
+    def awaiting_calibration(self) -> bool:
+        """No verdict counts yet because an uncalibrated judge decided all of them."""
+        return self.rate.n == 0 and self.excluded > 0
 
     @property
     def all_pass(self) -> bool:
@@ -172,6 +186,7 @@ class GroupResult:
     blocks_all_pass: int
     blocks_none_pass: int
     exploratory: bool
+    blocks_awaiting: int = 0  # blocks awaiting calibration: counted apart, in no rate
 
 
 @dataclass(frozen=True)
