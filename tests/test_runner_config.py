@@ -137,3 +137,37 @@ def test_progress_kinds() -> None:
     lines = stream.getvalue().splitlines()
     assert len(lines) == 3 and lines[2].endswith("[1/2] L1-A-01 run 1: ERROR (busy)")
     assert lines[0][:4].isdigit() and lines[0][10] == " "  # a timestamp first
+
+
+def test_env_defaults_and_an_empty_optional_header_is_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AGENTTEST_T_UNSET", raising=False)
+    monkeypatch.setenv("AGENTTEST_T_EMPTY", "")
+    text = (
+        "model: m\nbase_url: 'http://${AGENTTEST_T_UNSET:-127.0.0.1}:1'\n"
+        "headers:\n  Authorization: 'Bearer ${AGENTTEST_T_UNSET:-}'\n"
+        "  X-Empty: '${AGENTTEST_T_EMPTY:-}'\n  X-Default: '${AGENTTEST_T_EMPTY:-fallback}'\n"
+    )
+    cfg = parse_agent_config(text, "a.yaml", tmp_path)
+    assert cfg.base_url == "http://127.0.0.1:1"
+    assert dict(cfg.headers) == {"X-Default": "fallback"}
+    monkeypatch.setenv("AGENTTEST_T_UNSET", "tok")
+    cfg = parse_agent_config(text, "a.yaml", tmp_path)
+    assert cfg.headers["Authorization"] == "Bearer tok"
+    # without a default the variable stays required, and the error says how to relax it
+    with pytest.raises(InputError) as caught:
+        parse_agent_config(
+            "model: m\nbase_url: http://h:1\nheaders: {A: '${AGENTTEST_T_NOPE}'}\n", "b.yaml"
+        )
+    (line,) = caught.value.lines()
+    assert line.startswith("b.yaml:3:") and "${AGENTTEST_T_NOPE:-}" in line
+
+
+def test_the_openai_example_needs_no_key_for_a_local_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert "Authorization" not in load_agent_config(EXAMPLES / "openai.yaml").headers
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert load_agent_config(EXAMPLES / "openai.yaml").headers["Authorization"] == "Bearer sk-test"

@@ -10,7 +10,7 @@ Three modes map an agent's own HTTP API onto the runner's view of a turn:
 
 Loading reuses the block loader's located YAML and typed converter, so an unknown key or a
 wrong type is reported as ``FILE:LINE: message`` (exit 2). Secrets are written as
-``${ENV_NAME}`` and substituted at load time; :meth:`AgentConfig.redacted` is the only form
+``${ENV_NAME}`` (or ``${ENV_NAME:-default}``) and substituted at load time; :meth:`AgentConfig.redacted` is the only form
 that ever reaches a run file.
 """
 
@@ -31,7 +31,8 @@ from agenttest.errors import InputError, Problem
 
 Mode = Literal["native", "rest", "openai"]
 REDACTED = "***"
-_ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# ``${NAME}`` (required) or ``${NAME:-default}`` (the default when unset or empty, as in sh)
+_ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _SECRET_KEY_RE = re.compile(r"(?i)(secret|token|password|passwd|api[_-]?key|auth|cookie)")
 
 NATIVE_TURN_BODY = '{"session_id": {{ session_id | tojson }}, "message": {{ prompt | tojson }}}'
@@ -226,19 +227,33 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
-def _substitute(conv: Converter, node: Located, where: str) -> None:
-    """Replace ``${NAME}`` in a string node with the environment variable, in place."""
+def _substitute(conv: Converter, node: Located, where: str) -> bool:
+    """Replace ``${NAME}`` / ``${NAME:-default}`` in a string node, in place.
+
+    Returns True when the value held references and every one of them came out empty
+    (``${OPENAI_API_KEY:-}`` with no key set): a header like that is left out entirely,
+    so a local server gets no ``Authorization: Bearer`` with nothing after it."""
     if not isinstance(node.value, str):
-        return
+        return False
+    values: list[str] = []
 
     def repl(m: re.Match[str]) -> str:
-        name = m.group(1)
-        if name not in os.environ:
-            conv.problem(node.line, f"`{where}` needs the environment variable {name}, not set")
-            return ""
-        return os.environ[name]
+        name, default = m.group(1), m.group(2)
+        value = os.environ.get(name)
+        if default is not None and not value:
+            value = default
+        if value is None:
+            conv.problem(
+                node.line,
+                f"`{where}` needs the environment variable {name}, not set "
+                f"(write ${{{name}:-}} to make it optional)",
+            )
+            value = ""
+        values.append(value)
+        return value
 
     node.value = _ENV_RE.sub(repl, node.value)
+    return bool(values) and not any(values)
 
 
 def _resolve_path(text: str | None, base: Path) -> str | None:
@@ -275,8 +290,9 @@ def parse_agent_config(text: str, filename: str, base_dir: Path | None = None) -
                 params = raw.plain()
     headers = top.get("headers")
     if headers is not None and isinstance(headers.value, dict):
-        for key, child in headers.value.items():
-            _substitute(conv, child, f"headers.{key}")
+        for key, child in list(headers.value.items()):
+            if _substitute(conv, child, f"headers.{key}"):
+                del headers.value[key]
     if "base_url" in top:
         _substitute(conv, top["base_url"], "base_url")
     _replica_urls(conv, top)
