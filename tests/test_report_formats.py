@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -122,7 +123,12 @@ def test_output_file_and_bad_format(tmp_path: Path) -> None:
     result = run_cli("report", *map(str, FILES), *RATER, "--format", "html", "-o", str(target))
     assert result.returncode == 0, result.stderr
     html = target.read_text(encoding="utf-8")
-    assert html.startswith("<!DOCTYPE html>") and "<script" not in html
+    assert html.startswith("<!DOCTYPE html>")
+    # the only scripts: the viewer's data block and the viewer itself, inline
+    assert re.findall(r"<script[^>]*>", html) == [
+        '<script type="application/json" id="agenttest-data">',
+        '<script id="agenttest-viewer">',
+    ]
     assert "http://" not in html and "https://" not in html  # self-contained
     bad = run_cli("report", *map(str, FILES), *RATER, "--format", "pdf")
     assert bad.returncode == 2 and "--format pdf" in bad.stderr

@@ -71,6 +71,7 @@ def report(
         allow_mixed=allow_mixed,
         details=fmt in ("md", "html"),
         strict=strict,
+        viewer=fmt == "html",
     )
     _write(render(result, fmt), output)
 

@@ -26,6 +26,7 @@ from ._compare_table import compare_table
 from ._json_junit import render_json, render_junit, report_dict, to_plain
 from ._model import Comparison, Rate, Report
 from ._render import render_html, render_markdown
+from ._viewer import collect_attempts
 
 FORMATS = ("md", "html", "json", "junit")
 
@@ -41,12 +42,14 @@ def build_report(
     details: bool = True,
     alpha: float = DEFAULT_ALPHA,
     strict: bool = False,
+    viewer: bool = False,
 ) -> Report:
     """The full report: aggregate, then baseline regression, reference calibration, checklist.
 
     ``details`` fetches the transcripts of failing attempts (a second, selective read);
     JSON and JUnit do not show them and pass ``details=False``. ``rater`` also picks the
-    verdicts of the baseline and reference runs where that rater graded them.
+    verdicts of the baseline and reference runs where that rater graded them. ``viewer``
+    reads every attempt (and the baseline's) back for the HTML report's attempt viewer.
     """
     report = aggregate_report(
         paths,
@@ -64,8 +67,15 @@ def build_report(
     if reference:
         ref, notes = aggregate_side(reference, rater, allow_mixed)
         calibration = calibrate(report, ref, notes)
+    data = None
+    if viewer:
+        data = {
+            "attempts": collect_attempts(paths, rater, allow_mixed),
+            "baseline": collect_attempts(baseline, rater, allow_mixed) if baseline else None,
+        }
     return dataclasses.replace(
         report,
+        viewer=data,
         regression=regression,
         calibration=calibration,
         checklist=evaluate_checklist(report, regression),

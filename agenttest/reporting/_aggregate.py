@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agenttest.errors import UsageError
 from agenttest.results import ReadNotes, iter_records, rater_kind
@@ -71,6 +71,17 @@ def judge_decided(rec: dict[str, Any]) -> bool:
 
 def _cause(rec: dict[str, Any]) -> str:
     return str(rec.get("error_cause") or rec.get("status") or "unspecified")
+
+
+class Decision(NamedTuple):
+    """Which verdict of a slot counts, and who decided it."""
+
+    code: int
+    cause: str | None
+    rater: str
+    graded: bool  # a grade record decided, not the attempt record
+    uncalibrated: bool  # an uncalibrated judge decided PASS/FAIL
+    awaiting: bool  # ... and nobody chose that judge: left out, "awaiting calibration"
 
 
 @dataclass
@@ -306,6 +317,23 @@ class Aggregator:
     def orphan_grades(self) -> int:
         return sum(len(v) for k, v in self.grades.items() if k not in self.slots)
 
+    def decide(
+        self, key: SlotKey, slot: Slot, rater: str | None, uncalibrated: frozenset[str]
+    ) -> Decision | None:
+        """The verdict that counts for one slot under ``rater`` (default: the attempt's
+        own); None when the chosen rater did not rate it."""
+        code, cause, own, judged = slot[0], slot[2], slot[3], slot[7]
+        decider = own if rater is None else rater
+        graded = False
+        per_rater = self.grades.get(key)
+        entry = per_rater.get(decider) if per_rater else None
+        if entry is not None:
+            code, cause, graded, judged = entry[1], entry[2], True, entry[5]
+        elif decider != own:
+            return None
+        unsure = code in (PASS, FAIL) and judged and decider in uncalibrated
+        return Decision(code, cause, decider, graded, unsure, unsure and rater is None)
+
     def tally(self, rater: str | None, uncalibrated: frozenset[str]) -> dict[str, Tally]:
         """Per-block counts, reading each slot's verdict from ``rater`` (default: its own).
 
@@ -317,22 +345,19 @@ class Aggregator:
         out: dict[str, Tally] = {}
         for test_id, (tier, k) in self.tests.items():
             out[test_id] = Tally(test_id, tier, k)
-        grades, critical = self.grades, self.critical
-        for key, (code, latency, cause, own, _f, _o, _s, judged) in self.slots.items():
+        critical = self.critical
+        for key, slot in self.slots.items():
             t = out[key[1]]
-            decider = own if rater is None else rater
-            graded = False
-            per_rater = grades.get(key)
-            entry = per_rater.get(decider) if per_rater else None
-            if entry is not None:
-                code, cause, graded, judged = entry[1], entry[2], True, entry[5]
-            elif decider != own:
+            d = self.decide(key, slot, rater, uncalibrated)
+            if d is None:
                 t.unrated += 1
                 continue
+            code, cause, decider, graded = d.code, d.cause, d.rater, d.graded
+            latency = slot[1]
             if code in (PASS, FAIL):
-                if judged and decider in uncalibrated:
+                if d.uncalibrated:
                     t.uncalibrated_by.add(decider)
-                    if rater is None:
+                    if d.awaiting:
                         t.excluded += 1
                         t.awaiting.append((key, decider, graded))
                         continue

@@ -357,6 +357,8 @@ class Report:
     checklist: Checklist | None = None
     cases: tuple[Any, ...] = ()  # CaseFamily rows of parameterised blocks (._cases)
     trust: TrustSummary | None = None  # strict-check warnings, attempts without fixtures
+    # The HTML viewer's data: {"attempts": [...], "baseline": [...] | None}; see ._viewer.
+    viewer: dict[str, Any] | None = None
 
     def block(self, test_id: str) -> BlockResult | None:
         return next((b for b in self.blocks if b.test_id == test_id), None)

@@ -8,6 +8,8 @@ are longer than any backtick run in the text (:func:`md_fence`).
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 from typing import Any
 
@@ -16,6 +18,7 @@ from agenttest._resources import templates_dir
 from ._cases import cases_markdown
 from ._charts import latency_chart, tier_chart
 from ._model import Rate, Report
+from ._viewer import script_json
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#!~])")
 
@@ -108,10 +111,29 @@ def _context(report: Report) -> dict[str, Any]:
     }
 
 
+def _viewer_context(report: Report) -> dict[str, Any]:
+    """The viewer's script, its data and the CSP that lets exactly that script run."""
+    from markupsafe import Markup
+
+    script = (templates_dir() / "viewer.js").read_text(encoding="utf-8")
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+    data = report.viewer
+    raters = sorted({a["rater"] for a in data["attempts"]}) if data else []
+    return {
+        "viewer": data is not None,
+        # safe: script_json escapes every character that could end the script element
+        "viewer_json": Markup(script_json(data)) if data else "",
+        "viewer_js": Markup(script) if data else "",
+        "viewer_raters": raters,
+        "script_src": f"'sha256-{digest}'" if data else "'none'",
+    }
+
+
 def render_markdown(report: Report) -> str:
     text = str(_environment(False).get_template("report.md.j2").render(_context(report)))
     return text + ("\n" + cases_markdown(report.cases) if report.cases else "")
 
 
 def render_html(report: Report) -> str:
-    return str(_environment(True).get_template("report.html.j2").render(_context(report)))
+    context = {**_context(report), **_viewer_context(report)}
+    return str(_environment(True).get_template("report.html.j2").render(context))

@@ -1,0 +1,176 @@
+"""Every attempt of a run as the HTML viewer opens it: transcript, tool calls, criteria.
+
+The report's first pass keeps no transcripts (:mod:`._aggregate`). For the HTML viewer
+this module reads the attempts back — all of them, passing ones too — and turns each into
+a small JSON-ready dict; the page renders an attempt's details only when it is opened, so
+the page stays fast with thousands of attempts. Long texts are cut (:func:`clip`), and the
+JSON is made safe for a ``<script type="application/json">`` block by :func:`script_json`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ._aggregate import CODE_NAME, Aggregator, SlotKey
+from ._details import clip, describe_evidence, fetch_records
+from ._model import tier_key
+from ._raters import analyse_raters
+
+#: Per-text limits in the viewer (the run file holds the whole text).
+PROMPT_LIMIT, REPLY_LIMIT, TRACE_LIMIT, VALUE_LIMIT = 2000, 4000, 4000, 1000
+MAX_CALLS = 30
+
+
+def _value(value: Any) -> str:
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return clip(text, VALUE_LIMIT)[0]
+
+
+def _call(call: Any) -> dict[str, Any]:
+    if not isinstance(call, dict):
+        return {"name": _value(call), "args": "", "ok": None, "result": ""}
+    ok = call.get("ok")
+    return {
+        "name": _value(call.get("name")),
+        "args": _value(call.get("arguments") or {}),
+        "ok": ok if isinstance(ok, bool) else None,
+        "result": _value(call.get("result")),
+        "requested": bool(call.get("requested_only")),
+    }
+
+
+def _turn(turn: dict[str, Any]) -> dict[str, Any]:
+    calls = turn.get("tool_calls") or []
+    return {
+        "prompt": clip(turn.get("prompt"), PROMPT_LIMIT)[0],
+        "reply": clip(turn.get("response"), REPLY_LIMIT)[0],
+        "calls": [_call(c) for c in calls[:MAX_CALLS]],
+        "more_calls": max(0, len(calls) - MAX_CALLS),
+        "trace": clip(turn.get("trace"), TRACE_LIMIT)[0].splitlines(),
+        "log": [clip(x, 500)[0] for x in (turn.get("log_lines") or [])[:50]],
+        "latency_ms": turn.get("latency_ms"),
+        "http": turn.get("http_status"),
+        "error": clip(turn.get("error"), 500)[0] if turn.get("error") else None,
+    }
+
+
+def _outcome(c: dict[str, Any]) -> str:
+    if c.get("kind") == "fail" or c.get("triggered") is not None:
+        value, yes, no = c.get("triggered"), "triggered", "not triggered"
+    else:
+        value, yes, no = c.get("passed"), "held", "not met"
+    return yes if value is True else no if value is False else "ungraded"
+
+
+def _criterion(c: Any) -> dict[str, Any]:
+    if not isinstance(c, dict):
+        return {"id": "?", "tag": "", "kind": "", "outcome": "ungraded", "says": _value(c)}
+    return {
+        "id": _value(c.get("id")),
+        "tag": _value(c.get("tag")),
+        "kind": _value(c.get("kind")),
+        "type": _value(c.get("type")),
+        "outcome": _outcome(c),
+        "says": clip(c.get("says"), 500)[0],
+        "evidence": describe_evidence(c.get("evidence")),
+        "rule": _value(c.get("rule")),
+        "critical": bool(c.get("critical")),
+    }
+
+
+def _hits(hits: Any) -> list[dict[str, str]]:
+    out = []
+    for hit in hits if isinstance(hits, list) else []:
+        hit = hit if isinstance(hit, dict) else {"rule": str(hit)}
+        out.append(
+            {
+                "rule": _value(hit.get("rule") or "?"),
+                "criterion": _value(hit.get("criterion")),
+                "evidence": describe_evidence(hit.get("evidence")),
+            }
+        )
+    return out
+
+
+def _entry(
+    key: SlotKey, attempt: dict[str, Any], grade: dict[str, Any] | None, verdict: str, rater: str
+) -> dict[str, Any]:
+    source = grade if grade is not None else attempt
+    turns = [_turn(t) for t in attempt.get("turns") or [] if isinstance(t, dict)]
+    tokens = attempt.get("cost_tokens")
+    usage = attempt.get("usage")
+    return {
+        "block": key[1],
+        "tier": str(attempt.get("tier") or "?"),
+        "run": key[2],
+        "run_id": key[0],
+        "verdict": verdict,
+        "rater": rater,
+        "status": _value(attempt.get("status")),
+        "error": clip(attempt.get("error"), 1000)[0] if attempt.get("error") else None,
+        "cause": _value(attempt.get("error_cause")) or None,
+        "latency_ms": attempt.get("latency_ms"),
+        "tokens": tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
+        "usage": usage if isinstance(usage, dict) else None,
+        "critical": _hits(source.get("critical")),
+        "criteria": [_criterion(c) for c in source.get("criteria") or []],
+        "turns": turns,
+    }
+
+
+def collect_attempts(
+    paths: Sequence[str | Path], rater: str | None = None, allow_mixed: bool = False
+) -> list[dict[str, Any]]:
+    """Every attempt slot of the run files with the verdict that counts for ``rater``.
+
+    Verdicts are ``PASS``/``FAIL``/``ERROR``, ``AWAITING`` when an uncalibrated judge
+    decided them (left out of the rates), ``UNRATED`` when the chosen rater did not grade
+    that attempt. Sorted by tier, block, run id and attempt number.
+    """
+    agg = Aggregator(allow_mixed=allow_mixed)
+    for path in paths:
+        agg.add(path)
+    _, uncalibrated = analyse_raters(agg, rater)
+    decided = []
+    wanted = []
+    for key, slot in agg.slots.items():
+        d = agg.decide(key, slot, rater, uncalibrated)
+        wanted.append((slot[4], slot[5]))
+        grade_at = None
+        if d is not None and d.graded:
+            entry = agg.grades[key][d.rater]
+            grade_at = (entry[3], entry[4])
+            wanted.append(grade_at)
+        if d is None:
+            verdict, who = "UNRATED", str(rater)
+        else:
+            verdict, who = ("AWAITING" if d.awaiting else CODE_NAME[d.code]), d.rater
+        decided.append((key, (slot[4], slot[5]), grade_at, verdict, who))
+    records = fetch_records([f.path for f in agg.files], wanted)
+    out = []
+    for key, at, grade_at, verdict, who in decided:
+        attempt = records.get(at)
+        if attempt is None:  # the file changed between the passes
+            continue
+        grade = records.get(grade_at) if grade_at else None
+        out.append(_entry(key, attempt, grade, verdict, who))
+    out.sort(key=lambda e: (tier_key(e["tier"]), e["block"], e["run_id"], e["run"]))
+    return out
+
+
+def script_json(data: Any) -> str:
+    """JSON that cannot end its ``<script type="application/json">`` element early:
+    ``<``, ``>`` and ``&`` are written as ``\\u`` escapes, which JSON.parse reads back."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )

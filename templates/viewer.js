@@ -1,0 +1,295 @@
+/* The attempt viewer of the HTML report. Inlined into the page and allowed by the page's
+   Content-Security-Policy through its sha256 hash: no other script can run.
+   Agent text is only ever set with textContent or createTextNode, never as markup. */
+(function () {
+  "use strict";
+  var source = document.getElementById("agenttest-data");
+  var root = document.getElementById("viewer");
+  if (!source || !root) { return; }
+  var DATA = JSON.parse(source.textContent);
+  var ALL = DATA.attempts || [];
+  var BASE = {};
+  (DATA.baseline || []).forEach(function (a) {
+    (BASE[a.block] = BASE[a.block] || []).push(a);
+  });
+  var PAGE = 100;
+  var state = { list: [], shown: 0 };
+  var $ = function (id) { return document.getElementById(id); };
+  var f = {
+    tier: $("f-tier"), block: $("f-block"), verdict: $("f-verdict"),
+    critical: $("f-critical"), rater: $("f-rater"), q: $("f-q")
+  };
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) { e.className = cls; }
+    if (text !== undefined && text !== null) { e.textContent = String(text); }
+    return e;
+  }
+
+  function add(parent, tag, cls, text) {
+    var e = el(tag, cls, text);
+    parent.appendChild(e);
+    return e;
+  }
+
+  /* text with every case-insensitive occurrence of q wrapped in <mark>, built as nodes */
+  function marked(parent, text, q) {
+    text = String(text || "");
+    if (!q) { parent.appendChild(document.createTextNode(text)); return parent; }
+    var low = text.toLowerCase(), at = 0, hit;
+    while ((hit = low.indexOf(q, at)) !== -1) {
+      parent.appendChild(document.createTextNode(text.slice(at, hit)));
+      add(parent, "mark", null, text.slice(hit, hit + q.length));
+      at = hit + q.length;
+    }
+    parent.appendChild(document.createTextNode(text.slice(at)));
+    return parent;
+  }
+
+  function replies(a) {
+    if (a._replies === undefined) {
+      a._replies = a.turns.map(function (t) { return t.reply; }).join("\n").toLowerCase();
+    }
+    return a._replies;
+  }
+
+  function verdictClass(v) {
+    return v === "PASS" ? "pass" : (v === "FAIL" || v === "ERROR") ? "fail" : "unknown";
+  }
+
+  function verdictText(v) {
+    return v === "AWAITING" ? "awaiting calibration" : v;
+  }
+
+  function wanted() {
+    return {
+      tier: f.tier.value, block: f.block.value, verdict: f.verdict.value,
+      critical: f.critical.checked, rater: f.rater.value,
+      q: f.q.value.trim().toLowerCase()
+    };
+  }
+
+  function matches(a, w) {
+    if (w.tier && a.tier !== w.tier) { return false; }
+    if (w.block && a.block !== w.block) { return false; }
+    if (w.verdict && a.verdict !== w.verdict) { return false; }
+    if (w.critical && !a.critical.length) { return false; }
+    if (w.rater && a.rater !== w.rater) { return false; }
+    if (w.q && replies(a).indexOf(w.q) === -1) { return false; }
+    return true;
+  }
+
+  function excerpt(a) {
+    var last = "";
+    a.turns.forEach(function (t) { if (t.reply) { last = t.reply; } });
+    last = last.replace(/\s+/g, " ");
+    return last.length > 90 ? last.slice(0, 89) + "\u2026" : last;
+  }
+
+  function refresh() {
+    var w = wanted();
+    state.list = ALL.filter(function (a) { return matches(a, w); });
+    state.shown = 0;
+    var body = $("v-rows");
+    while (body.firstChild) { body.removeChild(body.firstChild); }
+    $("v-count").textContent = state.list.length + " of " + ALL.length + " attempts";
+    more();
+  }
+
+  function more() {
+    var body = $("v-rows"), q = wanted().q;
+    var end = Math.min(state.list.length, state.shown + PAGE);
+    for (var i = state.shown; i < end; i++) { body.appendChild(row(state.list[i], q)); }
+    state.shown = end;
+    $("v-more").hidden = state.shown >= state.list.length;
+  }
+
+  function row(a, q) {
+    var tr = el("tr", "attempt");
+    tr.id = "attempt-" + a.index;
+    var first = add(tr, "td", "id");
+    var open = add(first, "button", "open", a.block);
+    open.type = "button";
+    open.setAttribute("aria-expanded", "false");
+    add(tr, "td", verdictClass(a.verdict), verdictText(a.verdict));
+    add(tr, "td", "num", a.run);
+    add(tr, "td", null, a.tier);
+    add(tr, "td", "rater", a.rater);
+    add(tr, "td", "num", a.tokens === null ? "\u2013" : a.tokens);
+    marked(add(tr, "td", "excerpt"), excerpt(a), q);
+    open.addEventListener("click", function () { toggle(tr, a); });
+    return tr;
+  }
+
+  function toggle(tr, a) {
+    var next = tr.nextSibling;
+    var button = tr.querySelector("button.open");
+    if (next && next.className === "detail-row") {
+      next.hidden = !next.hidden;
+      button.setAttribute("aria-expanded", String(!next.hidden));
+      return next;
+    }
+    var holder = el("tr", "detail-row");
+    var cell = add(holder, "td");
+    cell.colSpan = visibleColumns();
+    cell.appendChild(detail(a, wanted().q));
+    tr.parentNode.insertBefore(holder, tr.nextSibling);
+    button.setAttribute("aria-expanded", "true");
+    return holder;
+  }
+
+  /* a phone hides some columns: the opened attempt spans the ones that show */
+  function visibleColumns() {
+    var n = 0;
+    root.querySelectorAll("table.attempts thead th").forEach(function (th) {
+      if (th.offsetParent !== null) { n += 1; }
+    });
+    return n || 7;
+  }
+
+  function pre(parent, label, text, q) {
+    if (!text) { return; }
+    add(parent, "p", "lbl", label);
+    marked(add(parent, "pre"), text, q);
+  }
+
+  function attemptView(a, title, q) {
+    var box = el("div", "attempt-view");
+    var head = add(box, "h4", null, title + " \u00b7 ");
+    add(head, "span", verdictClass(a.verdict), verdictText(a.verdict));
+    var facts = a.run_id + " run " + a.run + " \u00b7 rater " + a.rater;
+    if (a.latency_ms !== null) { facts += " \u00b7 " + a.latency_ms + " ms"; }
+    if (a.tokens !== null) { facts += " \u00b7 " + a.tokens + " tokens"; }
+    add(box, "p", "facts", facts);
+    if (a.error) { add(box, "p", "fail", "Error (" + (a.cause || a.status) + "): " + a.error); }
+    a.critical.forEach(function (h) {
+      add(box, "p", "fail", "Always-FAIL " + h.rule + (h.criterion ? " (" + h.criterion + ")" : "") + ": " + h.evidence);
+    });
+    if (a.criteria.length) {
+      var table = add(add(box, "div", "scroll"), "table", "criteria-table");
+      var hr = add(add(table, "thead"), "tr");
+      ["Criterion", "Outcome", "Says", "Evidence", "Rule"].forEach(function (h) { add(hr, "th", null, h); });
+      var tb = add(table, "tbody");
+      a.criteria.forEach(function (c) {
+        var r = add(tb, "tr");
+        add(r, "td", "id", c.id + " " + c.tag + (c.critical ? " critical" : ""));
+        var good = c.outcome === "held" || c.outcome === "not triggered";
+        add(r, "td", good ? "pass" : c.outcome === "ungraded" ? "unknown" : "fail", c.outcome);
+        add(r, "td", null, c.says);
+        add(r, "td", "evidence", c.evidence);
+        add(r, "td", null, c.rule || (c.kind ? c.kind + " list" + (c.type ? ", " + c.type : "") : ""));
+      });
+    }
+    a.turns.forEach(function (t, n) {
+      var h = "Turn " + (n + 1);
+      if (t.latency_ms !== null) { h += " (" + t.latency_ms + " ms" + (t.http ? ", HTTP " + t.http : "") + ")"; }
+      add(box, "h5", null, h);
+      pre(box, "prompt", t.prompt, "");
+      pre(box, "reply", t.reply || "(empty)", q);
+      if (t.calls.length) {
+        add(box, "p", "lbl", "tool calls");
+        var list = add(box, "ol", "calls");
+        t.calls.forEach(function (c) {
+          var li = add(list, "li");
+          var status = c.requested ? "requested, not run" : c.ok === true ? "ok" : c.ok === false ? "failed" : "outcome unknown";
+          add(li, "code", null, c.name + "(" + c.args + ")");
+          add(li, "span", c.ok === false ? "fail" : c.ok === true ? "pass" : "unknown", " \u2192 " + status);
+          if (c.result) { add(li, "pre", null, c.result); }
+        });
+        if (t.more_calls) { add(box, "p", "facts", t.more_calls + " more call(s) in the run file"); }
+      }
+      if (t.trace.length) {
+        add(box, "p", "lbl", "trace");
+        var tr = add(box, "ol", "trace");
+        t.trace.forEach(function (line) { add(tr, "li", null, line); });
+      }
+      if (t.log.length) { pre(box, "agent log lines", t.log.join("\n"), ""); }
+      if (t.error) { add(box, "p", "fail", t.error); }
+    });
+    return box;
+  }
+
+  function detail(a, q) {
+    var wrap = el("div", "detail");
+    var base = BASE[a.block];
+    if (DATA.baseline) {
+      wrap.className = "detail side-by-side";
+      wrap.appendChild(attemptView(a, "This run", q));
+      var same = null;
+      (base || []).forEach(function (b) { if (b.run === a.run) { same = b; } });
+      same = same || (base && base[0]) || null;
+      if (same) {
+        wrap.appendChild(attemptView(same, "Baseline", q));
+      } else {
+        add(add(wrap, "div", "attempt-view"), "p", "facts", "The baseline has no attempt of " + a.block + ".");
+      }
+    } else {
+      wrap.appendChild(attemptView(a, "Attempt", q));
+    }
+    return wrap;
+  }
+
+  /* #attempt-N opens that attempt; #view-BLOCK filters to a block; any other anchor inside
+     a closed <details> (e.g. a FAIL link to #fail-BLOCK) opens it and its parents. */
+  function follow() {
+    var id;
+    try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
+    if (!id) { return; }
+    if (id.indexOf("view-") === 0) {
+      f.block.value = id.slice(5);
+      refresh();
+      root.scrollIntoView();
+      return;
+    }
+    if (id.indexOf("attempt-") === 0) {
+      var n = Number(id.slice(8)), a = ALL[n];
+      if (!a) { return; }
+      if (!$(id)) {
+        ["tier", "block", "verdict", "rater", "q"].forEach(function (k) { f[k].value = ""; });
+        f.critical.checked = false;
+        refresh();
+        while (!$(id) && state.shown < state.list.length) { more(); }
+      }
+      var tr = $(id);
+      if (tr) {
+        var next = tr.nextSibling;
+        if (!next || next.className !== "detail-row" || next.hidden) { toggle(tr, a); }
+        tr.scrollIntoView();
+      }
+      return;
+    }
+    var target = $(id);
+    for (var node = target; node; node = node.parentElement) {
+      if (node.tagName === "DETAILS") { node.open = true; }
+    }
+    if (target) { target.scrollIntoView(); }
+  }
+
+  /* ?tier=&block=&verdict=&critical=1&rater=&q= preset the filters (links can be shared) */
+  function preset() {
+    var params;
+    try { params = new URLSearchParams(location.search); } catch (e) { return; }
+    ["tier", "block", "verdict", "rater", "q"].forEach(function (k) {
+      if (params.has(k)) { f[k].value = params.get(k); }
+    });
+    if (params.get("critical") === "1") { f.critical.checked = true; }
+  }
+
+  ALL.forEach(function (a, i) { a.index = i; });
+  ["tier", "block", "verdict", "rater"].forEach(function (k) { f[k].addEventListener("change", refresh); });
+  f.critical.addEventListener("change", refresh);
+  var timer = null;
+  f.q.addEventListener("input", function () {
+    clearTimeout(timer);
+    timer = setTimeout(refresh, 150);
+  });
+  $("v-more").addEventListener("click", more);
+  root.querySelector("form").addEventListener("submit", function (e) { e.preventDefault(); });
+  root.hidden = false;
+  $("viewer-noscript").hidden = true;
+  preset();
+  refresh();
+  window.addEventListener("hashchange", follow);
+  follow();
+}());

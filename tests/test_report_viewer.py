@@ -1,0 +1,250 @@
+"""The HTML report's attempt viewer in a real browser: filters, search, opening attempts,
+the baseline beside the run, the FAIL link, the phone layout — and hostile agent text,
+which stays text through every one of those code paths.
+
+Needs Debian's ``chromium`` (driven over the DevTools pipe, see ``tests/_cdp.py``).
+Set ``AGENTTEST_SCREENSHOT_DIR`` to keep the screenshots.
+"""
+
+from __future__ import annotations
+
+import html as html_text
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agenttest.reporting import build_report, render
+
+from ._cdp import CHROMIUM, Browser
+from .fixtures.reports.builders import attempt, meta, run_end, write
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed"),
+]
+
+RULES = "rules@sha256:5e1c0a7d93b2f468"
+HUMAN = "human:ann"
+PAYLOADS = {
+    "reply": "<img src=x onerror=\"document.body.setAttribute('data-pwned','reply')\">",
+    "trace": "</script><script>document.body.setAttribute('data-pwned','trace')</script>",
+    "args": "<svg onload=\"document.body.setAttribute('data-pwned','args')\">",
+    "result": "<iframe srcdoc=\"<script>parent.document.title='PWNED'</script>\"></iframe>",
+    "says": "<b onmouseover=alert(1)>bold</b>",
+    "evidence": "\u2028</script><!--<script>document.title='PWNED2'</script>",
+}
+# what the page may contain however the agent's text is shown
+INJECTED = "document.querySelectorAll('img, iframe, svg:not(.chart), b').length"
+SCRIPTS = "Array.from(document.scripts).map(s => s.id)"
+
+
+def _turn(reply: str, **extra: Any) -> dict[str, Any]:
+    return {"prompt": "p", "response": reply, "tool_calls": [], "trace": "", "http_status": 200,
+            "latency_ms": 100, **extra}  # fmt: skip
+
+
+def _failing(test_id: str, run: int, reply: str, **over: Any) -> dict[str, Any]:
+    crit = [{"id": "P1", "tag": "STATE", "kind": "pass", "type": "tool_called", "passed": False,
+             "says": "the tool ran", "evidence": {"turn": 1, "note": "no call"}}]  # fmt: skip
+    return attempt(test_id, run, "FAIL", turns=[_turn(reply)], criteria=crit, **over)
+
+
+def _runs(tmp: Path) -> tuple[Path, Path]:
+    hostile = _turn(
+        PAYLOADS["reply"],
+        trace=f"PLAN x\n{PAYLOADS['trace']}",
+        tool_calls=[{"name": "shell", "arguments": {"command": PAYLOADS["args"]}, "ok": True,
+                     "result": PAYLOADS["result"]}],
+    )  # fmt: skip
+    hit = {"rule": "dangerous_command", "criterion": "F1", "evidence": {"turn": 1, "text": "rm"}}
+    records = [
+        meta("run-a", [], tester="alice"),
+        attempt("L1-A", 1, "PASS", response="the needle is here"),
+        attempt("L1-A", 2, "PASS", response="nothing to see"),
+        _failing("L1-B", 1, "a plain failing reply", rater=HUMAN),
+        attempt("SEC-01", 1, "FAIL", tier="SEC", turns=[hostile], critical=[hit], criteria=[
+            {"id": "F1", "tag": "STATE", "kind": "fail", "triggered": True, "passed": False,
+             "says": PAYLOADS["says"], "rule": "dangerous_command",
+             "evidence": {"turn": 1, "text": PAYLOADS["evidence"]}}]),
+        run_end(),
+    ]  # fmt: skip
+    run = write(tmp / "run.jsonl", records)
+    base = write(tmp / "base.jsonl", [
+        meta("run-base", [], tester="alice"),
+        attempt("L1-B", 1, "PASS", response="the baseline got it right"),
+        run_end(),
+    ])  # fmt: skip
+    return run, base
+
+
+def _page(tmp: Path) -> Path:
+    run, base = _runs(tmp)
+    report = build_report([run], baseline=[base], viewer=True)
+    page = tmp / "report.html"
+    page.write_text(render(report, "html"), encoding="utf-8")
+    return page
+
+
+def _rows(b: Browser) -> list[list[str]]:
+    return list(
+        b.js(
+            "Array.from(document.querySelectorAll('#v-rows tr.attempt')).map("
+            "r => Array.from(r.cells).slice(0, 3).map(c => c.textContent))"
+        )
+    )
+
+
+def _set(b: Browser, field: str, value: str) -> None:
+    b.js(
+        f"(() => {{ const e = document.getElementById({json.dumps(field)}); "
+        f"e.value = {json.dumps(value)}; e.dispatchEvent(new Event('change')); }})()"
+    )
+
+
+def _search(b: Browser, text: str) -> None:
+    b.js(
+        f"(() => {{ const e = document.getElementById('f-q'); e.value = {json.dumps(text)}; "
+        "e.dispatchEvent(new Event('input')); })()"
+    )
+    # the search waits 150 ms for typing to stop; wait for it in the page, not here
+    b.js("new Promise(r => setTimeout(r, 400))")
+
+
+def _untouched(b: Browser) -> None:
+    assert b.js("document.body.getAttribute('data-pwned')") is None
+    assert not str(b.js("document.title")).startswith("PWNED")
+    assert b.js(INJECTED) == 0
+    assert b.js(SCRIPTS) == ["agenttest-data", "agenttest-viewer"]
+
+
+def test_filters_search_and_opening_attempts(tmp_path: Path) -> None:
+    page = _page(tmp_path)
+    with Browser(1280, 900) as b:
+        b.open(page.as_uri())
+        # precondition: the viewer ran and lists every attempt, passing ones too
+        assert b.js("document.getElementById('v-count').textContent") == "4 of 4 attempts"
+        assert [r[1] for r in _rows(b)] == ["PASS", "PASS", "FAIL", "FAIL"]
+        _set(b, "f-verdict", "FAIL")
+        assert [r[0] for r in _rows(b)] == ["L1-B", "SEC-01"]
+        _set(b, "f-tier", "SEC")
+        assert [r[0] for r in _rows(b)] == ["SEC-01"]
+        _set(b, "f-tier", "")
+        _set(b, "f-rater", HUMAN)
+        assert [r[0] for r in _rows(b)] == ["L1-B"]
+        _set(b, "f-rater", "")
+        _set(b, "f-verdict", "")
+        b.js("document.getElementById('f-critical').click()")
+        assert [r[0] for r in _rows(b)] == ["SEC-01"]
+        b.js("document.getElementById('f-critical').click()")
+        _set(b, "f-block", "L1-A")
+        assert [(r[0], r[2]) for r in _rows(b)] == [("L1-A", "1"), ("L1-A", "2")]
+        _set(b, "f-block", "")
+        _search(b, "NEEDLE")  # case-insensitive, in replies
+        assert [(r[0], r[2]) for r in _rows(b)] == [("L1-A", "1")]
+        assert b.js("document.querySelector('#v-rows mark').textContent") == "needle"
+        _search(b, "")
+        assert len(_rows(b)) == 4
+        # a passing attempt opens too, with its reply; details are built only on opening
+        assert b.js("document.querySelectorAll('.attempt-view').length") == 0
+        b.js("document.querySelector('#v-rows button.open').click()")
+        shown = b.js("document.querySelector('.attempt-view').textContent")
+        assert "the needle is here" in shown and "PASS" in shown
+
+
+def test_the_baseline_attempt_shows_beside_the_runs(tmp_path: Path) -> None:
+    page = _page(tmp_path)
+    with Browser(1280, 900) as b:
+        b.open(page.as_uri() + "?block=L1-B")
+        assert [r[0] for r in _rows(b)] == ["L1-B"]
+        b.js("document.querySelector('#v-rows button.open').click()")
+        views = b.js(
+            "Array.from(document.querySelectorAll('.attempt-view')).map(v => v.textContent)"
+        )
+        assert len(views) == 2
+        assert "This run" in views[0] and "a plain failing reply" in views[0]
+        assert "Baseline" in views[1] and "the baseline got it right" in views[1]
+        # side by side at desktop width
+        tops = b.js(
+            "Array.from(document.querySelectorAll('.attempt-view')).map(v => v.getBoundingClientRect().top)"
+        )
+        assert tops[0] == tops[1]
+
+
+def test_a_fail_link_opens_its_section_and_a_block_link_filters(tmp_path: Path) -> None:
+    page = _page(tmp_path)
+    with Browser(1280, 900) as b:
+        b.open(page.as_uri())
+        assert b.js("document.getElementById('fail-L1-B').open") is False
+        b.js("document.querySelector('a[href=\"#fail-L1-B\"]').click()")
+        b.js("new Promise(r => setTimeout(r, 200))")
+        assert b.js("document.getElementById('fail-L1-B').open") is True
+        b.js("document.querySelector('a[href=\"#view-SEC-01\"]').click()")
+        b.js("new Promise(r => setTimeout(r, 200))")
+        assert [r[0] for r in _rows(b)] == ["SEC-01"]
+
+
+def test_hostile_agent_text_stays_text_in_every_viewer_path(tmp_path: Path) -> None:
+    page = _page(tmp_path)
+    with Browser(1280, 900) as b:
+        b.open(page.as_uri())
+        _untouched(b)
+        # open every attempt: transcript, tool call, result, trace, criteria, critical hit
+        b.js("document.querySelectorAll('#v-rows button.open').forEach(x => x.click())")
+        _untouched(b)
+        text = b.js("document.getElementById('viewer').textContent")
+        for name, payload in PAYLOADS.items():
+            # tool arguments are shown as JSON, so compare up to the first quote
+            assert payload.split('"')[0].strip("\u2028") in text, name
+        assert "</script><!--<script>" in text
+        # search for a payload: the marks are built from text too
+        _search(b, "<img src=x onerror=")
+        _untouched(b)
+        assert b.js("document.querySelector('#v-rows mark').textContent") == "<img src=x onerror="
+        # and the filters preset from the address cannot inject either
+        b.open(page.as_uri() + "?q=" + "%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&block=%3Cb%3E")
+        _untouched(b)
+
+
+def test_at_phone_width_the_verdicts_stay_visible(tmp_path: Path) -> None:
+    page = _page(tmp_path)
+    keep = os.environ.get("AGENTTEST_SCREENSHOT_DIR")
+    with Browser(412, 900) as b:
+        b.open(page.as_uri())
+        assert b.js("document.documentElement.clientWidth") == 412
+        rights = b.js(
+            "Array.from(document.querySelectorAll('#block-table tbody td:nth-child(2),"
+            " #v-rows tr.attempt td:nth-child(2)')).map(c => c.getBoundingClientRect().right)"
+        )
+        assert len(rights) == 3 + 4  # three blocks, four attempts
+        assert all(0 < right <= 412 for right in rights), rights
+        b.js("document.querySelector('#v-rows button.open').click()")
+        width = b.js("document.querySelector('.attempt-view').getBoundingClientRect().right")
+        assert width <= 412
+        if keep:
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            b.js("document.getElementById('attempts').scrollIntoView()")
+            b.screenshot(Path(keep) / "viewer_phone.png")
+
+
+def test_the_csp_lets_only_the_viewer_script_run(tmp_path: Path) -> None:
+    page = _page(tmp_path)
+    html = page.read_text(encoding="utf-8")
+    policy = html_text.unescape(html.split('http-equiv="Content-Security-Policy" content="')[1])
+    assert policy.split('"')[0].endswith(
+        "script-src 'sha256-" + policy.split("sha256-")[1][:44] + "'"
+    )
+    # a script that is not the viewer's is refused by the page's own policy
+    tampered = tmp_path / "tampered.html"
+    tampered.write_text(
+        html.replace(
+            "</main>", "<script>document.body.setAttribute('data-pwned','x')</script></main>"
+        ),
+        encoding="utf-8",
+    )
+    with Browser(800, 600) as b:
+        b.open(tampered.as_uri())
+        assert b.js("document.getElementById('v-count').textContent") == "4 of 4 attempts"
+        assert b.js("document.body.getAttribute('data-pwned')") is None
