@@ -234,3 +234,42 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
         "run", str(battery), "--agent", "example", "--only", "L1-NOPE-01", "--allow-temp"
     )
     assert unknown.returncode == 2 and "no such block" in unknown.stderr
+
+
+def test_resume_accepts_the_command_line_that_started_the_run(tmp_path: Path) -> None:
+    """Up-arrow, add --resume FILE: options that match the run file are fine; a conflict is
+    refused (exit 2) naming the option and both values, and nothing is written."""
+    agent, battery, config = setup_run(tmp_path, Behaviour())
+    out = tmp_path / "out"
+    first = ["run", str(battery), "--agent", str(config), "--k", "1", "--tier", "L1",
+             "--label", "nightly", "--out", str(out), "--allow-temp", "--quiet"]  # fmt: skip
+    try:
+        started = run_cli(*first)
+        assert started.returncode == 0, started.stderr
+        path = Path(started.stdout.strip())
+        before = path.read_bytes()
+        attempts = [r for r in iter_records(path) if r["record_type"] == "attempt"]
+        assert len(attempts) == len(PLAN_BLOCKS)  # precondition: k 1 was taken
+        again = run_cli(*first, "--resume", str(path))
+        assert again.returncode == 0, again.stderr
+        conflicts = {
+            "--k": ("2", "--k 2 conflicts", "--k 1"),
+            "--label": ("weekly", "--label weekly conflicts", "--label nightly"),
+            "--tier": ("L2", "--tier L2 conflicts", "--tier L1"),
+        }
+        for option, (value, ours, theirs) in conflicts.items():
+            line = list(first)
+            line[line.index(option) + 1] = value
+            refused = run_cli(*line, "--resume", str(path))
+            assert refused.returncode == 2, (option, refused.stderr)
+            assert ours in refused.stderr and theirs in refused.stderr, refused.stderr
+            assert "Traceback" not in refused.stderr
+        other = write_battery(tmp_path / "other", {"L1-A-01": (1, 1)})
+        moved = run_cli(*[str(other) if a == str(battery) else a for a in first],
+                        "--resume", str(path))  # fmt: skip
+        assert moved.returncode == 2 and f"PATH {other.resolve()} conflicts" in moved.stderr
+    finally:
+        agent.stop()
+    # the refused resumes wrote nothing; the accepted one only closed the session
+    assert path.read_bytes().startswith(before)
+    assert len([r for r in iter_records(path) if r["record_type"] == "attempt"]) == 3

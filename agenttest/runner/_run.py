@@ -160,22 +160,56 @@ def _plan_new(req: RunRequest) -> _Session:
     )  # fmt: skip
 
 
-def _plan_resume(req: RunRequest, path: Path) -> _Session:
-    if (
-        req.paths
-        or req.overlay
-        or req.k
-        or req.only
-        or req.tiers
-        or req.label
-        or req.until_decided
-        or req.replicas
-    ):
-        raise UsageError(
-            "--resume takes the battery, overlay, k, selection, label and --until-decided from "
-            "the run file; leave out PATH, --overlay, --k, --only, --tier, --label and "
-            "--until-decided"
+def _check_resume_options(
+    req: RunRequest, path: Path, meta: dict[str, Any], battery: Battery
+) -> None:
+    """Options repeated on the resuming command line must say what the run file stored.
+
+    Pressing up-arrow and adding ``--resume FILE`` to the command that started the run is
+    the natural way to resume; only a real conflict is refused, naming both values."""
+    stored_battery = meta.get("battery") or {}
+    selection = meta.get("selection") or {}
+    given: list[tuple[str, Any, Any]] = []
+    if req.paths:
+        given.append(("PATH", [_abs(p) for p in req.paths], stored_battery.get("paths") or []))
+    if req.overlay:
+        given.append(("--overlay", _abs(req.overlay), stored_battery.get("overlay")))
+    if req.k is not None:
+        given.append(("--k", req.k, selection.get("k")))
+    if req.only:
+        ids = [b.id for b in select_blocks(battery, req.only, req.tiers)]
+        given.append(("--only", sorted(ids), sorted(selection.get("only") or [])))
+    if req.tiers:
+        tiers = sorted(t.upper() for t in req.tiers)
+        given.append(
+            ("--tier", tiers, sorted(str(t).upper() for t in selection.get("tiers") or []))
         )
+    if req.label:
+        given.append(("--label", req.label, meta.get("label")))
+    if req.until_decided:
+        given.append(("--until-decided", "on", "on" if selection.get("until_decided") else "off"))
+    if req.replicas:
+        given.append(("--replicas", req.replicas, selection.get("replicas")))
+    if req.example_args and selection.get("example_args") is not None:
+        given.append(("--example-args", list(req.example_args), selection.get("example_args")))
+    for option, ours, theirs in given:
+        if ours != theirs:
+            raise UsageError(
+                f"--resume {path}: {option} {_shown(ours)} conflicts with the run file, which "
+                f"was started with {option} {_shown(theirs)}; leave {option} out (the run "
+                "file has it) or start a new run"
+            )
+
+
+def _shown(value: Any) -> str:
+    if value is None or value == []:
+        return "(not given)"
+    if isinstance(value, list):
+        return " ".join(str(v) for v in value)
+    return str(value)
+
+
+def _plan_resume(req: RunRequest, path: Path) -> _Session:
     state = read_state(path)
     meta = state.meta
     battery_meta = meta.get("battery") or {}
@@ -187,6 +221,7 @@ def _plan_resume(req: RunRequest, path: Path) -> _Session:
             f"the battery changed since {path} was started ({battery_meta.get('digest')} → "
             f"{battery.digest}); a run holds one battery version, so start a new run"
         )
+    _check_resume_options(req, path, meta, battery)
     blocks = select_blocks(battery, selection.get("only") or [], selection.get("tiers") or [])
     plan = make_plan(blocks, selection.get("k"))
     agent = req.agent or (meta.get("agent") or {}).get("source")
