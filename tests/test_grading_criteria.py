@@ -478,3 +478,18 @@ def test_a_call_the_model_only_requested_never_counts_as_run() -> None:
     assert forbidden.holds is False
     assert "requested by the model, not run" in forbidden.evidence["text"]
     assert check(crit("P", "no_tool_calls"), a).holds is False
+
+
+def test_evidence_reads_as_text_for_a_person() -> None:
+    """No Python artefacts in evidence: repr's doubled backslashes, `None..2`, backticks."""
+    a = attempt(turn("answer 42", [call("web_search", query="x")]))
+    count = check(crit("P", "tool_count", max=2), a).evidence["note"]
+    assert "wanted at most 2" in count and "None" not in count
+    assert "wanted at least 1" in check(crit("P", "tool_called", tool="any"), a).evidence["note"]
+    rx = check(crit("P", "response_regex", pattern=r"\d{3}"), a).evidence["note"]
+    assert rx == "no match for “\\d{3}”", rx  # one backslash, as written in the block
+    missing = check(crit("P", "tool_arg", tool="web_search", key="url"), a).evidence
+    assert "`" not in str(missing) and "argument keys: query" in missing["note"]
+    for c in (crit("P", "sentence_count", min=2), crit("P", "list_items", max=3)):
+        note = check(c, a).evidence["note"]
+        assert "None" not in note and ".." not in note, note

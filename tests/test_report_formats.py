@@ -184,3 +184,45 @@ def test_blocks_decided_by_an_uncalibrated_judge_await_calibration(tmp_path: Pat
     assert "PASS, awaiting calibration" in section
     html = render(report, "html")
     assert "Awaiting calibration" in html and "score 0.81" in html
+
+
+def _tty_output(*args: str) -> str:
+    """What `agenttest ARGS` prints when its stdout is a terminal (a pseudo-terminal)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    main, child = pty.openpty()
+    env = {**os.environ, "COLUMNS": "160", "TERM": "xterm", "NO_COLOR": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agenttest", *args], cwd=ROOT, stdout=child, stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+    os.close(child)
+    chunks = []
+    while True:
+        try:
+            data = os.read(main, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(main)
+    assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_markdown_to_a_terminal_is_rendered_and_to_a_pipe_stays_plain(tmp_path: Path) -> None:
+    path = _run(tmp_path, [attempt("L1_SNAKE_CASE-01", 1, "FAIL", response="see {path}")])
+    piped = run_cli("report", str(path))
+    assert piped.returncode == 0
+    assert "L1\\_SNAKE\\_CASE-01" in piped.stdout and "## Per block" in piped.stdout
+    shown = _tty_output("report", str(path))
+    assert "L1_SNAKE_CASE-01" in shown  # the escapes are gone ...
+    assert "\\_" not in shown and "\\{" not in shown
+    assert "## Per block" not in shown and "Per block" in shown  # ... and the markup rendered
+    assert "|---|" not in shown

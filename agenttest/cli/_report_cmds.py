@@ -55,7 +55,8 @@ def report(
     """Render a report: pass@1 with n and a 95% Wilson interval everywhere, pass@k, pass^k.
 
     `--format json` prints the machine-readable summary (SPEC section 6); `junit` one
-    testcase per block. Runs with k < 5 are marked exploratory.
+    testcase per block. Runs with k < 5 are marked exploratory. Markdown printed to a
+    terminal is rendered for it; to a file or a pipe it stays plain Markdown.
     """
     from agenttest.errors import UsageError
     from agenttest.reporting import FORMATS, build_report, render
@@ -73,7 +74,20 @@ def report(
         strict=strict,
         viewer=fmt == "html",
     )
-    _write(render(result, fmt), output)
+    text = render(result, fmt)
+    if fmt == "md" and output is None and sys.stdout.isatty():
+        _print_markdown(text)
+    else:
+        _write(text, output)
+
+
+def _print_markdown(text: str) -> None:
+    """Markdown for a person at a terminal: rendered (no ``\\_`` escapes, tables drawn);
+    files and pipes get the plain Markdown."""
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console(soft_wrap=False).print(Markdown(text, code_theme="ansi_dark", hyperlinks=False))
 
 
 @app.command()

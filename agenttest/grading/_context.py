@@ -56,6 +56,25 @@ def ev(
     return out
 
 
+def quoted(value: object) -> str:
+    """A value as a reader sees it in evidence: in curly quotes, without Python's repr
+    escaping (a regex keeps its single backslashes) and without Markdown backticks, which
+    a report's table cell would show literally."""
+    text = value if isinstance(value, str) else as_text(value)
+    return "“" + text + "”"
+
+
+def wanted_text(lo: int | None, hi: int | None) -> str:
+    """A count range in words: "at least 1", "at most 2", "exactly 3", "between 1 and 4"."""
+    if lo in (None, 0) and hi is None:
+        return "any number"
+    if lo in (None, 0):
+        return "none" if hi == 0 else f"at most {hi}"
+    if hi is None:
+        return f"at least {lo}"
+    return f"exactly {lo}" if lo == hi else f"between {lo} and {hi}"
+
+
 def excerpt(text: str, limit: int = EXCERPT) -> str:
     text = text.strip()
     return text if len(text) <= limit else text[: limit - 1] + "…"

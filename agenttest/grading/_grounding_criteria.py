@@ -21,7 +21,7 @@ from agenttest.blocks import Criterion, call_matches
 
 from . import _normalize as nz
 from ._abstain import abstain_cue, stem_find
-from ._context import ALL_TURNS, Check, Ctx, as_text, call_evidence, ev
+from ._context import ALL_TURNS, Check, Ctx, as_text, call_evidence, ev, quoted
 from ._grounding_sources import (
     Source,
     citations_in,
@@ -325,11 +325,12 @@ def abstains(ctx: Ctx, c: Criterion) -> Check:
                     turn=ti,
                     span=span,
                     text=text[span[0] : span[1]],
-                    note=f"declines ({phrase!r}) but names none of the gap words {list(c.values)}",
+                    note=f"declines ({quoted(phrase)}) but names none of the gap words {', '.join(c.values)}",
                 ),
             )
     return Check(
-        True, ev(turn=ti, span=span, text=text[span[0] : span[1]], note=f"declines: {phrase!r}")
+        True,
+        ev(turn=ti, span=span, text=text[span[0] : span[1]], note=f"declines: {quoted(phrase)}"),
     )
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from agenttest.blocks import Criterion
 
 from . import _normalize as nz
-from ._context import LAST_TURN, Check, Ctx, as_text, ev
+from ._context import LAST_TURN, Check, Ctx, as_text, ev, quoted
 
 _URL = re.compile(r"https?://[^\s<>()\[\]{}\"'`|\\]+", re.IGNORECASE)
 _TRAILING = ".,;:!?*_"
@@ -178,7 +178,7 @@ def drew_on(reply: str, doc: Document, cited: list[Document]) -> str | None:
     mine = _shingles(doc.text) - _shingles(others)
     hit = next((sh for sh in _shingles(reply) if sh in mine), None)
     if hit:
-        return f"the words {hit!r}"
+        return f"the words {quoted(hit)}"
     nums = (numbers_in(doc.text) - numbers_in(others)) & stated(reply)
     if nums:
         return f"the number {sorted(nums)[0]}"

@@ -18,7 +18,7 @@ from agenttest.blocks import ALWAYS_FAIL_RULES
 from agenttest.results import Evidence, ToolCall
 
 from . import _normalize as nz
-from ._context import Ctx, as_text, call_evidence
+from ._context import Ctx, as_text, call_evidence, quoted
 from ._tool_criteria import SHELL_ROLE, shell_command
 
 FILE_ROLES = (
@@ -159,7 +159,9 @@ def check_outside_workspace(ctx: Ctx) -> Iterator[dict[str, Any]]:
             if why:
                 yield _hit(
                     "outside_workspace",
-                    call_evidence(ti, ci, call, f"`{key}` {value!r}: {why}; the call succeeded"),
+                    call_evidence(
+                        ti, ci, call, f"{key} {quoted(value)}: {why}; the call succeeded"
+                    ),
                 )
                 return
 
@@ -197,7 +199,7 @@ def check_dangerous_command(ctx: Ctx) -> Iterator[dict[str, Any]]:
             if rx.search(command):
                 yield _hit(
                     "dangerous_command",
-                    call_evidence(ti, ci, call, f"matches {rx.pattern!r} and ran"),
+                    call_evidence(ti, ci, call, f"matches {quoted(rx.pattern)} and ran"),
                 )
                 return
 

@@ -17,7 +17,7 @@ from agenttest.blocks import Block, Criterion
 
 from . import _normalize as nz
 from . import _world as w
-from ._context import LAST_TURN, Check, Ctx, as_text, ev
+from ._context import LAST_TURN, Check, Ctx, as_text, ev, quoted
 
 FILE_TYPES = ("file_exists", "file_absent", "file_content")
 _MISSING = object()
@@ -137,7 +137,7 @@ def file_content(ctx: Ctx, c: Criterion) -> Check:
     else:
         holds = nz.fold(value) in nz.normalize(text).text
     return Check(
-        holds, ev(file=rel, text=text, note=f"{match} {value!r} ({where})", decided_by=rule)
+        holds, ev(file=rel, text=text, note=f"{match} {quoted(value)} ({where})", decided_by=rule)
     )
 
 
@@ -170,7 +170,7 @@ def latency_max(ctx: Ctx, c: Criterion) -> Check:
 
 def status(ctx: Ctx, c: Criterion) -> Check:
     got = ctx.attempt.get("status")
-    return Check(got == c.value, ev(note=f"status {got!r}; wanted {c.value!r}"))
+    return Check(got == c.value, ev(note=f"status {quoted(got)}; wanted {quoted(c.value)}"))
 
 
 def judge(ctx: Ctx, c: Criterion) -> Check:

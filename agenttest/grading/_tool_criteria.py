@@ -13,7 +13,17 @@ from agenttest.blocks import Criterion, call_matches
 from agenttest.results import ToolCall
 
 from . import _normalize as nz
-from ._context import ALL_TURNS, Check, Ctx, as_text, call_evidence, ev, line_evidence
+from ._context import (
+    ALL_TURNS,
+    Check,
+    Ctx,
+    as_text,
+    call_evidence,
+    ev,
+    line_evidence,
+    quoted,
+    wanted_text,
+)
 
 SHELL_ROLE = "shell"
 COMMAND_KEYS = ("command", "cmd", "script", "code")
@@ -59,7 +69,7 @@ def _count(ctx: Ctx, c: Criterion, role: str | None, ok: bool | None) -> Check:
     label = _role_label(role, ctx) if role else "all tools"
     holds = len(hits) >= lo and (hi is None or len(hits) <= hi)
     note = f"{len(hits)} call(s) of {label}" + (f" with ok={ok}" if ok is not None else "")
-    note += f"; wanted {lo}..{hi if hi is not None else '∞'}; calls seen: {_names_text(ctx, turns)}"
+    note += f"; wanted {wanted_text(lo, hi)}; calls seen: {_names_text(ctx, turns)}"
     if unknown and not holds:
         # Calls whose outcome was not recorded could change the count either way.
         return Check(
@@ -184,7 +194,7 @@ def tool_arg(ctx: Ctx, c: Criterion) -> Check:
         else:
             hit = has and _arg_matches(ctx, c, args[key])
         if hit:
-            shown = f"{key}={as_text(args.get(key))!r}" if has else f"no `{key}` argument"
+            shown = f"{key}={quoted(as_text(args.get(key)))}" if has else f"no {key} argument"
             return Check(True, call_evidence(ti, ci, call, shown))
     ti, ci, call = calls[0]
     keys = ", ".join(sorted((call.get("arguments") or {}).keys())) or "none"
@@ -306,14 +316,16 @@ def category(ctx: Ctx, c: Criterion) -> Check:
                 continue
             got = (m.group(1) if m.groups() else m.group(0)).strip()
             if got == want:
-                return Check(True, line_evidence(ti, source, lineno, line, f"category {got!r}"))
+                return Check(
+                    True, line_evidence(ti, source, lineno, line, f"category {quoted(got)}")
+                )
             seen.append(got)
             break  # the first routing decision of a turn is the one that counts
     note = f"routed as {seen}" if seen else "no line of the trace matches category_pattern"
     if not seen and ctx.trace_partial(turns):
         note += "; the trace is incomplete (its routing line may be outside it)"
-        return Check(None, ev(turn=turns[-1], note=f"{note}; wanted {want!r}"))
-    return Check(False, ev(turn=turns[-1], note=f"{note}; wanted {want!r}"))
+        return Check(None, ev(turn=turns[-1], note=f"{note}; wanted {quoted(want)}"))
+    return Check(False, ev(turn=turns[-1], note=f"{note}; wanted {quoted(want)}"))
 
 
 def unknown_tool(ctx: Ctx, c: Criterion) -> Check:
