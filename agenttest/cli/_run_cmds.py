@@ -67,6 +67,16 @@ def run(
         help="agenttest's stricter additions (origin `agenttest`) count toward the verdict "
         "instead of being reported as strict-check warnings.",
     ),
+    model_url: str | None = typer.Option(
+        None,
+        "--model-url",
+        help="Test a model rather than an agent: the bundled agent loop (--agent example) "
+        "with this OpenAI-compatible server's model choosing the tools, e.g. "
+        "http://127.0.0.1:8080/v1 (see docs/agents.md).",
+    ),
+    model: str | None = typer.Option(
+        None, "--model", help="With --model-url: the model name (default: the server's first)."
+    ),
     example_args: str = typer.Option(
         "",
         "--example-args",
@@ -103,5 +113,7 @@ def run(
         replicas=replicas,
         baseline=baseline,
         strict=strict,
+        model_url=model_url,
+        model=model,
     )
     run_battery(request, announce=print_path)

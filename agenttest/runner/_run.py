@@ -8,6 +8,7 @@ last one.
 
 from __future__ import annotations
 
+import dataclasses
 import getpass
 import os
 import platform
@@ -35,6 +36,7 @@ from ._client import AgentClient, AgentNotReady
 from ._config import AgentConfig, load_agent_config
 from ._decide import EarlyStop
 from ._example import ExampleAgent, start_examples
+from ._model_agent import DEFAULT_MODEL, discover_model, model_args
 from ._plan import (
     Key,
     PlanItem,
@@ -74,6 +76,9 @@ class RunRequest:
     replicas: int | None = None  # --agent example: start this many
     baseline: Path | None = None  # an earlier run: its latencies order a pool's attempts
     strict: bool = False  # agenttest-origin criteria count toward the verdict
+    # test a model through the bundled agent loop (see ._model_agent)
+    model_url: str | None = None
+    model: str | None = None
 
 
 @dataclass
@@ -91,6 +96,7 @@ class _Session:
     until_decided: bool = False
     replicas: int = 1  # of the example agent
     baseline: Path | None = None
+    model: str = "example-agent"  # what the run tests (the brain's model with --model-url)
 
 
 def _abs(path: str | Path) -> str:
@@ -105,8 +111,17 @@ def _agent_config(agent: str) -> AgentConfig | None:
 def _plan_new(req: RunRequest) -> _Session:
     if not req.paths:
         raise UsageError("give the battery: agenttest run PATH... --agent example|FILE")
+    if req.model and not req.model_url:
+        raise UsageError("--model names the model at --model-url; give --model-url URL too")
+    if req.agent is None and req.model_url:
+        req = dataclasses.replace(req, agent=EXAMPLE)
     if req.agent is None:
         raise UsageError("--agent is required: `example` or an agent config file")
+    if req.model_url and req.agent != EXAMPLE:
+        raise UsageError(
+            "--model-url tests a model through the bundled agent loop: use it with "
+            "--agent example (an agent config file brings its own model)"
+        )
     if req.k is not None and req.k < 1:
         raise UsageError(f"--k must be at least 1, got {req.k}")
     if req.replicas is not None and (req.replicas < 1 or req.agent != EXAMPLE):
@@ -118,8 +133,13 @@ def _plan_new(req: RunRequest) -> _Session:
     battery = load_battery(list(req.paths), overlay=req.overlay)
     blocks = select_blocks(battery, req.only, req.tiers)
     plan = make_plan(blocks, req.k)
+    example_args = tuple(req.example_args)
+    brain_model = None
+    if req.model_url:
+        brain_model = req.model or discover_model(req.model_url)
+        example_args = (*model_args(req.model_url, brain_model), *example_args)
     config = _agent_config(req.agent)
-    model = config.model if config else "example-agent"
+    model = config.model if config else (brain_model or DEFAULT_MODEL)
     k_nom = nominal_k(blocks, req.k)
     req.out.mkdir(parents=True, exist_ok=True)
     path = unused_path(req.out, run_file_name(model, k_nom, req.label))
@@ -151,12 +171,14 @@ def _plan_new(req: RunRequest) -> _Session:
             "example_args": list(req.example_args),
             "until_decided": req.until_decided,
             "replicas": req.replicas,
+            "model_url": req.model_url,
+            "model": brain_model,
         },
         "label": req.label,
     }
     return _Session(
-        path, battery, plan, {}, req.agent, config, run_id, meta, False, tuple(req.example_args),
-        req.until_decided, req.replicas or 1, req.baseline,
+        path, battery, plan, {}, req.agent, config, run_id, meta, False, example_args,
+        req.until_decided, req.replicas or 1, req.baseline, model,
     )  # fmt: skip
 
 
@@ -190,6 +212,10 @@ def _check_resume_options(
         given.append(("--until-decided", "on", "on" if selection.get("until_decided") else "off"))
     if req.replicas:
         given.append(("--replicas", req.replicas, selection.get("replicas")))
+    if req.model_url:
+        given.append(("--model-url", req.model_url, selection.get("model_url")))
+    if req.model:
+        given.append(("--model", req.model, selection.get("model")))
     if req.example_args and selection.get("example_args") is not None:
         given.append(("--example-args", list(req.example_args), selection.get("example_args")))
     for option, ours, theirs in given:
@@ -228,7 +254,11 @@ def _plan_resume(req: RunRequest, path: Path) -> _Session:
     if not agent:
         raise UsageError(f"{path} does not say which agent config it used; pass --agent")
     config = _agent_config(agent)
-    model = config.model if config else "example-agent"
+    example_args = tuple(req.example_args or selection.get("example_args") or ())
+    model = config.model if config else DEFAULT_MODEL
+    if config is None and selection.get("model_url"):
+        model = str(selection.get("model"))
+        example_args = (*model_args(str(selection["model_url"]), model), *example_args)
     if model != meta.get("model"):
         raise UsageError(
             f"{path} is a run of model {meta.get('model')!r}; the agent config says {model!r}. "
@@ -236,8 +266,9 @@ def _plan_resume(req: RunRequest, path: Path) -> _Session:
         )
     return _Session(
         path, battery, plan, state.latest, agent, config, str(meta.get("run_id", "")), None,
-        req.retry_errors, tuple(req.example_args or selection.get("example_args") or ()),
+        req.retry_errors, example_args,
         bool(selection.get("until_decided")), int(selection.get("replicas") or 1), req.baseline,
+        model,
     )  # fmt: skip
 
 
@@ -288,7 +319,7 @@ def run(
         config = session.config
         if config is None:
             examples = [ExampleAgent(session.example_args) for _ in range(session.replicas)]
-            config = start_examples(examples)
+            config = dataclasses.replace(start_examples(examples), model=session.model)
         configs = config.pool()
         if session.meta is not None:
             session.meta["agent"] = {**config.redacted(), "source": session.agent}
