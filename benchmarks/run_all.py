@@ -39,6 +39,7 @@ BENCHMARKS = {
         [],
         ["--turn-delay", "0.05", "--overhead-attempts", "80"],
     ),
+    "html viewer": ("viewer_size.py", ["--repeat", "3"], ["--repeat", "1"]),
 }
 
 
