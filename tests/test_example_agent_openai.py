@@ -141,6 +141,9 @@ def test_multi_step_tool_calling_turn(
     assert first["temperature"] == 0 and first["seed"] == 42 and first["model"] == "scripted-model"
     assert {t["function"]["name"] for t in first["tools"]} >= {"calculator", "file_write", "shell"}
     assert [m["role"] for m in first["messages"]] == ["system", "user"]
+    # the tool-calling reply is sent back with string content (llama.cpp refuses null)
+    echoed = [m for m in second["messages"] if m["role"] == "assistant"]
+    assert echoed[0]["content"] == "" and echoed[0]["tool_calls"][0]["id"] == "c1"
     tool_msgs = [m for m in second["messages"] if m["role"] == "tool"]
     assert tool_msgs == [{"role": "tool", "tool_call_id": "c1",
                           "content": "created plan.txt (8 bytes)"}]  # fmt: skip

@@ -104,7 +104,9 @@ class OpenAIBrain:
                 if not calls:
                     messages.append({"role": "assistant", "content": content})
                     return content
-                messages.append({"role": "assistant", "content": content or None,
+                # content "" rather than null: OpenAI accepts both, llama.cpp's server
+                # (llama-cpp-python) rejects an assistant message whose content is null
+                messages.append({"role": "assistant", "content": content,
                                  "tool_calls": calls})  # fmt: skip
                 for call, (name, result) in zip(calls, self._run_calls(turn, calls), strict=True):
                     first_tool = first_tool or name
