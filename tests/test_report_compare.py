@@ -152,3 +152,18 @@ def test_the_chosen_rater_applies_to_the_baseline_where_it_graded(tmp_path: Path
     assert mixed.regression is not None
     assert any("rated nothing in base.jsonl" in n for n in mixed.regression.notes)
     assert {r.name: r for r in mixed.regression.blocks}["L2-ZINCIR-06"].base.n == 5
+
+
+def test_an_empty_or_aborted_baseline_is_named_and_has_no_phantom_tier(tmp_path: Path) -> None:
+    ours = _run(tmp_path / "ours.jsonl", {"L1-A": (5, 5), "L1-B": (4, 5)})
+    plan = [{"test_id": "L1-A", "runs": 5}, {"test_id": "L1-B", "runs": 5}]
+    head = meta("aborted", [], tester="alice", model="other-model")
+    head["plan"] = plan  # an aborted run: its plan, no attempt
+    base = write(tmp_path / "aborted.jsonl", [head, run_end(reason="aborted: never ready")])
+    result = run_cli("compare", str(ours), str(base))
+    assert result.returncode == 0, result.stderr
+    rows = [line.split()[0] for line in result.stdout.splitlines()[2:] if line[:1].strip()]
+    assert "?" not in rows, result.stdout  # precondition of the old bug: a "?" tier row
+    assert "holds no gradable attempt" in result.stdout
+    assert "aborted.jsonl" in result.stderr and "warning" in result.stderr
+    assert "different models (qwen3.5-9b vs other-model)" in result.stderr

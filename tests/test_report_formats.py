@@ -226,3 +226,35 @@ def test_markdown_to_a_terminal_is_rendered_and_to_a_pipe_stays_plain(tmp_path: 
     assert "\\_" not in shown and "\\{" not in shown
     assert "## Per block" not in shown and "Per block" in shown  # ... and the markup rendered
     assert "|---|" not in shown
+
+
+def test_junit_failure_carries_runs_failed_criteria_evidence_and_a_reply(tmp_path: Path) -> None:
+    attempts = [attempt("L1-LOW", r, "PASS" if r < 3 else "FAIL", tier="L1", rater=RULES,
+                        response=f"reply of run {r}: I guessed 300") for r in range(1, 6)]  # fmt: skip
+    path = _run(tmp_path, attempts)
+    result = run_cli("report", str(path), "--format", "junit")
+    assert result.returncode == 0, result.stderr
+    (failure,) = ET.fromstring(result.stdout).iter("failure")
+    text = failure.text or ""
+    assert "3 of 5 attempts failed" in text
+    for run in (3, 4, 5):
+        assert f"r1 run {run}: FAIL by {RULES}" in text and f"reply of run {run}" in text
+    assert "P1 [STATE] not met" in text and "evidence: turn 1" in text
+    assert "reply of run 1" not in text  # passing runs are not listed
+
+
+def test_md_summary_is_short_github_markdown_for_a_pr_comment() -> None:
+    result = run_cli("report", *map(str, FILES), *RATER, "--format", "md", "--summary")
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    full = run_cli("report", *map(str, FILES), *RATER, "--format", "md").stdout
+    # precondition: the full report of 86 blocks is long; the summary is not
+    assert len(full.splitlines()) > 300 and len(text.splitlines()) <= 50
+    assert len(text) < 65536  # GitHub's limit for a comment
+    assert text.startswith("### agenttest · PheronAgent · qwen3.5-9b: ")
+    assert "> [!WARNING]" in text  # the uncalibrated grader keeps the run exploratory
+    assert "| L2 |" in text and "block(s) fail their rule:" in text
+    listed = [line for line in text.splitlines() if line.startswith("- ")]
+    assert len(listed) == 11 and listed[-1].startswith("- … and ")
+    bad = run_cli("report", *map(str, FILES), "--format", "json", "--summary")
+    assert bad.returncode == 2 and "--summary" in bad.stderr

@@ -51,6 +51,9 @@ def report(
         "--strict",
         help="Count agenttest's stricter additions (strict-check warnings) as failures.",
     ),
+    summary: bool = typer.Option(
+        False, "--summary", help="With --format md: a short GitHub-flavoured summary (PR comment)."
+    ),
 ) -> None:
     """Render a report: pass@1 with n and a 95% Wilson interval everywhere, pass@k, pass^k.
 
@@ -63,6 +66,8 @@ def report(
 
     if fmt not in FORMATS:
         raise UsageError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
+    if summary and fmt != "md":
+        raise UsageError(f"--summary is a Markdown summary; use it with --format md, not {fmt}")
     result = build_report(
         runs,
         rater=rater,
@@ -70,11 +75,16 @@ def report(
         reference=reference or None,
         battery=battery if battery is not None else "auto",
         allow_mixed=allow_mixed,
-        details=fmt in ("md", "html"),
+        details=fmt in ("md", "html", "junit"),
         strict=strict,
         viewer=fmt == "html",
     )
-    text = render(result, fmt)
+    if summary:
+        from agenttest.reporting import render_summary
+
+        text = render_summary(result)
+    else:
+        text = render(result, fmt)
     if fmt == "md" and output is None and sys.stdout.isatty():
         _print_markdown(text)
     else:
@@ -121,6 +131,8 @@ def compare(
         print(json.dumps(to_plain(result), indent=2, ensure_ascii=False))
     else:
         print(compare_table(result, alpha))
+    for note in result.notes:  # a CI log shows stderr even when stdout is parsed
+        print(f"agenttest: warning: {note}", file=sys.stderr)
     if gate:
         check_gate(result)
 

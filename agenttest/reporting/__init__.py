@@ -25,7 +25,7 @@ from ._compare import DEFAULT_ALPHA, calibrate, check_gate, compare_reports, com
 from ._compare_table import compare_table
 from ._json_junit import render_json, render_junit, report_dict, to_plain
 from ._model import Comparison, Rate, Report
-from ._render import render_html, render_markdown
+from ._render import render_html, render_markdown, render_summary
 from ._viewer import collect_attempts
 
 FORMATS = ("md", "html", "json", "junit")
@@ -115,6 +115,7 @@ __all__ = [
     "render_json",
     "render_junit",
     "render_markdown",
+    "render_summary",
     "report_dict",
     "to_plain",
 ]

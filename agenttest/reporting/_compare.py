@@ -114,13 +114,27 @@ def compare_reports(
         tier = (a or b).tier  # type: ignore[union-attr]
         block_rows.append(_row(name, tier, "block", a.rate if a else None, b.rate if b else None))
     ours_tiers = {t.name: t.rate for t in ours.tiers}
-    base_tiers = {t.name: t.rate for t in base.tiers}
+    # a tier the baseline could not name ("?": an empty or aborted run has only its plan)
+    # with nothing in it is no tier at all: no phantom row
+    base_tiers = {t.name: t.rate for t in base.tiers if t.name != "?" or t.rate.n or t.rate.errors}
     tier_rows = [
         _row(name, name, "tier", ours_tiers.get(name), base_tiers.get(name))
         for name in sorted(set(ours_tiers) | set(base_tiers), key=tier_key)
     ]
     tier_rows.append(_row("overall", "", "overall", ours.overall.rate, base.overall.rate))
     all_notes = list(notes)
+    if base.overall.rate.n == 0:
+        all_notes.insert(
+            0,
+            f"the baseline {', '.join(Path(f).name for f in base.header.files)} holds no "
+            f"gradable attempt ({base.overall.rate.errors} ERROR; an empty or aborted run): "
+            "there is nothing to compare against, every row is 'no data' or 'new'",
+        )
+    if ours.header.model != base.header.model:
+        all_notes.append(
+            f"the runs test different models ({ours.header.model} vs {base.header.model}): "
+            "a change may be the model's, not the agent's"
+        )
     ours_d, base_d = ours.header.battery_digest, base.header.battery_digest
     if ours_d != base_d:
         all_notes.append(

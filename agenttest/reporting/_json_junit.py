@@ -123,6 +123,27 @@ def _xml_text(value: Any) -> str:
     return _XML_INVALID.sub("\ufffd", str(value))
 
 
+def _failure_text(b: BlockResult) -> str:
+    """What a CI reader needs under a failing test case: which runs failed, the criteria
+    that decided it with their evidence, and how the reply began."""
+    lines = [f"{b.rate.failed} of {b.rate.n} attempts failed; rule: {b.rule_reason}"]
+    for d in b.failing:
+        lines.append("")
+        lines.append(f"{d.run_id} run {d.run}: {d.verdict} by {d.rater}")
+        if d.error:
+            lines.append(f"  error: {d.error}")
+        for c in d.criteria:
+            if c.outcome in ("not met", "triggered"):
+                lines.append(f"  {c.id} [{c.tag}] {c.outcome}: {c.says}")
+                lines.append(f"    evidence: {c.evidence}")
+        if d.reply_excerpt:
+            lines.append(f"  reply: {d.reply_excerpt}")
+    if b.failing_total > len(b.failing):
+        lines.append("")
+        lines.append(f"{b.failing_total - len(b.failing)} more failing attempt(s) in the run file")
+    return "\n".join(lines)
+
+
 def render_junit(report: Report) -> str:
     h = report.header
     root = ET.Element("testsuites", name=_xml_text(f"agenttest {h.agent} {h.model}"))
@@ -166,8 +187,7 @@ def render_junit(report: Report) -> str:
                 failure = ET.SubElement(
                     case, "failure", message=_xml_text(summary), type="block-rule"
                 )
-                lines = [f"{d.run_id} run {d.run}: {d.verdict} by {d.rater}" for d in b.failing]
-                failure.text = _xml_text("\n".join(lines)) if lines else None
+                failure.text = _xml_text(_failure_text(b))
             out = ET.SubElement(case, "system-out")
             name = f"{b.test_id} {b.title}".strip()
             out.text = _xml_text(

@@ -134,6 +134,16 @@ def render_markdown(report: Report) -> str:
     return text + ("\n" + cases_markdown(report.cases) if report.cases else "")
 
 
+def render_summary(report: Report) -> str:
+    """A short GitHub-flavoured Markdown summary, sized for a pull-request comment."""
+    failing = [b for b in report.blocks if b.rule_passed is False]
+    by_tier: dict[str, int] = {}
+    for b in failing:
+        by_tier[b.tier] = by_tier.get(b.tier, 0) + 1
+    context = {**_context(report), "failing": failing, "failing_by_tier": by_tier}
+    return str(_environment(False).get_template("report_summary.md.j2").render(context))
+
+
 def render_html(report: Report) -> str:
     context = {**_context(report), **_viewer_context(report)}
     return str(_environment(True).get_template("report.html.j2").render(context))
