@@ -79,6 +79,9 @@ def test_the_model_chooses_the_tools_and_the_bundled_tools_run_them(tmp_path: Pa
     verdicts = {c["id"]: c["passed"] for c in attempt["criteria"]}
     assert verdicts["P1"] is True and verdicts["P2"] is True, attempt["criteria"]
     assert attempt["verdict"] == "PASS"
+    # the model's usage, reported by the bundled agent, is the attempt's token count
+    assert attempt["usage"] == {"input_tokens": 240, "output_tokens": 18}
+    assert attempt["cost_tokens"] == 258
 
 
 def test_model_url_needs_the_bundled_agent_and_a_reachable_server(tmp_path: Path) -> None:

@@ -258,3 +258,29 @@ def test_md_summary_is_short_github_markdown_for_a_pr_comment() -> None:
     assert len(listed) == 11 and listed[-1].startswith("- … and ")
     bad = run_cli("report", *map(str, FILES), "--format", "json", "--summary")
     assert bad.returncode == 2 and "--summary" in bad.stderr
+
+
+def test_tokens_and_cost_per_block_and_overall(tmp_path: Path) -> None:
+    prices = {"input_per_mtok": 2.0, "output_per_mtok": 10.0, "currency": "EUR"}
+    usage = {"input_tokens": 1000, "output_tokens": 100}
+    path = _run(tmp_path, [
+        attempt("A", 1, "PASS", rater=RULES, cost_tokens=1100, usage=usage),
+        attempt("A", 2, "FAIL", rater=RULES, cost_tokens=1100, usage=usage),
+        attempt("B", 1, "PASS", rater=RULES, cost_tokens=None),
+    ], agent={"name": "priced", "prices": prices})  # fmt: skip
+    report = build_report([path])
+    a, b = report.block("A"), report.block("B")
+    assert a is not None and b is not None and b.usage is None
+    assert a.usage is not None and (a.usage.tokens, a.usage.attempts) == (2200, 2)
+    assert a.usage.cost == pytest.approx(2 * (1000 * 2.0 + 100 * 10.0) / 1e6)
+    overall = report.overall.usage
+    assert overall is not None and overall.tokens == 2200 and overall.currency == "EUR"
+    md = render(report, "md")
+    assert "## Tokens and cost" in md and "cost 0.0060 EUR" in md
+    assert "| A | 2 | 2200 | 1100 | 2000 | 200 | 0.0060 |" in md
+    assert 'id="usage-table"' in render(report, "html")
+    data = json.loads(render(report, "json"))
+    assert data["blocks"]["A"]["usage"]["tokens"] == 2200 and data["blocks"]["B"]["usage"] is None
+    # without prices: tokens, and no cost
+    bare = _run(tmp_path, [attempt("A", 1, "PASS", rater=RULES, cost_tokens=50)])
+    assert "no prices in the agent config" in render(build_report([bare]), "md")

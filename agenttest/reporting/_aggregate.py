@@ -146,6 +146,8 @@ class Aggregator:
         self.stale_grades = 0
         self.malformed = 0
         self.unknown_records = 0
+        # token counts where the attempt reported them: (total, input, output, file index)
+        self.usage: dict[SlotKey, tuple[int | None, int | None, int | None, int]] = {}
         self._names: dict[str, str] = {}
         self._modes: dict[str, int] = {}
 
@@ -201,6 +203,10 @@ class Aggregator:
                 self.trust.add(key, test_id, rec)
                 if get("critical"):
                     self.critical[(key, rater)] = list(rec["critical"])
+                if get("cost_tokens") is not None or get("usage"):
+                    self._usage(key, rec, index)
+                elif key in self.usage:  # a retry without counts replaces one with counts
+                    del self.usage[key]
                 if get("decided"):
                     self._decided(run_id, test_id, rec["decided"])
                 meta = tests.get(test_id)
@@ -226,6 +232,18 @@ class Aggregator:
         run.attempts = count
         run.last_completed_at = last.get("completed_at") if last else None
         return run
+
+    def _usage(self, key: SlotKey, rec: dict[str, Any], index: int) -> None:
+        def count(value: Any) -> int | None:
+            return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+        raw = rec.get("usage")
+        split: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        inp, out = count(split.get("input_tokens")), count(split.get("output_tokens"))
+        total = count(rec.get("cost_tokens"))
+        if total is None and inp is not None and out is not None:
+            total = inp + out
+        self.usage[key] = (total, inp, out, index)
 
     def _open(
         self, path: str | Path, meta: dict[str, Any], notes: ReadNotes, index: int

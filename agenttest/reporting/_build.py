@@ -34,9 +34,11 @@ from ._model import (
     OwaspResult,
     Rate,
     Report,
+    Usage,
     tier_key,
 )
 from ._raters import analyse_raters
+from ._usage import block_usage
 
 BatteryArg = Battery | str | Path | Literal["auto"] | None
 
@@ -182,6 +184,7 @@ def _group(name: str, blocks: list[BlockResult], exploratory: bool) -> GroupResu
         blocks_none_pass=sum(b.none_pass for b in blocks),
         exploratory=exploratory or any(b.exploratory for b in blocks),
         blocks_awaiting=sum(b.awaiting_calibration for b in blocks),
+        usage=Usage.total([b.usage for b in blocks]),
     )
 
 
@@ -246,6 +249,7 @@ def aggregate_report(
     missing_by_test = Counter(test_id for _, test_id, _ in missing)
     tallies = agg.tally(rater, uncalibrated)
     shown = _details(agg, tallies) if details else {}
+    usages = block_usage(agg)
     header = _header(agg, tallies, loaded)
     blocks: list[BlockResult] = []
     critical: list[CriticalFail] = []
@@ -299,6 +303,7 @@ def aggregate_report(
                 failing_total=len(t.failing),
                 failing=shown.get((test_id, False), ()),
                 awaiting=shown.get((test_id, True), ()),
+                usage=usages.get(test_id),
                 decided_after=(
                     t.passed + t.failed + t.errors + t.excluded
                     if agg.decided_early(test_id)

@@ -47,6 +47,7 @@ def _group(g: GroupResult) -> dict[str, Any]:
         "blocks_all_pass": g.blocks_all_pass,
         "blocks_none_pass": g.blocks_none_pass,
         "blocks_awaiting_calibration": g.blocks_awaiting,
+        "usage": to_plain(g.usage),
         "exploratory": g.exploratory,
     }
 
@@ -72,6 +73,7 @@ def _block(b: BlockResult) -> dict[str, Any]:
         "rule_passed": b.rule_passed,
         "rule": b.rule_reason,
         "failing_attempts": b.failing_total,
+        "usage": to_plain(b.usage),
         "decided_after": b.decided_after,
     }
 

@@ -73,6 +73,38 @@ class Latency:
 
 
 @dataclass(frozen=True)
+class Usage:
+    """Tokens the agent reported (attempts that said), and their cost where the agent
+    config gave prices (``prices:``); ``None`` where nothing was reported or priced."""
+
+    attempts: int  # attempts that reported tokens
+    tokens: int
+    input_tokens: int | None
+    output_tokens: int | None
+    cost: float | None
+    currency: str | None
+
+    @staticmethod
+    def total(parts: list[Usage | None]) -> Usage | None:
+        got = [u for u in parts if u is not None]
+        if not got:
+            return None
+
+        def add(values: list[Any]) -> Any:
+            return None if any(v is None for v in values) else sum(values)
+
+        currencies = {u.currency for u in got if u.currency}
+        return Usage(
+            sum(u.attempts for u in got),
+            sum(u.tokens for u in got),
+            add([u.input_tokens for u in got]),
+            add([u.output_tokens for u in got]),
+            add([u.cost for u in got]) if len(currencies) == 1 else None,
+            currencies.pop() if len(currencies) == 1 else None,
+        )
+
+
+@dataclass(frozen=True)
 class TurnView:
     prompt: str
     response: str
@@ -154,6 +186,7 @@ class BlockResult:
     decided_after: int | None = None
     # attempts an uncalibrated judge decided (``excluded``), shown with the judge's score
     awaiting: tuple[AttemptDetail, ...] = ()
+    usage: Usage | None = None
 
     @staticmethod
     def estimators(n: int, c: int, k: int) -> tuple[float | None, float | None]:
@@ -187,6 +220,7 @@ class GroupResult:
     blocks_none_pass: int
     exploratory: bool
     blocks_awaiting: int = 0  # blocks awaiting calibration: counted apart, in no rate
+    usage: Usage | None = None
 
 
 @dataclass(frozen=True)

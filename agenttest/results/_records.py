@@ -107,6 +107,7 @@ class Attempt(TypedDict, total=False):
     critical: list[dict[str, Any]]  # always-FAIL hits: {"rule", "criterion", "evidence"}
     rater: str
     cost_tokens: int | None
+    usage: dict[str, int] | None  # {"input_tokens", "output_tokens"} summed over the turns
     workspace_files: dict[str, str | None]  # path -> content (or None if absent) after the attempt
     session_id: str  # the fresh agent session this attempt used
     waits: dict[str, Any]  # time spent waiting for readiness and busy replies (not latency)

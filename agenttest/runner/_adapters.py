@@ -46,6 +46,28 @@ class Reply:
     trace: str
     tokens: int | None = None
     notes: list[str] = field(default_factory=list)  # what was repaired to store it (evidence)
+    # {"input_tokens", "output_tokens"} when the reply says (`usage` of chat completions
+    # and of the native reply); what a price in the agent config turns into cost
+    usage: dict[str, int] | None = None
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def read_usage(data: Any) -> tuple[int | None, dict[str, int] | None]:
+    """(total tokens, input/output split) from a reply's ``usage`` object, if it has one."""
+    usage = data.get("usage") if isinstance(data, Mapping) else None
+    if not isinstance(usage, Mapping):
+        return None, None
+    inp, out = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+    total = _count(usage.get("total_tokens"))
+    split = (
+        {"input_tokens": inp, "output_tokens": out} if inp is not None and out is not None else None
+    )
+    if total is None and split is not None:
+        total = split["input_tokens"] + split["output_tokens"]
+    return total, split
 
 
 _MISSING = object()
@@ -186,13 +208,15 @@ class RestAdapter(Adapter):
             calls_raw = []
         if not isinstance(calls_raw, list):
             raise Garbage(f"`{spec.tool_calls}` in the reply is not a list: {_excerpt(body)!r}")
-        tokens = dig(data, spec.tokens) if spec.tokens else None
+        total, usage = read_usage(data)
+        tokens = _count(dig(data, spec.tokens)) if spec.tokens else total
         return Reply(
             response=text or "",
             tool_calls=[self._tool_call(item) for item in calls_raw],
             trace=_text(dig(data, spec.trace)) if spec.trace else "",
-            tokens=tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
+            tokens=tokens,
             notes=notes,
+            usage=usage,
         )
 
     def _tool_call(self, item: Any) -> dict[str, Any]:
@@ -258,7 +282,7 @@ class OpenAIAdapter(Adapter):
         finish = dig(data, "choices.0.finish_reason")
         if isinstance(finish, str):
             trace.append(f"FINISH {finish}")
-        tokens = dig(data, "usage.total_tokens")
+        tokens, usage = read_usage(data)
         history = self.history.setdefault(session_id, [])
         if self.spec.system and not history:
             history.append({"role": "system", "content": self.spec.system})
@@ -268,8 +292,9 @@ class OpenAIAdapter(Adapter):
             response=content or "",
             tool_calls=calls,
             trace="\n".join(trace),
-            tokens=tokens if isinstance(tokens, int) else None,
+            tokens=tokens,
             notes=notes,
+            usage=usage,
         )
 
     def forget(self, session_id: str) -> None:

@@ -192,6 +192,7 @@ class AttemptRunner:
         }
         turns: list[dict[str, Any]] = []
         tokens: int | None = None
+        usage: dict[str, int] = {}
         status, error, cause = "completed", None, None
         try:
             self.client.reset(session_id)
@@ -203,9 +204,12 @@ class AttemptRunner:
             )
             record["fixtures_applied"] = True  # prepare raises rather than skip one
             for number, prompt in enumerate(block.prompts(), start=1):
-                reply_tokens = self._turn(session_id, number, prompt, turns)
+                reply_tokens, reply_usage = self._turn(session_id, number, prompt, turns)
                 if reply_tokens is not None:
                     tokens = (tokens or 0) + reply_tokens
+                if reply_usage is not None:
+                    for key, value in reply_usage.items():
+                        usage[key] = usage.get(key, 0) + value
         except TurnLost as lost:
             status = "timeout" if lost.cause == "timeout" else "error"
             error, cause = lost.message, lost.cause
@@ -232,6 +236,7 @@ class AttemptRunner:
                 error_cause=cause,
                 turns=turns,
                 cost_tokens=tokens,
+                usage=usage or None,
                 waits=self.client.waits.as_dict(),
             )
             self._evidence_and_grade(item, record)
@@ -239,7 +244,7 @@ class AttemptRunner:
 
     def _turn(
         self, session_id: str, number: int, prompt: str, turns: list[dict[str, Any]]
-    ) -> int | None:
+    ) -> tuple[int | None, dict[str, int] | None]:
         turn: dict[str, Any] = {
             "prompt": prompt,
             "response": "",
@@ -274,7 +279,7 @@ class AttemptRunner:
         )
         if reply.notes:
             turn["notes"] = list(reply.notes)
-        return reply.tokens
+        return reply.tokens, reply.usage
 
     def _evidence_and_grade(self, item: PlanItem, record: dict[str, Any]) -> None:
         try:

@@ -132,6 +132,15 @@ class ReplicaEntry:
 
 
 @dataclass(frozen=True)
+class Prices:
+    """What the agent's tokens cost, for the report's cost figures (optional)."""
+
+    input_per_mtok: float = field(default=0.0, metadata={"doc": "per million input tokens"})
+    output_per_mtok: float = field(default=0.0, metadata={"doc": "per million output tokens"})
+    currency: str = "USD"
+
+
+@dataclass(frozen=True)
 class AgentConfig:
     base_url: str
     model: str
@@ -149,6 +158,9 @@ class AgentConfig:
     openai: OpenAI | None = None
     replicas: tuple[ReplicaEntry, ...] = field(
         default=(), metadata={"doc": "a pool: each its own base_url (+ workspace, log_file)"}
+    )
+    prices: Prices | None = field(
+        default=None, metadata={"doc": "token prices: the report shows cost per block"}
     )
     source: str | None = field(default=None, metadata={"internal": True})
 
@@ -413,6 +425,8 @@ def _check(cfg: AgentConfig, node: Located, filename: str) -> None:
         )
         for message in check_templates(templates):
             problems.append(Problem(filename, line_of("rest"), message))
+    if cfg.prices is not None and min(cfg.prices.input_per_mtok, cfg.prices.output_per_mtok) < 0:
+        problems.append(Problem(filename, line_of("prices"), "`prices` must not be negative"))
     if cfg.log_max_bytes < 0:
         problems.append(Problem(filename, line_of("log_max_bytes"), "`log_max_bytes` must be >= 0"))
     if problems:
