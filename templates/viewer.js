@@ -169,7 +169,7 @@
     if (a.criteria.length) {
       var table = add(add(box, "div", "scroll"), "table", "criteria-table");
       var hr = add(add(table, "thead"), "tr");
-      ["Criterion", "Outcome", "Says", "Evidence", "Rule"].forEach(function (h) { add(hr, "th", null, h); });
+      ["Criterion", "Outcome", "Says", "Evidence", "Decided by"].forEach(function (h) { add(hr, "th", null, h); });
       var tb = add(table, "tbody");
       a.criteria.forEach(function (c) {
         var r = add(tb, "tr");
