@@ -294,7 +294,12 @@ def _write_reports(
 ) -> None:
     from agenttest.reporting import build_report, render
 
-    report = build_report([run_file], baseline=[previous] if previous else None, alpha=alpha)
+    report = build_report(
+        [run_file],
+        baseline=[previous] if previous else None,
+        alpha=alpha,
+        viewer="html" in job.formats,  # the HTML report's attempt viewer reads every attempt
+    )
     stem = run_file.with_suffix("")
     for fmt in job.formats:
         target = Path(f"{stem}{SUFFIX[fmt]}")
