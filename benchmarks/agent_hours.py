@@ -1,7 +1,7 @@
 """Decisions per agent-hour: one agent vs a pool of 4, fixed k vs --until-decided.
 
     python benchmarks/agent_hours.py                      # whole battery, k 5, 0.5 s per turn
-    python benchmarks/agent_hours.py --turn-delay 0.2 --overhead-attempts 200
+    python benchmarks/agent_hours.py --tier L1 --turn-delay 0.2 --overhead-attempts 80
 
 The whole battery at k = 5 against the bundled example agent with a fixed think time per
 turn (``--turn-delay-s``), three ways, in one run:
@@ -43,13 +43,16 @@ from tests._servers import LoopbackAgent, agent_yaml, write_battery  # noqa: E40
 SCRATCH = Path(__file__).resolve().parent / ".agent_hours_scratch"
 
 
-def battery_run(out: Path, delay: float, replicas: int | None, until_decided: bool) -> dict:
+def battery_run(
+    out: Path, delay: float, replicas: int | None, until_decided: bool, tiers: list[str]
+) -> dict:
     started = time.perf_counter()
     path = run(
         RunRequest(
             paths=[str(ROOT / "batteries")],
             agent="example",
             k=5,
+            tiers=tiers,
             out=out,
             quiet=True,
             judge="none",
@@ -176,6 +179,9 @@ def main() -> int:
     parser.add_argument("--replicas", type=int, default=4)
     parser.add_argument("--overhead-attempts", type=int, default=400)
     parser.add_argument("--skip-battery", action="store_true", help="only the overhead part")
+    parser.add_argument(
+        "--tier", action="append", default=[], help="only these tiers (default: all)"
+    )
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -186,9 +192,9 @@ def main() -> int:
     try:
         if not args.skip_battery:
             n = args.replicas
-            a = battery_run(SCRATCH / "a", args.turn_delay, None, False)
-            b = battery_run(SCRATCH / "b", args.turn_delay, n, False)
-            c = battery_run(SCRATCH / "c", args.turn_delay, n, True)
+            a = battery_run(SCRATCH / "a", args.turn_delay, None, False, args.tier)
+            b = battery_run(SCRATCH / "b", args.turn_delay, n, False, args.tier)
+            c = battery_run(SCRATCH / "c", args.turn_delay, n, True, args.tier)
             same = a["decisions"] == b["decisions"] == c["decisions"]
             blocks = len(a["decisions"])
             print(f"battery                {blocks} blocks, k 5, {args.turn_delay:g} s per turn, judge off")  # fmt: skip

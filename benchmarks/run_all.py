@@ -37,7 +37,7 @@ BENCHMARKS = {
     "agent-hours": (
         "agent_hours.py",
         [],
-        ["--turn-delay", "0.05", "--overhead-attempts", "80"],
+        ["--tier", "L1", "--turn-delay", "0.2", "--overhead-attempts", "80"],
     ),
     "html viewer": ("viewer_size.py", ["--repeat", "3"], ["--repeat", "1"]),
 }
