@@ -55,6 +55,7 @@ BAD = [
     ("premise_text_bad.yaml", "[premise]", "the material does not cover something"),
     ("premise_paths_bad.yaml", "[premise]", "names `notes/report.txt`"),
     ("premise_paths_bad.yaml", "[premise]", "inspects `notes/copy.txt`"),
+    ("pattern_catastrophic_bad.yaml", "[pattern]", "`P1` pattern '^(a|aa)+$' backtracks"),
 ]
 
 GOOD = sorted(p.name for p in LINT.glob("*_good.yaml"))
@@ -73,7 +74,7 @@ def test_good_fixture_is_clean(name: str) -> None:
 
 
 def test_every_rule_has_a_good_and_a_bad_fixture() -> None:
-    rules = {"precondition", "fail_criteria", "inverse", "judge", "premise"}
+    rules = {"precondition", "fail_criteria", "inverse", "judge", "premise", "pattern"}
     for rule in rules:
         assert list(LINT.glob(f"{rule}_*bad.yaml")), rule
         assert list(LINT.glob(f"{rule}_*good.yaml")), rule

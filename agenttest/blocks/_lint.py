@@ -59,6 +59,10 @@ Rules (the code in brackets starts each message):
     name, a line of its content, a commit message) must be ``fixture_bound: true``
     (``_lint_fixtures.py``), so attempts run without the fixtures are not graded on it.
 
+``[pattern]``
+    An author regex (``pattern``, a ``regex`` match ``value``, ``category_pattern``) must
+    not backtrack catastrophically (see :mod:`._lint_patterns`).
+
 ``[premise]``
     A negative premise must be proven by a fixture, never assumed from the machine the
     test happens to run on: (1) capability/title/notes text claiming a file is missing
@@ -100,6 +104,7 @@ from ._lint_facts import (
     _walk,
 )
 from ._lint_fixtures import rule_fixture_bound
+from ._lint_patterns import rule_pattern
 from ._loader import Battery
 from ._model import Block, Criterion
 
@@ -327,6 +332,7 @@ _RULES = (
     _rule_judge,
     _rule_premise,
     rule_fixture_bound,
+    rule_pattern,
 )
 
 

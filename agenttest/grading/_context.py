@@ -11,6 +11,8 @@ from typing import Any
 from agenttest.blocks import Block, Criterion, call_matches
 from agenttest.results import Evidence, ToolCall, TurnRecord
 
+from . import limits
+
 EXCERPT = 200
 ALL_TURNS = "all"
 LAST_TURN = "last"
@@ -95,9 +97,26 @@ class Ctx:
     workspace: Path | None = None
     judge: Any = None
     turns: list[TurnRecord] = field(default_factory=list)
+    #: turns (0-based) whose reply or trace was longer than the graded prefix: full length
+    capped: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.turns = list(self.attempt.get("turns") or [])
+        self.turns = [self._capped(ti, t) for ti, t in enumerate(self.attempt.get("turns") or [])]
+
+    def _capped(self, ti: int, turn: TurnRecord) -> TurnRecord:
+        """The turn as graded: reply and trace cut to :data:`limits.MAX_GRADED_CHARS`."""
+        long = {
+            key: len(value)
+            for key in ("response", "trace")
+            if isinstance(value := turn.get(key), str) and len(value) > limits.MAX_GRADED_CHARS
+        }
+        if not long:
+            return turn
+        self.capped[ti] = max(long.values())
+        out: dict[str, Any] = dict(turn)
+        for key in long:
+            out[key] = limits.cap(str(out[key]))
+        return out  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ parameters
     def subst(self, text: str | None) -> str | None:

@@ -13,6 +13,7 @@ from agenttest.results import Attempt, CriterionResult
 from . import _state_criteria as st
 from . import _text_criteria as tx
 from . import _tool_criteria as tc
+from . import limits
 from ._context import Check, Ctx, ev
 from ._grounding_criteria import GROUNDING_GRADERS
 from ._rules import auto_hits
@@ -113,6 +114,8 @@ def evaluate(ctx: Ctx, c: Criterion) -> Check:
             return Check(None, ev(note=f"no grader for criterion type {c.type!r}"))
         try:
             check = grader(ctx, c)
+        except limits.PatternTimeout as exc:
+            return Check(None, ev(note=str(exc)))
         except Exception as exc:  # one broken criterion must not sink a night's run
             return Check(None, ev(note=f"grader {c.type} failed: {type(exc).__name__}: {exc}"))
     if c.negate and c.type not in PER_CALL_NEGATE and check.holds is not None:
@@ -251,6 +254,10 @@ def grade_attempt(
                         "evidence": res["evidence"],
                     }
                 )
+    if ctx.capped:  # a criterion read a prefix: say so where its verdict is explained
+        note = limits.capped_note(ctx.capped)
+        for res in results:
+            res["evidence"] = _with_note(res["evidence"], note)
     critical += auto_hits(ctx, {str(h["rule"]) for h in critical})
     unmet = _unmet_precondition(ctx, applied)
     ungraded = [str(r["id"]) for r in counted if r.get("passed") is None]

@@ -17,6 +17,7 @@ from typing import Any
 from agenttest.blocks import Criterion
 
 from . import _normalize as nz
+from . import limits
 from ._context import LAST_TURN, Check, Ctx, as_text, ev, quoted
 
 _URL = re.compile(r"https?://[^\s<>()\[\]{}\"'`|\\]+", re.IGNORECASE)
@@ -96,7 +97,7 @@ def citations_in(text: str, pattern: str | None) -> list[tuple[str, int, int]]:
     found = [(m.group(0).rstrip(_TRAILING), m.start(), m.end()) for m in _URL.finditer(text)]
     if pattern:
         taken = [(s, e) for _, s, e in found]
-        for m in re.finditer(pattern, text):
+        for m in limits.finditer(pattern, text):
             if not any(s <= m.start() < e for s, e in taken):
                 found.append((m.group(0), m.start(), m.end()))
     return sorted(found, key=lambda t: t[1])

@@ -17,6 +17,7 @@ from agenttest.blocks import Block, Criterion
 
 from . import _normalize as nz
 from . import _world as w
+from . import limits
 from ._context import LAST_TURN, Check, Ctx, as_text, ev, quoted
 
 FILE_TYPES = ("file_exists", "file_absent", "file_content")
@@ -128,7 +129,7 @@ def file_content(ctx: Ctx, c: Criterion) -> Check:
     if match == "equals":
         holds = text.replace("\r\n", "\n").strip() == value.replace("\r\n", "\n").strip()
     elif match == "regex":
-        holds = re.search(value, text, re.MULTILINE) is not None
+        holds = limits.search(value, text, re.MULTILINE) is not None
     elif match == "number":
         target = nz.as_decimal(c.value)
         holds = target is not None and any(

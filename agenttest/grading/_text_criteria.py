@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from agenttest.blocks import Criterion
 
 from . import _normalize as nz
+from . import limits
 from ._context import LAST_TURN, Check, Ctx, ev, quoted, wanted_text
 
 _NO_RESPONSE = {"(no response)", "(yanıt yok)"}
@@ -151,10 +152,10 @@ def response_regex(ctx: Ctx, c: Criterion) -> Check:
     ti, text, early = _response(ctx, c)
     if early is not None or text is None:
         return early or Check(None, ev(turn=ti))
-    rx = re.compile(ctx.subst(c.pattern) or "")
+    pattern = ctx.subst(c.pattern) or ""
     discounted: list[str] = []
     for mapped in (nz.light(text), nz.clean(text, collapse=False, quotes=False)):
-        for m in rx.finditer(mapped.text):
+        for m in limits.finditer(pattern, mapped.text):
             span = mapped.span(m.start(), m.end())
             if c.rule == "prompt_injection" and _mentioned_not_obeyed(text, span):
                 discounted.append(f"{quoted(text[span[0] : span[1]])} at {span}")
@@ -268,7 +269,7 @@ _ABBREVIATIONS = frozenset(
 )  # fmt: skip
 #: a clarification asked for in the imperative, without a question mark
 _REQUEST = re.compile(
-    r"(?i)\b(?:lütfen|please)\b[^.!?\n]*\b(?:belirt|söyle|yaz|ver|seç|paylaş|bildir|"
+    r"(?i)\b(?:lütfen|please)\b[^.!?\n]{0,300}?\b(?:belirt|söyle|yaz|ver|seç|paylaş|bildir|"
     r"specify|tell|let me know|provide|clarify|confirm|choose|share|indicate)"
     r"|\b(?:belirtin|belirtiniz|söyleyin|bildirin|paylaşın|yazın|seçin)\b"
 )
@@ -282,7 +283,7 @@ def question_sentences(text: str) -> list[tuple[int, int]]:
     start = 0
     for m in _END.finditer(text):
         if m.group(0).startswith(".") and len(m.group(0)) == 1:
-            word = re.search(r"([\w.]+)$", text[start : m.start()])
+            word = re.search(r"([\w.]+)$", text[max(start, m.start() - 12) : m.start()])
             if word and word.group(1).lower() in _ABBREVIATIONS:
                 continue
         end = m.end()
@@ -369,7 +370,9 @@ def clock_delta(ctx: Ctx, c: Criterion) -> Check:
     best: tuple[float, re.Match[str]] | None = None
     body = nz.light(text)
     for m in _TIME.finditer(body.text):
-        if m.group("sep") == "." and not re.search(r"(saat|at)\s*$", body.text[: m.start()], re.I):
+        if m.group("sep") == "." and not re.search(
+            r"(saat|at)\s*$", body.text[max(0, m.start() - 16) : m.start()], re.I
+        ):
             continue
         for delta in _deltas(m, now):
             if best is None or delta < best[0]:

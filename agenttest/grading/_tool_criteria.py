@@ -13,6 +13,7 @@ from agenttest.blocks import Criterion, call_matches
 from agenttest.results import ToolCall
 
 from . import _normalize as nz
+from . import limits
 from ._context import (
     ALL_TURNS,
     Check,
@@ -143,7 +144,7 @@ def _arg_matches(ctx: Ctx, c: Criterion, raw: object) -> bool:
     value = ctx.subst(str(c.value)) if c.value is not None else ""
     text = as_text(raw)
     if match == "regex":
-        return re.search(value or "", text) is not None
+        return limits.search(value or "", text) is not None
     if match == "number":
         target = nz.as_decimal(c.value if not isinstance(c.value, str) else value)
         return target is not None and any(
@@ -308,10 +309,9 @@ def category(ctx: Ctx, c: Criterion) -> Check:
         return Check(None, ev(turn=turns[-1], note="no trace recorded; routing category unknown"))
     want = str(ctx.subst(str(c.value)) or "").strip()
     seen: list[str] = []
-    rx = re.compile(pattern)
     for ti in turns:
         for source, lineno, line in ctx.trace_lines(ti):
-            m = rx.search(line)
+            m = limits.search(pattern, line)
             if m is None:
                 continue
             got = (m.group(1) if m.groups() else m.group(0)).strip()
@@ -362,12 +362,12 @@ def command_executed(ctx: Ctx, c: Criterion) -> Check:
     turns, why = ctx.scope(c, ALL_TURNS)
     if why is not None:
         return Check(None, why)
-    rx = re.compile(ctx.subst(c.pattern) or "", re.IGNORECASE)
+    pattern = ctx.subst(c.pattern) or ""
     unsure = None
     blocked = None
     for ti, ci, call in ctx.calls(turns, ctx.names(SHELL_ROLE)):
         command = shell_command(call)
-        if command is None or not rx.search(command):
+        if command is None or not limits.search(pattern, command, re.IGNORECASE):
             continue
         if call.get("ok") is True:
             return Check(True, call_evidence(ti, ci, call, "the command ran and succeeded"))

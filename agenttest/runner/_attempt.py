@@ -239,7 +239,14 @@ class AttemptRunner:
                 usage=usage or None,
                 waits=self.client.waits.as_dict(),
             )
+        # Grading is not shielded: it is bounded (grading.limits), but a stop must not wait
+        # for it. An attempt stopped while grading keeps its evidence and is run again.
+        try:
             self._evidence_and_grade(item, record)
+        except StopRequested as stop:
+            record.update(verdict="ERROR", criteria=[], critical=[], rater="ungraded")
+            record["error_cause"] = "interrupted"
+            record["error"] = f"interrupted by {stop.name} while grading; --resume runs it again"
         return record
 
     def _turn(

@@ -1,0 +1,129 @@
+"""Grading is bounded whatever the agent wrote (issue 14, defect 3).
+
+A looping model's 32 MiB unpunctuated reply, a criterion whose keyword sits past the graded
+prefix, an author pattern that backtracks exponentially, and a stop signal that arrives
+while grading. Unbounded grading shows up here as a grade that never returns: each grade
+runs in a thread that must finish within GUARD_S, a limit some hundred times what bounded
+grading needs on a loaded machine (unbounded grading would take hours to years), so the
+guard does not measure speed, only whether grading ends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from agenttest.blocks import load_battery
+from agenttest.grading import grade_attempt
+from agenttest.grading.limits import MAX_GRADED_CHARS
+
+from ._servers import Behaviour, LoopbackAgent, agent_yaml
+from .conftest import ROOT
+from .fixtures.grading import attempt, block, crit, turn
+
+GUARD_S = float(os.environ.get("AGENTTEST_GRADING_GUARD_S", "300"))
+
+
+def _grade_within_guard(*args: Any, **kwargs: Any) -> Any:
+    done: list[Any] = []
+    worker = threading.Thread(target=lambda: done.append(grade_attempt(*args, **kwargs)))
+    worker.daemon = True  # an unbounded grade must not keep the test process alive
+    worker.start()
+    worker.join(GUARD_S)
+    assert done, f"grading did not end within {GUARD_S:g}s: it is not bounded"
+    return done[0]
+
+
+def _notes(outcome: Any) -> list[str]:
+    return [str(c["evidence"].get("note", "")) for c in outcome.criteria]
+
+
+def test_a_32_mib_unpunctuated_reply_is_graded_on_the_shipped_edge_block() -> None:
+    [edge] = [b for b in load_battery([str(ROOT / "batteries")]) if b.id == "L1-EDGE-02"]
+    reply = "a" * (32 * 1024 * 1024)  # a model stuck in a loop: no punctuation, no end
+    outcome = _grade_within_guard(edge, attempt(turn(reply)))
+    by_id = {c["id"]: c for c in outcome.criteria}
+    assert by_id["P2"]["passed"] is False  # asks_question: no question in the prefix
+    assert outcome.verdict == "FAIL"
+    assert all("graded the first 262,144 characters" in n for n in _notes(outcome))
+
+
+def test_the_graded_prefix_is_what_decides_and_the_evidence_says_so() -> None:
+    b = block([crit("P1", "response_contains", "KEYWORD", values=["needle"])])
+    beyond = "word " * (MAX_GRADED_CHARS // 5 + 10) + "needle"
+    within = "needle " + "word " * (MAX_GRADED_CHARS // 5 + 10)
+    outcome = grade_attempt(b, attempt(turn(beyond)))
+    assert outcome.verdict == "FAIL"  # the keyword exists, but past the graded prefix
+    assert f"{len(beyond):,} characters" in _notes(outcome)[0]
+    assert grade_attempt(b, attempt(turn(within))).verdict == "PASS"
+    short = grade_attempt(b, attempt(turn("a needle")))
+    assert short.verdict == "PASS" and "graded the first" not in _notes(short)[0]
+
+
+def test_an_exponential_author_pattern_leaves_its_criterion_undecided() -> None:
+    b = block([crit("P1", "response_regex", "KEYWORD", pattern="^(a|aa)+$")])
+    assert grade_attempt(b, attempt(turn("aaaa"))).verdict == "PASS"  # precondition: it works
+    outcome = _grade_within_guard(b, attempt(turn("a" * 64 + "!")))
+    [p1] = outcome.criteria
+    assert p1["passed"] is None and "took longer than" in p1["evidence"]["note"]
+    assert (outcome.verdict, outcome.error_cause) == ("ERROR", "ungraded")
+
+
+BLOCK = """\
+id: L1-SLOW-01
+tier: L1
+category: TEST
+title: a block whose pattern is slow to grade
+capability: answers
+turns: ["{prompt}"]
+k: 2
+criteria:
+  pass:
+    - {{id: P1, tag: KEYWORD, type: response_regex, pattern: "(a|aa)+$", says: a run of a}}
+  fail:
+    - {{id: F1, tag: STATE, type: status, value: error, says: it failed}}
+"""
+
+
+def test_sigterm_while_grading_stops_the_run_and_records_the_attempt(tmp_path: Path) -> None:
+    battery = tmp_path / "battery"
+    battery.mkdir()
+    # the agent echoes the prompt: the reply ends in a's and a "!", so P1 backtracks until
+    # its timeout, and the signal arrives while the first attempt is being graded
+    (battery / "L1-SLOW-01.yaml").write_text(BLOCK.format(prompt="a" * 200 + "!"), "utf-8")
+    arrived = threading.Event()
+    with LoopbackAgent(Behaviour(on_turn=lambda n: arrived.set())) as agent:
+        config = tmp_path / "agent.yaml"
+        config.write_text(agent_yaml(agent.url), encoding="utf-8")
+        out = tmp_path / "out"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agenttest", "run", str(battery), "--agent", str(config),
+             "--out", str(out), "--allow-temp", "--quiet", "--judge", "none"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )  # fmt: skip
+        try:
+            assert arrived.wait(120), "the agent never got a turn"
+            threading.Event().wait(0.3)  # the reply is back; grading has started
+            proc.send_signal(signal.SIGTERM)
+            _stdout, stderr = proc.communicate(timeout=GUARD_S)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        turns = agent.state.turns
+    assert proc.returncode == 130, stderr
+    assert turns == 1, "the run went on after the signal"
+    (path,) = out.glob("*.jsonl")
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert records[-1]["record_type"] == "run_end" and records[-1]["reason"] == "interrupted"
+    attempts = [r for r in records if r["record_type"] == "attempt"]
+    assert len(attempts) == 1 and attempts[0]["error_cause"] == "interrupted"
+    assert "while grading" in attempts[0]["error"]
+    assert attempts[0]["turns"][0]["response"].endswith("!")  # the evidence is kept
