@@ -98,6 +98,44 @@ def encodable(value: Any, max_depth: int = MAX_DEPTH) -> tuple[Any, list[str]]:
     return root[0], notes
 
 
+REDACTED = "***"
+_URL_IN_TEXT = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its password and every query value replaced by ``***``."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        password, port = parts.password, parts.port
+    except ValueError:  # not parseable as a URL: hide everything after the scheme
+        return url.split("://", 1)[0] + "://" + REDACTED
+    if password is None and not parts.query:
+        return url
+    netloc = parts.hostname or ""
+    if port:
+        netloc += f":{port}"
+    if parts.username:
+        netloc = f"{parts.username}:{REDACTED}@{netloc}"
+    query = "&".join(
+        f"{item.split('=', 1)[0]}={REDACTED}" if "=" in item else item
+        for item in parts.query.split("&")
+        if item
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """Free text (an error, a progress line, a run_end reason) with every URL's password and
+    query values, and every given secret value, replaced by ``***``."""
+    text = _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
+    for secret in secrets:
+        if len(secret) >= 6:  # shorter values would redact ordinary words
+            text = text.replace(secret, REDACTED)
+    return text
+
+
 def terminal_safe(text: str) -> str:
     """``text`` with C0/C1 control characters (except ``\\n`` and ``\\t``) shown as ``\\xNN``.
 

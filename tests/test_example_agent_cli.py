@@ -16,6 +16,8 @@ import pytest
 import agenttest.example_agent as example_agent
 from agenttest.cli import main as cli_main
 
+from .conftest import run_cli as run_agenttest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -117,3 +119,22 @@ def test_openai_brain_through_the_real_command(tmp_path: Path) -> None:
         model.server_close()
     (request,) = model.seen  # type: ignore[attr-defined]
     assert request["model"] == "tiny" and request["seed"] == 5
+
+
+def test_a_busy_port_is_a_plain_usage_error(tmp_path: Path) -> None:
+    import socket
+    import tempfile
+
+    def leftovers() -> set[str]:
+        return {p.name for p in Path(tempfile.gettempdir()).glob("agenttest-agent-*")}
+
+    before = leftovers()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_agenttest("example-agent", "--port", str(port), timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert leftovers() <= before, "the unused temporary workspace was left behind"

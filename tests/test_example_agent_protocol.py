@@ -237,14 +237,15 @@ def _start_main(workspace: Path | None, **options: Any) -> tuple[subprocess.Pope
     return proc, first
 
 
-def test_main_prints_url_first_and_stops_on_sigterm() -> None:
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_main_prints_url_first_and_stops_on_sigterm(sig: int) -> None:
     proc, url = _start_main(None)
     try:
         assert url.startswith("http://127.0.0.1:"), url
         assert health(url) == "ready"
         reply = turn(url, "create a file probe.txt with the content 'x'")
         assert reply.json()["tool_calls"][0]["ok"] is True
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(sig)
         assert proc.wait(timeout=10) == 0
         assert proc.stderr is not None
         err = proc.stderr.read()

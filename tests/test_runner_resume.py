@@ -116,7 +116,7 @@ def test_sigkill_at_varied_points_then_resume(tmp_path: Path) -> None:
     assert agent.state.max_work_in_flight == 1
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_finishes_the_record_exits_130_and_resumes(tmp_path: Path, sig: int) -> None:
     watch = TurnWatch()
     agent, battery, config = setup_run(tmp_path, Behaviour(turn_delay_s=0.3, on_turn=watch))

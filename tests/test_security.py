@@ -122,3 +122,50 @@ def test_writer_stores_any_value_as_strict_utf8_json(tmp_path: Path) -> None:
     line = path.read_bytes().decode("utf-8")  # strict: raises on an unencodable surrogate
     record = json.loads(line, parse_constant=lambda name: pytest.fail(f"{name} written"))
     assert record["text"] == "a\ufffdb" and record["n"] == "NaN" and record["i"] == "Infinity"
+
+
+ESCAPES = " \x1b]0;pwned\x07\x1b[2J\x1b]52;c;ZXZpbA==\x07\x9b31m"
+
+
+def test_terminal_escapes_from_the_agent_never_reach_a_terminal_or_markdown(
+    tmp_path: Path,
+) -> None:
+    from .conftest import run_cli
+
+    path = hostile_run_file(tmp_path, ESCAPES)
+    assert "\\u001b]52" in path.read_text(encoding="utf-8")  # precondition: escapes stored
+    shown = run_cli("report", str(path))  # Markdown on stdout
+    assert shown.returncode == 0, shown.stderr
+    assert "pwned" in shown.stdout  # the text is shown ...
+    for text in (shown.stdout, shown.stderr):
+        assert not any(ch in text for ch in "\x1b\x07\x9b")  # ... without its controls
+    target = tmp_path / "r.md"
+    assert run_cli("report", str(path), "-o", str(target)).returncode == 0
+    assert "\x1b" not in target.read_text(encoding="utf-8")
+
+
+def test_secrets_stay_out_of_stderr_run_end_and_errors_when_the_agent_fails(
+    tmp_path: Path,
+) -> None:
+    from ._servers import agent_yaml
+    from .conftest import run_cli
+
+    battery = write_battery(tmp_path / "battery", {"L1-A-01": (1, 1)})
+    token = "tok-" + SECRET
+    with LoopbackAgent(Behaviour(loading_s=600)) as agent:  # never ready
+        url = agent.url.replace("http://", f"http://tester:{PASSWORD}@") + f"/?api_key={SECRET}"
+        config = tmp_path / "agent.yaml"
+        config.write_text(
+            agent_yaml(url, headers={"X-Token": token}, readiness={"timeout_s": 0.5}), "utf-8"
+        )
+        result = run_cli(
+            "run", str(battery), "--agent", str(config), "--out", str(tmp_path / "out"),
+            "--allow-temp", "--judge", "none",
+        )  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    assert "not ready" in result.stderr  # precondition: the failure was reported
+    (path,) = (tmp_path / "out").glob("*.jsonl")
+    stored = path.read_text(encoding="utf-8")
+    assert "aborted" in json.loads(stored.splitlines()[-1])["reason"]
+    for text in (result.stdout, result.stderr, stored):
+        assert SECRET not in text and PASSWORD not in text and token not in text

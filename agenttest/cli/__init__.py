@@ -81,6 +81,13 @@ def _click_kinds() -> tuple[_Kinds, _Kinds, _Kinds]:
     return tuple(exits), tuple(aborts), tuple(usage)
 
 
+def _shown(text: str) -> str:
+    """An error message as printed: no secrets, no terminal control sequences."""
+    from agenttest.sanitize import redact, terminal_safe
+
+    return terminal_safe(redact(text))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app and map every outcome to an exit code in one place."""
     from agenttest.errors import (
@@ -97,11 +104,11 @@ def main(argv: list[str] | None = None) -> int:
         app(args=argv, prog_name="agenttest", standalone_mode=False)
     except InputError as exc:
         for line in exc.lines():
-            print(line, file=sys.stderr)
-        print(f"agenttest: {exc}", file=sys.stderr)
+            print(_shown(line), file=sys.stderr)
+        print(f"agenttest: {_shown(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except AgentTestError as exc:
-        print(f"agenttest: {exc}", file=sys.stderr)
+        print(f"agenttest: {_shown(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except interrupts:
         print("agenttest: interrupted", file=sys.stderr)
@@ -126,5 +133,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _stops_interrupt() -> None:
+    """SIGTERM and SIGHUP end every command as Ctrl-C does (exit 130, the command's own
+    clean-up runs); `run` installs its own handlers that also write the run_end."""
+    import signal
+
+    def interrupt(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            signal.signal(sig, interrupt)
+
+
 def entry() -> None:
+    _stops_interrupt()
     sys.exit(main())

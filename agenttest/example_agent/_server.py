@@ -323,17 +323,29 @@ def serve(host: str = "127.0.0.1", port: int = 0, workspace: Path | str | None =
     """
     temp = workspace is None
     folder = Path(tempfile.mkdtemp(prefix="agenttest-agent-")) if temp else Path(str(workspace))
-    agent = Agent(folder, make_brain(brain, brain_options))
-    return AgentServer((host, port), agent, faults or Faults(), access_log=access_log,
-                       temp_workspace=temp)  # fmt: skip
+    try:
+        agent = Agent(folder, make_brain(brain, brain_options))
+        return AgentServer((host, port), agent, faults or Faults(), access_log=access_log,
+                           temp_workspace=temp)  # fmt: skip
+    except BaseException as exc:
+        if temp:  # nothing serves it: do not leave it behind
+            shutil.rmtree(folder, ignore_errors=True)
+        if not isinstance(exc, OSError):
+            raise
+        from agenttest.errors import UsageError  # a busy port, an address not on this machine
+
+        raise UsageError(
+            f"example-agent cannot listen on {host}:{port}: {exc.strerror or exc}; "
+            "pick another --port (0 picks a free one)"
+        ) from None
 
 
 def run_forever(server: AgentServer) -> None:
-    """Serve until SIGTERM or SIGINT (or KeyboardInterrupt), then stop cleanly."""
+    """Serve until SIGTERM, SIGINT or SIGHUP (or KeyboardInterrupt), then stop cleanly."""
     done = threading.Event()
     previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):  # HUP: the terminal closed
             previous[sig] = signal.signal(sig, lambda *_: done.set())
     server.start()
     try:

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from agenttest._resources import templates_dir
+from agenttest.sanitize import terminal_safe
 
 from ._cases import cases_markdown
 from ._charts import latency_chart, tier_chart
@@ -62,7 +63,7 @@ def pvalue(value: float | None) -> str:
 
 def md_inline(value: Any) -> str:
     """Text safe inside a Markdown table cell or line: no markup, no HTML, one line."""
-    text = "" if value is None else str(value)
+    text = terminal_safe("" if value is None else str(value))
     text = text.replace("&", "&amp;")
     text = _MD_SPECIAL.sub(r"\\\1", text)
     return " ".join(text.split())
@@ -70,7 +71,7 @@ def md_inline(value: Any) -> str:
 
 def md_fence(value: Any, info: str = "text") -> str:
     """A fenced code block that no backtick run inside the text can close early."""
-    text = "" if value is None else str(value)
+    text = terminal_safe("" if value is None else str(value))
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{info}\n{text}\n{fence}"

@@ -31,7 +31,7 @@ def now_iso() -> str:
 
 
 class StopRequested(BaseException):
-    """SIGINT or SIGTERM arrived. A BaseException, so no `except Exception` swallows it."""
+    """SIGINT, SIGTERM or SIGHUP arrived. A BaseException, so no `except Exception` swallows it."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -54,7 +54,8 @@ class StopSignals:
     def install(self) -> None:
         if threading.current_thread() is not threading.main_thread():
             return
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        # SIGHUP too: a closed terminal or a dropped ssh session is a stop, not a crash
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             self._old[sig] = signal.signal(sig, self._handle)
 
     def restore(self) -> None:

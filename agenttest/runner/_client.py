@@ -24,6 +24,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from agenttest.sanitize import redact, terminal_safe
+
 from ._adapters import Adapter, Garbage, Reply, Request, dig, make_adapter, parse_json
 from ._config import AgentConfig
 from ._transport import BadEncoding, BodyTooLarge, Deadline, DeadlineTransport, read_body
@@ -118,7 +120,11 @@ class AgentClient:
     ) -> None:
         self.config = config
         self.adapter: Adapter = make_adapter(config)
-        self.log = log or (lambda _msg: None)
+        # every message that leaves the client (progress, errors, run_end) loses its secrets:
+        # URL passwords, query values and the configured header values
+        self._secrets = tuple(v for v in config.headers.values() if v)
+        say = log or (lambda _msg: None)
+        self.log: Log = lambda msg: say(self.scrub(msg))
         self.sleep = sleep
         self.clock = clock
         self.waits = Waits()
@@ -145,6 +151,18 @@ class AgentClient:
             trust_env=False,
             transport=DeadlineTransport(self._deadline),
         )
+
+    def scrub(self, text: str) -> str:
+        return redact(text, self._secrets)
+
+    def _lost(
+        self,
+        cause: str,
+        message: str,
+        http_status: int | None = None,
+        latency_ms: int | None = None,
+    ) -> TurnLost:
+        return TurnLost(cause, self.scrub(message), http_status, latency_ms)
 
     def close(self) -> None:
         self._http.close()
@@ -204,26 +222,26 @@ class AgentClient:
             try:
                 resp = self._send(req, self._answer_timeout)
             except ReplyTooLarge as exc:
-                raise TurnLost("garbage", f"{what}: {exc}") from None
+                raise self._lost("garbage", f"{what}: {exc}") from None
             except httpx.ConnectError as exc:
-                raise TurnLost(
+                raise self._lost(
                     "unreachable", f"{what}: cannot connect to the agent ({exc})"
                 ) from None
             except httpx.ConnectTimeout:
-                raise TurnLost(
+                raise self._lost(
                     "unreachable",
                     f"{what}: no connection within {self.config.timeouts.connect_s:g}s",
                 ) from None
             except httpx.TimeoutException:
                 self._stale = True
-                raise TurnLost(
+                raise self._lost(
                     "timeout",
                     f"{what}: no answer within {self.config.timeouts.answer_s:g}s",
                     latency_ms=_ms(self.clock() - started),
                 ) from None
             except httpx.HTTPError as exc:
                 self._stale = True
-                raise TurnLost(
+                raise self._lost(
                     "lost",
                     f"{what}: the connection broke before the answer ({type(exc).__name__}: {exc});"
                     " did the agent crash or restart?",
@@ -244,7 +262,7 @@ class AgentClient:
             busy_for = now - busy_started
             if busy_for + wait > self.config.timeouts.busy_s:
                 self.waits.busy_ms += _ms(busy_for)
-                raise TurnLost(
+                raise self._lost(
                     "busy",
                     f"{what}: the agent stayed busy for {busy_for:.1f}s "
                     f"({self.waits.busy_replies} busy replies, last HTTP {resp.status_code}); "
@@ -314,14 +332,16 @@ class AgentClient:
                     self.log(f"agent ready after {waited:.1f}s")
                 return waited
             if state != last:
-                self.log(f"waiting for the agent to be ready: {state}")
+                self.log(f"waiting for the agent to be ready: {terminal_safe(state)}")
                 last = state
             remaining = deadline - self.clock()
             if remaining <= 0:
                 self.waits.ready_ms += _ms(self.clock() - started)
                 raise AgentNotReady(
-                    f"the agent at {self.config.base_url} was not ready within "
-                    f"{r.timeout_s:g}s (last seen: {state})"
+                    self.scrub(
+                        f"the agent at {self.config.base_url} was not ready within "
+                        f"{r.timeout_s:g}s (last seen: {terminal_safe(state)})"
+                    )
                 )
             self.sleep(min(pause, remaining))
             pause = min(pause * 1.5, r.max_poll_s)
@@ -336,7 +356,7 @@ class AgentClient:
             return None
         resp, _latency = self._exchange(req, "reset")
         if not 200 <= resp.status_code < 300:
-            raise TurnLost(
+            raise self._lost(
                 "http_error",
                 f"reset: HTTP {resp.status_code}: {resp.text[:200]!r}",
                 http_status=resp.status_code,
@@ -357,7 +377,7 @@ class AgentClient:
         if resp.status_code in (404, 405, 501):
             raise PreconditionUnmet(f"the agent cannot be seeded (HTTP {resp.status_code})")
         if not 200 <= resp.status_code < 300:
-            raise TurnLost(
+            raise self._lost(
                 "http_error",
                 f"memory seed: HTTP {resp.status_code}: {resp.text[:200]!r}",
                 http_status=resp.status_code,
@@ -367,7 +387,7 @@ class AgentClient:
         req = self.adapter.turn_request(session_id, prompt, turn)
         resp, latency = self._exchange(req, f"turn {turn}")
         if not 200 <= resp.status_code < 300:
-            raise TurnLost(
+            raise self._lost(
                 "http_error",
                 f"turn {turn}: HTTP {resp.status_code}: {resp.text[:200]!r}",
                 http_status=resp.status_code,
@@ -376,7 +396,7 @@ class AgentClient:
         try:
             reply = self.adapter.parse(session_id, prompt, resp.content)
         except Garbage as exc:
-            raise TurnLost(
+            raise self._lost(
                 "garbage", f"turn {turn}: {exc}", http_status=resp.status_code, latency_ms=latency
             ) from None
         return Exchange(reply, resp.status_code, latency)

@@ -23,11 +23,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from agenttest._util.convert import MISSING, Converter
 from agenttest._util.located_yaml import Located, load_located
 from agenttest.errors import InputError, Problem
+from agenttest.sanitize import redact_url
 
 Mode = Literal["native", "rest", "openai"]
 REDACTED = "***"
@@ -220,23 +221,6 @@ def _redact_secrets(value: Any, key: str = "") -> Any:
     if isinstance(value, str) and key and key != "headers" and _SECRET_KEY_RE.search(key):
         return REDACTED
     return value
-
-
-def redact_url(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.password is None and not parts.query:
-        return url
-    netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
-    if parts.username:
-        netloc = f"{parts.username}:{REDACTED}@{netloc}"
-    query = "&".join(
-        f"{item.split('=', 1)[0]}={REDACTED}" if "=" in item else item
-        for item in parts.query.split("&")
-        if item
-    )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def _substitute(conv: Converter, node: Located, where: str) -> bool:

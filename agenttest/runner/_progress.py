@@ -9,6 +9,13 @@ import sys
 from datetime import datetime
 from typing import Any, TextIO
 
+from agenttest.sanitize import redact, terminal_safe
+
+
+def shown(text: str) -> str:
+    """What reaches the terminal or the log: no secrets, no control sequences."""
+    return terminal_safe(redact(text))
+
 
 class Progress:
     """Silent progress (``--quiet``); the base of the other two."""
@@ -68,7 +75,7 @@ class LineProgress(Progress):
 
     def _line(self, text: str) -> None:
         stamp = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M:%S")
-        print(f"{stamp} {text}", file=self.stream, flush=True)
+        print(f"{stamp} {shown(text)}", file=self.stream, flush=True)
 
     def start(self, total: int, done: int, path: str) -> None:
         self.total, self.done = total, done
@@ -141,7 +148,7 @@ class RichProgress(Progress):
         outcome = _outcome(record)
         if outcome != "PASS":
             self.console.print(
-                f"{record.get('test_id')} run {record.get('run')}: {outcome}",
+                shown(f"{record.get('test_id')} run {record.get('run')}: {outcome}"),
                 markup=False,
                 highlight=False,
             )
@@ -159,7 +166,7 @@ class RichProgress(Progress):
     def note(self, message: str) -> None:
         from rich.text import Text
 
-        self.console.print(Text(message, style="dim"))
+        self.console.print(Text(shown(message), style="dim"))
 
     def close(self) -> None:
         self.bar.stop()

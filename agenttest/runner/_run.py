@@ -288,7 +288,8 @@ def run(
     """Run (or resume) and return the path of the JSONL file.
 
     Raises AgentUnavailable (exit 3) when the agent never becomes ready, Interrupted (130)
-    on SIGINT/SIGTERM; both after writing a `run_end`, both resumable.
+    on SIGINT/SIGTERM/SIGHUP; both after writing a `run_end` (once the file exists), both
+    resumable.
     """
     if req.retry_errors and req.resume is None:
         raise UsageError("--retry-errors needs --resume RUN.jsonl (the run whose errors to retry)")
@@ -315,6 +316,8 @@ def run(
     examples: list[ExampleAgent] = []
     stop = StopSignals()
     stop.install()
+    open_file: RunWriter | None = writer if req.resume is not None else None
+    driving = False  # from here on _drive writes the run_end
     try:
         config = session.config
         if config is None:
@@ -324,23 +327,47 @@ def run(
         if session.meta is not None:
             session.meta["agent"] = {**config.redacted(), "source": session.agent}
             writer = RunWriter(session.path, create=True)
+            open_file = writer
             writer.append(session.meta)
         if announce is not None:
             announce(session.path)
+        driving = True
         try:
             _drive(session, configs, writer, stop, progress, judge, strict=req.strict)
         finally:
             writer.close()
     except StopRequested as exc:
+        if open_file is not None and not driving:  # stopped while starting: the file says so
+            with stop.shielded():
+                open_file.append(_start_up_end(session))
         raise Interrupted(
             f"interrupted by {exc.name}; continue with: agenttest run --resume {session.path}"
         ) from None
     finally:
+        if open_file is not None:
+            open_file.close()
         stop.restore()
         progress.close()
         for example in examples:
             example.stop()
     return session.path
+
+
+def _start_up_end(session: _Session) -> dict[str, Any]:
+    """The run_end of a session stopped before its first attempt."""
+    latest = session.latest
+    return {
+        "record_type": "run_end",
+        "schema_version": SCHEMA_VERSION,
+        "completed_at": now_iso(),
+        "counts": counts(session.plan, latest),
+        "attempts": {
+            "planned": len(session.plan),
+            "recorded": sum(1 for i in session.plan if i.key in latest),
+            "written_this_session": 0,
+        },
+        "reason": "interrupted",
+    }
 
 
 def _needs_judge(plan: list[PlanItem]) -> bool:
