@@ -96,6 +96,12 @@ def _cases(out: Path) -> list[tuple[str, list[str], int, str]]:
             "newer",
         ),
         (
+            "run file (resume): example_args that move the example agent",
+            ["run", "--resume", str(BAD / "runs" / "example_args_moved.jsonl"), "--quiet"],
+            2,
+            "run_meta.selection.example_args holds --workspace, --host",
+        ),
+        (
             "run file: missing",
             ["report", "no/such/run.jsonl"],
             2,

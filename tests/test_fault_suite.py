@@ -279,6 +279,20 @@ FAULTS: dict[str, Fault] = {
         Behaviour(raw_turns={1: _json_reply(_NAN)}),
         check=lambda attempts: _check_repaired(attempts, "NaN/Infinity", None),
     ),
+    "404 on every turn (a config error)": Fault(
+        Behaviour(
+            raw_turns={
+                n: _raw(
+                    b"HTTP/1.1 404 Not Found",
+                    [("content-type", "application/json"), ("content-length", "2")],
+                    b"{}",
+                    close=False,
+                )
+                for n in range(1, 10)
+            }
+        ),
+        aborts=True,
+    ),
     "nested 950 levels": Fault(Behaviour(raw_turns={2: _json_reply(_DEEP)}), causes={"garbage"}),
     "nested 100 000 levels": Fault(
         Behaviour(raw_turns={2: _json_reply(_DEEPER)}), causes={"garbage"}
@@ -356,6 +370,8 @@ def test_fault(kind: str, tmp_path: Path) -> None:
     if fault.aborts:
         assert aborted is not None and "--resume" in aborted
         assert "not ready" in records[-1]["reason"] or "aborted" in records[-1]["reason"]
+        if "404" in kind:
+            assert "check `openai.path`" in aborted and len(attempts) == 3
         return
     assert aborted is None
     assert len(attempts) == PLANNED, "an attempt was lost"

@@ -202,3 +202,28 @@ def test_health_field_and_port_only_readiness(tmp_path: Path) -> None:
         port_only = client_for(agent.url, tmp_path, readiness={"path": None})
         assert port_only.probe() == "ready"
     assert port_only.probe().startswith("unreachable")
+
+
+def test_waiting_for_readiness_prints_a_heartbeat_with_the_time_left(tmp_path: Path) -> None:
+    # a virtual clock: sleeping advances it, so 15 minutes of waiting take a few probes
+    now = [0.0]
+    lines: list[str] = []
+    with LoopbackAgent(Behaviour(loading_s=3600)) as agent:
+        readiness = {"timeout_s": 900, "poll_s": 5, "max_poll_s": 30}
+        cfg = parse_agent_config(
+            agent_yaml(agent.url, readiness=readiness), str(tmp_path / "a.yaml"), tmp_path
+        )
+        client = AgentClient(
+            cfg,
+            log=lines.append,
+            clock=lambda: now[0],
+            sleep=lambda s: now.__setitem__(0, now[0] + s),
+        )
+        with pytest.raises(AgentNotReady):
+            client.wait_ready()
+    assert lines[0] == "waiting for the agent to be ready: loading"  # precondition
+    beats = [ln for ln in lines if ln.startswith("still waiting")]
+    assert len(beats) >= 10, lines  # about one a minute over 15 minutes, not one line only
+    assert "left of readiness.timeout_s=900" in beats[0] and "(loading)" in beats[0]
+    left = [int(b.split("s so far, ")[1].split("s left")[0]) for b in beats]
+    assert left == sorted(left, reverse=True) and left[0] < 900

@@ -322,6 +322,10 @@ class AgentClient:
         deadline = started + r.timeout_s
         pause = r.poll_s
         last = None
+        # a heartbeat with the time left, so an agent that never comes up is not 15 silent
+        # minutes in a cron mail (every tenth of the limit, between 1 s and 60 s)
+        every = max(1.0, min(60.0, r.timeout_s / 10))
+        beat = started + every
         while True:
             state = self.probe()
             if state == "ready":
@@ -334,7 +338,15 @@ class AgentClient:
             if state != last:
                 self.log(f"waiting for the agent to be ready: {terminal_safe(state)}")
                 last = state
-            remaining = deadline - self.clock()
+            now = self.clock()
+            remaining = deadline - now
+            if now >= beat and remaining > 0:
+                self.log(
+                    f"still waiting for the agent ({terminal_safe(state)}): "
+                    f"{now - started:.0f}s so far, {remaining:.0f}s left of "
+                    f"readiness.timeout_s={r.timeout_s:g}"
+                )
+                beat = now + every
             if remaining <= 0:
                 self.waits.ready_ms += _ms(self.clock() - started)
                 raise AgentNotReady(

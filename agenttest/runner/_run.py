@@ -34,6 +34,7 @@ from agenttest.results import (
 from ._attempt import AttemptRunner, Grader, StopRequested, StopSignals, now_iso, resolve_judge
 from ._client import AgentClient, AgentNotReady
 from ._config import AgentConfig, load_agent_config
+from ._config_stop import ConfigErrorWatch
 from ._decide import EarlyStop
 from ._example import ExampleAgent, start_examples
 from ._model_agent import DEFAULT_MODEL, discover_model, model_args
@@ -240,6 +241,8 @@ def _plan_resume(req: RunRequest, path: Path) -> _Session:
     meta = state.meta
     battery_meta = meta.get("battery") or {}
     selection = meta.get("selection") or {}
+    # checked first: a file edited to move the example agent is refused before anything runs
+    stored_args = _stored_example_args(path, selection.get("example_args"))
     paths = battery_meta.get("paths") or []
     battery = load_battery(paths, overlay=battery_meta.get("overlay"))
     if battery.digest != battery_meta.get("digest"):
@@ -254,7 +257,7 @@ def _plan_resume(req: RunRequest, path: Path) -> _Session:
     if not agent:
         raise UsageError(f"{path} does not say which agent config it used; pass --agent")
     config = _agent_config(agent)
-    example_args = tuple(req.example_args or selection.get("example_args") or ())
+    example_args = tuple(req.example_args) or stored_args
     model = config.model if config else DEFAULT_MODEL
     if config is None and selection.get("model_url"):
         model = str(selection.get("model"))
@@ -270,6 +273,43 @@ def _plan_resume(req: RunRequest, path: Path) -> _Session:
         bool(selection.get("until_decided")), int(selection.get("replicas") or 1), req.baseline,
         model,
     )  # fmt: skip
+
+
+#: The example-agent options a run file may carry into a resumed run: only how it misbehaves.
+#: Where it listens, which folder it may write and where its model lives are the runner's
+#: and the user's to say; an edited run file must not move the sandbox or send prompts away.
+RESUMABLE_EXAMPLE_OPTIONS = frozenset(
+    {
+        "--loading-s",
+        "--busy-probability",
+        "--turn-delay-s",
+        "--latency-s",
+        "--hang-after",
+        "--crash-after",
+        "--garbage-probability",
+        "--seed",
+    }
+)
+
+
+def _stored_example_args(path: Path, stored: Any) -> tuple[str, ...]:
+    if not stored:
+        return ()
+    args = [str(a) for a in stored] if isinstance(stored, list) else [str(stored)]
+    refused = [
+        a.split("=", 1)[0]
+        for i, a in enumerate(args)
+        if a.startswith("-") and a.split("=", 1)[0] not in RESUMABLE_EXAMPLE_OPTIONS
+    ]
+    values = [a for a in args if not a.startswith("-")]
+    if refused or len(values) > len(args) - len(values):
+        raise UsageError(
+            f"{path}: run_meta.selection.example_args holds {', '.join(refused) or 'stray values'}"
+            "; a resumed run takes only the example agent's fault options "
+            f"({', '.join(sorted(RESUMABLE_EXAMPLE_OPTIONS))}) from the file. Start a new run, "
+            "or pass the options again after --resume"
+        )
+    return tuple(args)
 
 
 def _user() -> str:
@@ -455,6 +495,7 @@ def _drive(
         log=progress.note,
     )
     progress.start(len(session.plan), len(session.plan) - len(todo), str(session.path))
+    watch = ConfigErrorWatch()
     try:
         for item in todo:
             stop.check()
@@ -480,6 +521,12 @@ def _drive(
             progress.attempt_done(record)
             if record.get("error_cause") == "interrupted":
                 raise StopRequested(stop.signum or 2)
+            config_error = watch.seen(record)
+            if config_error is not None:
+                finish(f"aborted: {config_error}")
+                raise AgentUnavailable(
+                    config_error.replace("--resume FILE", f"agenttest run --resume {session.path}")
+                )
             stop.check()
             attempts.teardown(item, record["session_id"])
         finish("completed")
