@@ -99,6 +99,37 @@ def test_jobs_run_in_order_report_and_compare_with_their_previous_run(tmp_path: 
     assert any(line.startswith("core: regressed:") for line in said)
 
 
+def test_the_baseline_is_the_newest_complete_run_and_the_batch_says_why(tmp_path: Path) -> None:
+    nightly = _batch_file(tmp_path, NIGHTLY)
+    said: list[str] = []
+    runner = FakeRunner([30, 30, 0, 30])
+    first = run_batch(nightly, executor=runner, say=said.append)
+    assert first[0].run_file is not None
+    # night 2 was killed after one attempt: a run file with no run_end, newer than night 1,
+    # and another night that was interrupted
+    out = first[0].run_file.parent
+    killed = write(
+        out / "run_fake_20260712_k30_core_killed.jsonl",
+        [meta("core-killed", [], label="core", started_at="2026-07-12T02:00:00+00:00"),
+         attempt("A", 1, "FAIL", k=30, rater=RULES)],
+    )  # fmt: skip
+    stopped = write(
+        out / "run_fake_20260713_k30_core_stopped.jsonl",
+        [meta("core-stopped", [], label="core", started_at="2026-07-13T02:00:00+00:00"),
+         attempt("A", 1, "PASS", k=30, rater=RULES), {**run_end(), "reason": "interrupted"}],
+    )  # fmt: skip
+    second = run_batch(nightly, executor=runner, say=said.append)
+    core = second[0]
+    assert core.previous == first[0].run_file  # not the killed or interrupted night
+    assert core.status == "regressed"  # 30/30 -> 0/30 is seen, not "0 regressions"
+    assert core.baseline_skipped == [
+        f"{stopped.name}: ended interrupted",
+        f"{killed.name}: no run_end (killed or still running)",
+    ]
+    assert f"core: baseline {first[0].run_file.name} (newest complete run)" in said
+    assert f"core: not a baseline: {killed.name}: no run_end (killed or still running)" in said
+
+
 def test_an_aborted_job_is_reported_the_others_still_run_and_exit_is_3(tmp_path: Path) -> None:
     nightly = _batch_file(tmp_path, NIGHTLY)
     fake = FakeRunner([30, 30])

@@ -37,8 +37,8 @@ from agenttest.errors import (
     UsageError,
 )
 from agenttest.reporting import to_plain
+from agenttest.results import iter_records, read_run_meta
 from agenttest.results import parse_timestamp as timestamp
-from agenttest.results import read_run_meta
 
 DEFAULT_FORMATS = ("md", "html", "json", "junit")
 SUFFIX = {"md": ".md", "html": ".html", "json": ".json", "junit": ".junit.xml"}
@@ -78,6 +78,7 @@ class JobOutcome:
     reports: list[Path] = field(default_factory=list)
     summary: str = ""
     exit_code: int = EXIT_OK
+    baseline_skipped: list[str] = field(default_factory=list)  # newer runs not used, and why
 
 
 #: Runs one job and returns its run file. Raising AgentTestError marks the job failed.
@@ -257,9 +258,38 @@ def batch_lock(path: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
-def previous_run(job: Job, exclude: Path) -> Path | None:
-    """The newest older run file of this job (same label in its run_meta) in its folder."""
-    best: tuple[float, Path] | None = None
+def incomplete_because(path: Path) -> str | None:
+    """Why a run file cannot be a baseline (None: it is a complete run).
+
+    Complete means its last ``run_end`` says ``completed`` and no planned attempt is
+    missing: a night killed at attempt 1 must not become the next night's baseline, where a
+    drop from 100% to 0% would read as "0 regressions".
+    """
+    end: dict[str, Any] | None = None
+    try:
+        for record in iter_records(path):
+            if record.get("record_type") == "run_end":
+                end = record
+    except AgentTestError as exc:
+        return f"unreadable ({exc})"
+    if end is None:
+        return "no run_end (killed or still running)"
+    reason = str(end.get("reason") or "")
+    if reason != "completed":
+        return f"ended {reason.split(':', 1)[0] or 'without a reason'}"
+    attempts = end.get("attempts") or {}
+    planned, recorded = attempts.get("planned"), attempts.get("recorded")
+    if isinstance(planned, int) and isinstance(recorded, int):
+        skipped = attempts.get("skipped_as_decided") or 0
+        if recorded + (skipped if isinstance(skipped, int) else 0) < planned:
+            return f"{planned - recorded} of {planned} planned attempts missing"
+    return None
+
+
+def previous_run(job: Job, exclude: Path, skipped: list[str] | None = None) -> Path | None:
+    """The newest older *complete* run file of this job (same label in its run_meta) in its
+    folder; each newer run passed over is added to ``skipped`` with the reason."""
+    found: list[tuple[float, Path]] = []
     if not job.out.is_dir():
         return None
     for candidate in job.out.glob("run_*.jsonl"):
@@ -272,9 +302,14 @@ def previous_run(job: Job, exclude: Path) -> Path | None:
         if meta.get("label") != job.label:
             continue
         when = timestamp(meta.get("started_at")) or candidate.stat().st_mtime
-        if best is None or when > best[0]:
-            best = (when, candidate)
-    return best[1] if best else None
+        found.append((when, candidate))
+    for _when, candidate in sorted(found, key=lambda f: f[0], reverse=True):
+        why = incomplete_because(candidate)
+        if why is None:
+            return candidate
+        if skipped is not None:
+            skipped.append(f"{candidate.name}: {why}")
+    return None
 
 
 def _newest_of(job: Job, since: float) -> Path | None:
@@ -355,9 +390,13 @@ def run_batch(
                 outcome.status, outcome.exit_code, outcome.summary = "aborted", EXIT_AGENT, str(exc)
                 outcome.run_file = _newest_of(job, started)
             if outcome.run_file is not None:
-                outcome.previous = previous_run(job, outcome.run_file)
+                outcome.previous = previous_run(job, outcome.run_file, outcome.baseline_skipped)
                 if outcome.status == "aborted":
                     outcome.previous = None  # a partial run is reported, never compared
+                for passed_over in outcome.baseline_skipped:
+                    say(f"{job.label}: not a baseline: {passed_over}")
+                if outcome.previous is not None:
+                    say(f"{job.label}: baseline {outcome.previous.name} (newest complete run)")
                 _write_reports(job, outcome.run_file, outcome.previous, batch.alpha, outcome)
             say(f"{job.label}: {outcome.status}: {outcome.run_file or '-'} — {outcome.summary}")
         _summary(batch, outcomes)
@@ -375,6 +414,7 @@ def _summary(batch: Batch, outcomes: list[JobOutcome]) -> None:
             "exit_code": o.exit_code,
             "run_file": str(o.run_file) if o.run_file else None,
             "previous": str(o.previous) if o.previous else None,
+            "baseline_skipped": list(o.baseline_skipped),
             "reports": [str(p) for p in o.reports],
             "summary": o.summary,
         }
