@@ -97,7 +97,13 @@ def _cases(out: Path) -> list[tuple[str, list[str], int, str]]:
         ),
         (
             "run file (resume): example_args that move the example agent",
-            ["run", "--resume", str(BAD / "runs" / "example_args_moved.jsonl"), "--quiet"],
+            [
+                "run",
+                "--resume",
+                str(BAD / "runs" / "example_args_moved.jsonl"),
+                "--quiet",
+                "--allow-temp",
+            ],
             2,
             "run_meta.selection.example_args holds --workspace, --host",
         ),
