@@ -8,13 +8,24 @@ raises :class:`Garbage` when a reply cannot be read as one.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from agenttest.sanitize import TooDeep, encodable
 
-from ._config import AgentConfig, OpenAI, Rest, RestRequest, RestReset, RestResponse
+from ._config import (
+    NATIVE_TURN_BODY,
+    AgentConfig,
+    ChoiceFields,
+    OpenAI,
+    Rest,
+    RestRequest,
+    RestReset,
+    RestResponse,
+    Store,
+)
+from ._stream import Dialect, Streamed
 from ._templates import environment
 
 NATIVE = Rest(
@@ -24,6 +35,13 @@ NATIVE = Rest(
         path="/v1/reset",
         body='{"session_id": {{ session_id | tojson }}, "memory": {{ memory | tojson }}}',
     ),
+)
+
+# Streaming in native mode is asked for in the body too (some agents cannot see headers).
+NATIVE_STREAM = Rest(
+    request=RestRequest(body=NATIVE_TURN_BODY.removesuffix("}") + ', "stream": true}'),
+    response=RestResponse(),
+    reset=NATIVE.reset,
 )
 
 
@@ -37,6 +55,10 @@ class Request:
     path: str
     content: bytes
     content_type: str
+    accept: str | None = None
+
+
+STREAM_ACCEPT = "text/event-stream, application/x-ndjson;q=0.9, application/json;q=0.5"
 
 
 @dataclass
@@ -49,6 +71,9 @@ class Reply:
     # {"input_tokens", "output_tokens"} when the reply says (`usage` of chat completions
     # and of the native reply); what a price in the agent config turns into cost
     usage: dict[str, int] | None = None
+    choices: list[dict[str, str]] | None = None  # offered answers: [{label, value}]
+    stream_text: str | None = None  # streamed replies: the text as the deltas said it
+    timeline: dict[str, Any] | None = None  # streamed replies: when each part arrived
 
 
 def _count(value: Any) -> int | None:
@@ -136,13 +161,44 @@ def _arguments(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"input": value}
 
 
+def read_choices(value: Any, fields: ChoiceFields) -> list[dict[str, str]] | None:
+    """Offered choices as ``[{label, value}]`` (a plain string is both); None when absent."""
+    if value is _MISSING or value is None:
+        return None
+    if not isinstance(value, list):
+        raise Garbage(f"the reply's choices are not a list: {str(value)[:120]!r}")
+    out = []
+    for item in value:
+        if isinstance(item, Mapping):
+            label = _text(dig(item, fields.label))
+            raw = dig(item, fields.value)
+            chosen = label if raw is _MISSING or raw is None else _text(raw)
+        else:
+            label = chosen = _text(item)
+        out.append({"label": label, "value": chosen})
+    return out
+
+
+def streamed_final(streamed: Streamed) -> tuple[Any, list[str]]:
+    """The final event's reply, made storable like a whole body."""
+    try:
+        return encodable(streamed.final)
+    except TooDeep as exc:
+        raise Garbage(f"the final event's reply is {exc}") from None
+
+
 class Adapter:
     """One mode's request building and reply reading. Sessions live here (openai history)."""
+
+    dialect: Dialect = "native"
 
     def turn_request(self, session_id: str, prompt: str, turn: int) -> Request:
         raise NotImplementedError
 
     def parse(self, session_id: str, prompt: str, body: bytes) -> Reply:
+        raise NotImplementedError
+
+    def parse_stream(self, session_id: str, prompt: str, streamed: Streamed) -> Reply:
         raise NotImplementedError
 
     def reset_request(self, session_id: str, memory: bool) -> Request | None:
@@ -152,6 +208,16 @@ class Adapter:
         """How to put notes into the agent's persistent memory; None: it cannot be seeded."""
         return None
 
+    def store_request(self, store: Store, session_id: str, turn: int) -> Request:
+        path = environment().from_string(store.path).render(session_id=session_id, turn=turn)
+        return Request(store.method.upper(), path, b"", "")
+
+    def stored_text(self, store: Store, body: bytes) -> str:
+        text = dig(parse_json(body), store.text)
+        if not isinstance(text, str):
+            raise Garbage(f"the stored reply has no text at `{store.text}`: {_excerpt(body)!r}")
+        return text
+
     def forget(self, session_id: str) -> None:
         """Drop what the runner itself keeps for a session."""
 
@@ -159,9 +225,12 @@ class Adapter:
 class RestAdapter(Adapter):
     """Native and rest modes: a templated request, replies read through dotted paths."""
 
-    def __init__(self, rest: Rest, model: str, *, native: bool = False) -> None:
+    def __init__(
+        self, rest: Rest, model: str, stream: bool = False, *, native: bool = False
+    ) -> None:
         self.rest = rest
         self.model = model
+        self.stream = stream
         self.native = native  # the native protocol seeds memory at /v1/memory/seed
         env = environment()
         self._body = env.from_string(rest.request.body)
@@ -170,13 +239,20 @@ class RestAdapter(Adapter):
         self._reset_path = env.from_string(rest.reset.path) if rest.reset.path else None
 
     def turn_request(self, session_id: str, prompt: str, turn: int) -> Request:
-        values = {"prompt": prompt, "session_id": session_id, "turn": turn, "model": self.model}
+        values = {
+            "prompt": prompt,
+            "session_id": session_id,
+            "turn": turn,
+            "model": self.model,
+            "stream": self.stream,
+        }
         req = self.rest.request
         return Request(
             req.method.upper(),
             self._path.render(values),
             self._body.render(values).encode("utf-8"),
             req.content_type,
+            STREAM_ACCEPT if self.stream else None,
         )
 
     def reset_request(self, session_id: str, memory: bool) -> Request | None:
@@ -199,15 +275,36 @@ class RestAdapter(Adapter):
 
     def parse(self, session_id: str, prompt: str, body: bytes) -> Reply:
         data, notes = parse_json_noted(body)
+        return self._read(data, notes, lambda: _excerpt(body))
+
+    def parse_stream(self, session_id: str, prompt: str, streamed: Streamed) -> Reply:
+        calls = [self._tool_call(item) for item in streamed.tool_calls]
+        if streamed.final is None:  # a final event without `reply`: the deltas are the reply
+            reply = Reply(streamed.text, calls, "", choices=self._choices(streamed.choices))
+        else:
+            data, notes = streamed_final(streamed)
+            reply = self._read(data, notes, lambda: str(streamed.final)[:200])
+            if not reply.tool_calls:
+                reply.tool_calls = calls
+            if reply.choices is None:
+                reply.choices = self._choices(streamed.choices)
+        reply.stream_text = streamed.text
+        reply.timeline = streamed.timeline.as_dict()
+        return reply
+
+    def _choices(self, value: Any) -> list[dict[str, str]] | None:
+        return read_choices(value, self.rest.response.choice)
+
+    def _read(self, data: Any, notes: list[str], excerpt: Callable[[], str]) -> Reply:
         spec = self.rest.response
         text = dig(data, spec.text)
         if text is _MISSING or not isinstance(text, str | type(None)):
-            raise Garbage(f"reply has no text at `{spec.text}`: {_excerpt(body)!r}")
+            raise Garbage(f"reply has no text at `{spec.text}`: {excerpt()!r}")
         calls_raw = dig(data, spec.tool_calls) if spec.tool_calls else []
         if calls_raw is _MISSING or calls_raw is None:
             calls_raw = []
         if not isinstance(calls_raw, list):
-            raise Garbage(f"`{spec.tool_calls}` in the reply is not a list: {_excerpt(body)!r}")
+            raise Garbage(f"`{spec.tool_calls}` in the reply is not a list: {excerpt()!r}")
         total, usage = read_usage(data)
         tokens = _count(dig(data, spec.tokens)) if spec.tokens else total
         return Reply(
@@ -217,6 +314,7 @@ class RestAdapter(Adapter):
             tokens=tokens,
             notes=notes,
             usage=usage,
+            choices=self._choices(dig(data, spec.choices)) if spec.choices else None,
         )
 
     def _tool_call(self, item: Any) -> dict[str, Any]:
@@ -236,9 +334,12 @@ class RestAdapter(Adapter):
 class OpenAIAdapter(Adapter):
     """Chat completions: the runner keeps each session's messages and resends them."""
 
-    def __init__(self, spec: OpenAI, model: str) -> None:
+    dialect: Dialect = "openai"
+
+    def __init__(self, spec: OpenAI, model: str, stream: bool = False) -> None:
         self.spec = spec
         self.model = spec.model or model
+        self.stream = stream
         self.history: dict[str, list[dict[str, Any]]] = {}
 
     def turn_request(self, session_id: str, prompt: str, turn: int) -> Request:
@@ -246,14 +347,40 @@ class OpenAIAdapter(Adapter):
         if self.spec.system and not messages:
             messages.append({"role": "system", "content": self.spec.system})
         messages.append({"role": "user", "content": prompt})
-        body = {**self.spec.params, "model": self.model, "messages": messages}
-        return Request("POST", self.spec.path, json.dumps(body).encode(), "application/json")
+        # `user` (the API's end-user id) carries the session to agents that keep their own
+        body = {"user": session_id, **self.spec.params, "model": self.model, "messages": messages}
+        if self.stream:
+            body["stream"] = True
+        return Request(
+            "POST",
+            self.spec.path,
+            json.dumps(body).encode(),
+            "application/json",
+            "text/event-stream" if self.stream else None,
+        )
 
     def parse(self, session_id: str, prompt: str, body: bytes) -> Reply:
         data, notes = parse_json_noted(body)
+        return self._read(session_id, prompt, data, notes, lambda: _excerpt(body))
+
+    def parse_stream(self, session_id: str, prompt: str, streamed: Streamed) -> Reply:
+        data, notes = streamed_final(streamed)
+        reply = self._read(session_id, prompt, data, notes, lambda: str(streamed.final)[:200])
+        reply.stream_text = streamed.text
+        reply.timeline = streamed.timeline.as_dict()
+        return reply
+
+    def _read(
+        self,
+        session_id: str,
+        prompt: str,
+        data: Any,
+        notes: list[str],
+        excerpt: Callable[[], str],
+    ) -> Reply:
         message = dig(data, "choices.0.message")
         if not isinstance(message, Mapping):
-            raise Garbage(f"reply has no choices[0].message: {_excerpt(body)!r}")
+            raise Garbage(f"reply has no choices[0].message: {excerpt()!r}")
         content = message.get("content")
         if content is not None and not isinstance(content, str):
             content = _text(content)
@@ -262,13 +389,11 @@ class OpenAIAdapter(Adapter):
         raw_calls = message.get("tool_calls")
         if raw_calls is not None and not isinstance(raw_calls, list):
             # a string would otherwise become one call per character
-            raise Garbage(f"`tool_calls` in the reply is not a list: {_excerpt(body)!r}")
+            raise Garbage(f"`tool_calls` in the reply is not a list: {excerpt()!r}")
         for raw in raw_calls or []:
             fn = raw.get("function", {}) if isinstance(raw, Mapping) else None
             if not isinstance(fn, Mapping):
-                raise Garbage(
-                    f"a tool call in the reply has no `function` object: {_excerpt(body)!r}"
-                )
+                raise Garbage(f"a tool call in the reply has no `function` object: {excerpt()!r}")
             call = {
                 "name": _text(fn.get("name")),
                 "arguments": _arguments(fn.get("arguments")),
@@ -295,6 +420,9 @@ class OpenAIAdapter(Adapter):
             tokens=tokens,
             notes=notes,
             usage=usage,
+            choices=read_choices(dig(data, self.spec.choices), self.spec.choice)
+            if self.spec.choices
+            else None,
         )
 
     def forget(self, session_id: str) -> None:
@@ -303,7 +431,8 @@ class OpenAIAdapter(Adapter):
 
 def make_adapter(config: AgentConfig) -> Adapter:
     if config.mode == "openai":
-        return OpenAIAdapter(config.openai or OpenAI(), config.model)
+        return OpenAIAdapter(config.openai or OpenAI(), config.model, config.stream)
     if config.mode == "rest":
-        return RestAdapter(config.rest or Rest(), config.model)
-    return RestAdapter(NATIVE, config.model, native=True)
+        return RestAdapter(config.rest or Rest(), config.model, config.stream)
+    native = NATIVE_STREAM if config.stream else NATIVE
+    return RestAdapter(native, config.model, config.stream, native=True)

@@ -28,6 +28,7 @@ from agenttest.sanitize import redact, terminal_safe
 
 from ._adapters import Adapter, Garbage, Reply, Request, dig, make_adapter, parse_json
 from ._config import AgentConfig
+from ._stream import StreamAgentError, StreamDecoder, StreamError, StreamTruncated, framing_of
 from ._transport import BadEncoding, BodyTooLarge, Deadline, DeadlineTransport, read_body
 from ._workspace import PreconditionUnmet
 
@@ -47,6 +48,13 @@ MAX_REPLY_BYTES = 32 * 1024 * 1024
 
 class ReplyTooLarge(Exception):
     """A reply body beyond :data:`MAX_REPLY_BYTES`: treated as garbage."""
+
+
+STREAM_KEY = "agenttest.stream"  # response extension holding the StreamDecoder
+
+
+class StreamIdle(Exception):
+    """A streamed reply went quiet for longer than ``timeouts.idle_s``."""
 
 
 class TurnLost(Exception):
@@ -134,6 +142,12 @@ class AgentClient:
         self._answer_timeout = httpx.Timeout(
             connect=t.connect_s, read=t.answer_s, write=t.answer_s, pool=t.connect_s
         )
+        # Streaming asked for: each wait for bytes (the first included) is an idle gap.
+        idle = t.idle_s if config.stream and t.idle_s else t.answer_s
+        self._idle_s = t.idle_s
+        self._stream_timeout = httpx.Timeout(
+            connect=t.connect_s, read=min(idle, t.answer_s), write=t.answer_s, pool=t.connect_s
+        )
         self._probe_timeout = httpx.Timeout(
             connect=t.connect_s,
             read=config.readiness.probe_timeout_s,
@@ -175,41 +189,101 @@ class AgentClient:
 
     # -- transport ---------------------------------------------------------------------
 
-    def _send(self, req: Request, timeout: httpx.Timeout) -> httpx.Response:
+    def _send(
+        self, req: Request, timeout: httpx.Timeout, streamable: bool = False
+    ) -> httpx.Response:
         if not self._in_flight.acquire(blocking=False):
             raise OverlapError("a second request while one is in flight")
         try:
+            headers = {"content-type": req.content_type} if req.content else {}
+            if req.accept:
+                headers["accept"] = req.accept
             request = self._http.build_request(
                 req.method,
                 req.path,
                 content=req.content or None,
-                headers={"content-type": req.content_type} if req.content else None,
+                headers=headers or None,
                 timeout=timeout,
             )
             # httpx's read timeout bounds each read; one deadline bounds the whole exchange,
             # from connect to the last byte (endless 100 Continue, dripped headers or body),
-            # and the decoded body is capped at MAX_REPLY_BYTES.
-            self._deadline.at = self.clock() + (timeout.read or 0)
+            # and the decoded body is capped at MAX_REPLY_BYTES. A stream's reads are bounded
+            # by the idle limit, the stream as a whole by the answer limit.
+            started = self.clock()
+            limit = self.config.timeouts.answer_s if streamable else (timeout.read or 0)
+            deadline = self._deadline.at = started + limit
             resp = self._http.send(request, stream=True)
+            decoder = self._decoder(resp) if streamable else None
+            on_data = None
+            if decoder is not None:
+                on_data = lambda data: self._stream_chunk(decoder, data, started)  # noqa: E731
             try:
-                body = read_body(resp, MAX_REPLY_BYTES)
+                body = read_body(resp, MAX_REPLY_BYTES, on_data)
             except BodyTooLarge as exc:
                 raise ReplyTooLarge(str(exc)) from None
             except BadEncoding as exc:
                 raise ReplyTooLarge(f"unreadable reply: {exc}") from None
+            except httpx.ReadTimeout:
+                if (
+                    decoder is not None
+                    and decoder.timeline.first_byte_ms is not None
+                    and deadline - self.clock() > 0.01  # else it is the answer limit
+                ):
+                    raise StreamIdle(self._idle_message(decoder)) from None
+                raise
             finally:
                 resp.close()
-            headers = [
+            kept = [
                 (k, v)
                 for k, v in resp.headers.multi_items()
                 if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")
             ]
-            return httpx.Response(resp.status_code, headers=headers, content=body, request=request)
+            return httpx.Response(
+                resp.status_code,
+                headers=kept,
+                content=body,
+                request=request,
+                extensions={STREAM_KEY: decoder} if decoder is not None else None,
+            )
         finally:
             self._deadline.at = None
             self._in_flight.release()
 
-    def _exchange(self, req: Request, what: str) -> tuple[httpx.Response, int]:
+    def _decoder(self, resp: httpx.Response) -> StreamDecoder | None:
+        """A decoder when a successful reply is a stream (asked for or not)."""
+        framing = framing_of(resp.headers.get("content-type"))
+        if framing is None or not 200 <= resp.status_code < 300:
+            return None
+        return StreamDecoder(framing, self.adapter.dialect)
+
+    def _stream_chunk(self, decoder: StreamDecoder, chunk: bytes, started: float) -> bool:
+        ms = _ms(self.clock() - started)
+        last = decoder.timeline
+        if (
+            self._idle_s is not None
+            and last.first_byte_ms is not None
+            and decoder.last_ms is not None
+            and ms - decoder.last_ms > self._idle_s * 1000
+        ):
+            raise StreamIdle(self._idle_message(decoder))
+        try:
+            decoder.feed(chunk, ms)
+        except StreamError as exc:
+            decoder.failure = exc
+            return True
+        return decoder.done
+
+    def _idle_message(self, decoder: StreamDecoder) -> str:
+        limit = self._idle_s if self._idle_s is not None else self.config.timeouts.answer_s
+        tl = decoder.timeline
+        return (
+            f"the stream went quiet for more than {limit:g}s after {tl.events} events "
+            f"({tl.chunks} chunks); limit timeouts.idle_s"
+        )
+
+    def _exchange(
+        self, req: Request, what: str, streamable: bool = False
+    ) -> tuple[httpx.Response, int]:
         """Send until the agent accepts (busy replies waited out); returns reply and latency."""
         busy_started: float | None = None
         pause = 0.5
@@ -220,9 +294,18 @@ class AgentClient:
                 self.wait_ready()
             started = self.clock()
             try:
-                resp = self._send(req, self._answer_timeout)
+                resp = self._send(
+                    req,
+                    self._stream_timeout if streamable else self._answer_timeout,
+                    streamable,
+                )
             except ReplyTooLarge as exc:
                 raise self._lost("garbage", f"{what}: {exc}") from None
+            except StreamIdle as exc:
+                self._stale = True
+                raise self._lost(
+                    "idle", f"{what}: {exc}", latency_ms=_ms(self.clock() - started)
+                ) from None
             except httpx.ConnectError as exc:
                 raise self._lost(
                     "unreachable", f"{what}: cannot connect to the agent ({exc})"
@@ -397,7 +480,7 @@ class AgentClient:
 
     def turn(self, session_id: str, prompt: str, turn: int) -> Exchange:
         req = self.adapter.turn_request(session_id, prompt, turn)
-        resp, latency = self._exchange(req, f"turn {turn}")
+        resp, latency = self._exchange(req, f"turn {turn}", streamable=True)
         if not 200 <= resp.status_code < 300:
             raise self._lost(
                 "http_error",
@@ -405,13 +488,63 @@ class AgentClient:
                 http_status=resp.status_code,
                 latency_ms=latency,
             )
+        decoder = resp.extensions.get(STREAM_KEY)
         try:
-            reply = self.adapter.parse(session_id, prompt, resp.content)
+            if isinstance(decoder, StreamDecoder):
+                reply = self._streamed_reply(decoder, session_id, prompt, turn, resp, latency)
+            else:
+                reply = self.adapter.parse(session_id, prompt, resp.content)
         except Garbage as exc:
             raise self._lost(
                 "garbage", f"turn {turn}: {exc}", http_status=resp.status_code, latency_ms=latency
             ) from None
         return Exchange(reply, resp.status_code, latency)
+
+    def stored(self, session_id: str, turn: int) -> str:
+        """The agent's stored copy of the latest reply (``store`` in the config)."""
+        store = self.config.store
+        if store is None:
+            raise TurnLost("no_store", "the agent config has no `store` to read replies back")
+        resp, _latency = self._exchange(
+            self.adapter.store_request(store, session_id, turn), "store"
+        )
+        if not 200 <= resp.status_code < 300:
+            raise TurnLost(
+                "http_error",
+                f"store: HTTP {resp.status_code}: {resp.text[:200]!r}",
+                http_status=resp.status_code,
+            )
+        try:
+            return self.adapter.stored_text(store, resp.content)
+        except Garbage as exc:
+            raise TurnLost("garbage", f"store: {exc}") from None
+
+    def _streamed_reply(
+        self,
+        decoder: StreamDecoder,
+        session_id: str,
+        prompt: str,
+        turn: int,
+        resp: httpx.Response,
+        latency: int,
+    ) -> Reply:
+        def lost(cause: str, message: str) -> TurnLost:
+            return TurnLost(
+                cause, f"turn {turn}: {message}", http_status=resp.status_code, latency_ms=latency
+            )
+
+        try:
+            if decoder.failure is not None:
+                raise decoder.failure
+            streamed = decoder.finish()
+        except StreamTruncated as exc:
+            self._stale = True  # the agent may still be writing the rest
+            raise lost("truncated", str(exc)) from None
+        except StreamAgentError as exc:
+            raise lost("stream_error", f"the agent sent an error event: {exc}") from None
+        except StreamError as exc:
+            raise Garbage(str(exc)) from None
+        return self.adapter.parse_stream(session_id, prompt, streamed)
 
 
 def _ms(seconds: float) -> int:

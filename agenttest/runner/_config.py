@@ -50,6 +50,10 @@ class Timeouts:
     retry_after_cap_s: float = field(
         default=60.0, metadata={"doc": "a Retry-After longer than this is shortened to it"}
     )
+    idle_s: float | None = field(
+        default=None,
+        metadata={"doc": "streamed replies: longest gap between chunks; null: answer_s"},
+    )
 
 
 @dataclass(frozen=True)
@@ -90,12 +94,24 @@ class ToolCallFields:
 
 
 @dataclass(frozen=True)
+class ChoiceFields:
+    """Where label and value sit inside one offered choice (a plain string is both)."""
+
+    label: str = "label"
+    value: str = "value"
+
+
+@dataclass(frozen=True)
 class RestResponse:
     text: str = "response"
     tool_calls: str | None = "tool_calls"
     trace: str | None = "trace"
     tool_call: ToolCallFields = field(default_factory=ToolCallFields)
     tokens: str | None = field(default=None, metadata={"doc": "dotted path to tokens used"})
+    choices: str | None = field(
+        default="choices", metadata={"doc": "dotted path to offered choices [{label, value}]"}
+    )
+    choice: ChoiceFields = field(default_factory=ChoiceFields)
 
 
 @dataclass(frozen=True)
@@ -114,6 +130,20 @@ class Rest:
 
 
 @dataclass(frozen=True)
+class Store:
+    """Where the agent lets a client read a reply back (stream/store parity)."""
+
+    path: str = field(
+        default="/v1/sessions/{{ session_id }}/messages",
+        metadata={"doc": "Jinja template over session_id, turn"},
+    )
+    method: str = "GET"
+    text: str = field(
+        default="messages.-1.content", metadata={"doc": "dotted path to the stored reply text"}
+    )
+
+
+@dataclass(frozen=True)
 class OpenAI:
     path: str = "/v1/chat/completions"
     model: str | None = field(default=None, metadata={"doc": "model name sent; default `model`"})
@@ -121,6 +151,11 @@ class OpenAI:
     params: Mapping[str, Any] = field(
         default_factory=dict, metadata={"doc": "extra request fields (temperature, tools, ...)"}
     )
+    choices: str | None = field(
+        default="choices.0.message.choices",
+        metadata={"doc": "dotted path in the completion to offered choices"},
+    )
+    choice: ChoiceFields = field(default_factory=ChoiceFields)
 
 
 @dataclass(frozen=True)
@@ -147,6 +182,9 @@ class AgentConfig:
     model: str
     name: str | None = None
     mode: Mode = "native"
+    stream: bool = field(
+        default=False, metadata={"doc": "ask for a streamed reply (SSE/NDJSON; openai: stream)"}
+    )
     timeouts: Timeouts = field(default_factory=Timeouts)
     readiness: Readiness = field(default_factory=Readiness)
     workspace: str | None = None
@@ -162,6 +200,9 @@ class AgentConfig:
     )
     prices: Prices | None = field(
         default=None, metadata={"doc": "token prices: the report shows cost per block"}
+    )
+    store: Store | None = field(
+        default=None, metadata={"doc": "read stored replies back (native: the protocol's path)"}
     )
     source: str | None = field(default=None, metadata={"internal": True})
 
@@ -307,6 +348,7 @@ def parse_agent_config(text: str, filename: str, base_dir: Path | None = None) -
         workspace=_resolve_path(cfg.workspace, base),
         log_file=_resolve_path(cfg.log_file, base),
         rest=cfg.rest or (Rest() if cfg.mode == "rest" else None),
+        store=cfg.store or (Store() if cfg.mode == "native" else None),
         openai=(
             dataclasses.replace(cfg.openai or OpenAI(), params=params)
             if cfg.mode == "openai"
@@ -374,8 +416,8 @@ def _check(cfg: AgentConfig, node: Located, filename: str) -> None:
     if len(set(seen)) != len(seen):
         problems.append(Problem(filename, line_of("replicas"), "two replicas share one base_url"))
     t = cfg.timeouts
-    for name in ("connect_s", "answer_s", "busy_s", "retry_after_cap_s"):
-        if getattr(t, name) <= 0:
+    for name in ("connect_s", "answer_s", "busy_s", "retry_after_cap_s", "idle_s"):
+        if getattr(t, name) is not None and getattr(t, name) <= 0:
             problems.append(
                 Problem(filename, line_of("timeouts"), f"`timeouts.{name}` must be > 0")
             )
@@ -434,6 +476,7 @@ def example_config(base_url: str, workspace: Path | None, **overrides: Any) -> A
         model="example-agent",
         name="example",
         workspace=str(workspace) if workspace else None,
+        store=Store(),
         source="example",
     )
     return dataclasses.replace(cfg, **overrides) if overrides else cfg

@@ -22,7 +22,8 @@ def check_templates(templates: Iterable[tuple[str, str]]) -> list[str]:
     from jinja2 import TemplateError
 
     env = environment()
-    sample = {"prompt": "p", "session_id": "s", "turn": 1, "model": "m", "memory": False}
+    sample = {"prompt": "p", "session_id": "s", "turn": 1, "model": "m", "memory": False,
+              "stream": False}  # fmt: skip
     problems = []
     for where, text in templates:
         try:
@@ -30,6 +31,6 @@ def check_templates(templates: Iterable[tuple[str, str]]) -> list[str]:
         except TemplateError as exc:
             problems.append(
                 f"`{where}` is not a valid template ({exc.message}); it may use "
-                "prompt, session_id, turn, model (and memory in rest.reset)"
+                "prompt, session_id, turn, model, stream (and memory in rest.reset)"
             )
     return problems

@@ -139,8 +139,17 @@ def _layers(content_encoding: str) -> list[Any]:
     return decoders
 
 
-def read_body(resp: httpx.Response, cap: int) -> bytes:
-    """The decoded body of a streamed response; :class:`BodyTooLarge` past ``cap`` bytes."""
+class _Enough(Exception):
+    """``on_data`` has all it needs (a stream's final event): stop reading."""
+
+
+def read_body(
+    resp: httpx.Response, cap: int, on_data: Callable[[bytes], bool] | None = None
+) -> bytes:
+    """The decoded body of a streamed response; :class:`BodyTooLarge` past ``cap`` bytes.
+
+    ``on_data`` sees each decoded piece as it arrives (an incremental stream parser) and
+    returns True to stop reading there."""
     layers = _layers(resp.headers.get("content-encoding", ""))
     body = bytearray()
 
@@ -149,6 +158,8 @@ def read_body(resp: httpx.Response, cap: int) -> bytes:
             body.extend(data)
             if len(body) > cap:
                 raise BodyTooLarge(f"reply larger than {cap} bytes once decoded")
+            if on_data is not None and data and on_data(data):
+                raise _Enough
             return
         decoder = layers[level]
         while True:
@@ -162,6 +173,9 @@ def read_body(resp: httpx.Response, cap: int) -> bytes:
             if not data and len(out) < _STEP:
                 break
 
-    for chunk in resp.iter_raw():
-        push(0, chunk)
+    try:
+        for chunk in resp.iter_raw():
+            push(0, chunk)
+    except _Enough:
+        pass
     return bytes(body)
