@@ -60,6 +60,15 @@ def example_agent(
     seed: int | None = typer.Option(
         None, "--seed", help="Seed for the fault dice (busy and garbage), for repeatable runs."
     ),
+    late_choices: bool = typer.Option(
+        False, "--late-choices", help="Streamed replies send their choices after the text."
+    ),
+    store_drift: bool = typer.Option(
+        False,
+        "--store-drift",
+        help="The stored copy of a reply (GET /v1/sessions/{id}/messages) differs from the "
+        "streamed one: a guard applied to one copy only.",
+    ),
     access_log: bool = typer.Option(False, "--access-log", help="Log each request to stderr."),
     openai_base_url: str | None = typer.Option(
         None, "--openai-base-url", help="openai brain: the chat-completions server."
@@ -104,6 +113,8 @@ def example_agent(
             crash_after=crash_after,
             garbage_probability=garbage_probability,
             seed=seed,
+            late_choices=late_choices or None,
+            store_drift=store_drift or None,
             access_log=access_log or None,
             openai_base_url=openai_base_url,
             openai_model=openai_model,

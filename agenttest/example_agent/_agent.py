@@ -61,6 +61,7 @@ class TurnResult:
     tool_calls: list[dict[str, Any]]
     trace: str
     usage: dict[str, int] | None = None  # token counts, when a model was asked
+    choices: list[dict[str, str]] | None = None  # answers to tap: [{label, value}]
 
     def as_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -70,6 +71,8 @@ class TurnResult:
         }
         if self.usage is not None:
             body["usage"] = self.usage
+        if self.choices is not None:
+            body["choices"] = self.choices
         return body
 
 
@@ -97,6 +100,7 @@ class Turn:
         self.calls: list[dict[str, Any]] = []
         self.usage: dict[str, int] | None = None
         self.turkish = False  # the brain sets it; confirmations are asked in that language
+        self.choices: list[dict[str, str]] | None = None  # offered with a question
 
     def mark(self, event: str, detail: str = "") -> None:
         self.lines.append(f"{event} {_one_line(detail)}".rstrip())
@@ -249,6 +253,14 @@ def confirmation(message: str) -> bool | None:
     return None
 
 
+def confirm_choices(turkish: bool) -> list[dict[str, str]]:
+    """The two buttons of a confirmation question; their values are what a typed answer
+    would say, so tapping and typing reach the same code."""
+    if turkish:
+        return [{"label": "Evet, yap", "value": "evet"}, {"label": "İptal", "value": "hayır"}]
+    return [{"label": "Yes, go ahead", "value": "yes"}, {"label": "Cancel", "value": "no"}]
+
+
 class Agent:
     """A single-user agent: call :meth:`turn` from one thread at a time."""
 
@@ -288,7 +300,9 @@ class Agent:
         else:
             self.brain.note(session, message, response)
         session.history.append((message, response))
-        return TurnResult(response, turn.calls, "\n".join(turn.lines), turn.usage)
+        if session.pending is not None and turn.choices is None:
+            turn.choices = confirm_choices(session.pending.turkish)
+        return TurnResult(response, turn.calls, "\n".join(turn.lines), turn.usage, turn.choices)
 
     def _answer_pending(self, turn: Turn, session: Session, message: str) -> str | None:
         pending, session.pending = session.pending, None

@@ -281,6 +281,9 @@ class RulesBrain:
             found = ", ".join(matches) or say(tr, "none", "hiç yok")
             question = say(tr, f"Which file do you mean? Matching {value} files: {found}.",
                            f"Hangi dosya? {value} uzantılı dosyalar: {found}.")  # fmt: skip
+            # the buttons answer this question: one per matching file, each a whole request
+            turn.choices = [{"label": n, "value": say(tr, f"delete {folder}/{n}",
+                             f"{folder}/{n} dosyasını sil")} for n in matches] or None  # fmt: skip
             return self._clarify(turn, session, step, question), True
         path = f"{folder}/{matches[0]}"
         ctx.last_path = path

@@ -11,6 +11,7 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -18,13 +19,16 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from ._agent import Agent, Brain, BrainError
 from ._sandbox import Blocked
+from ._stream_face import chat_turn, completion, native_events, openai_events, wants_stream
 from ._tools import openai_tools
 
 MAX_BODY = 1_000_000
@@ -47,6 +51,8 @@ class Faults:
     crash_after: int | None = None
     garbage_probability: float = 0.0
     seed: int | None = None
+    late_choices: bool = False  # streamed choices arrive after the question's text
+    store_drift: bool = False  # the stored copy of a reply is not the one that was sent
 
     def __post_init__(self) -> None:
         for name in ("busy_probability", "garbage_probability"):
@@ -173,15 +179,49 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, {"status": self.server.status()})
         elif path == "/v1/tools":
             self._send(200, {"tools": openai_tools()})
+        elif path == "/v1/models":
+            self._send(
+                200, {"object": "list", "data": [{"id": "example-agent", "object": "model"}]}
+            )
+        elif path.startswith("/v1/sessions/") and path.endswith("/messages"):
+            self._messages(unquote(path.removeprefix("/v1/sessions/").removesuffix("/messages")))
         elif path == "/":
             brain = self.server.agent.brain.name
             self._send(200, {"name": "agenttest example agent", "brain": brain,
                              "endpoints": ["GET /health", "POST /v1/turn", "POST /v1/reset",
-                                           "GET /v1/tools"]})  # fmt: skip
+                                           "GET /v1/tools", "GET /v1/sessions/{id}/messages",
+                                           "POST /v1/chat/completions"]})  # fmt: skip
         else:
             self._error(404, f"no such endpoint: GET {path}")
 
-    def _body(self) -> dict[str, Any] | None:
+    def _messages(self, session_id: str) -> None:
+        """The stored conversation, as the agent keeps it (what a reload would show)."""
+        session = self.server.agent.sessions.get(session_id)
+        if session is None:
+            self._error(404, f"no such session: {session_id}")
+            return
+        messages = []
+        for message, response in session.history:
+            if self.server.faults.store_drift:  # a guard that runs on the stored copy only
+                response = re.sub(r"\d", "#", response)
+            messages += [{"role": "user", "content": message},
+                         {"role": "assistant", "content": response}]  # fmt: skip
+        self._send(200, {"session_id": session_id, "messages": messages})
+
+    def _stream(self, events: Iterator[bytes]) -> None:
+        """An SSE reply in chunked transfer, each event flushed as it is written."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for event in events:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _body(self, need_session: bool = True) -> dict[str, Any] | None:
         try:
             length = int(self.headers.get("Content-Length", ""))
         except ValueError:
@@ -199,19 +239,26 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(400, "body must be a JSON object")
             return None
         session = body.get("session_id")
-        if not isinstance(session, str) or not session:
+        if need_session and (not isinstance(session, str) or not session):
             self._error(400, "session_id must be a non-empty string")
             return None
         return body
 
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0]
-        if path not in ("/v1/turn", "/v1/reset", "/v1/memory/seed"):
+        if path not in ("/v1/turn", "/v1/reset", "/v1/memory/seed", "/v1/chat/completions"):
             self._error(404, f"no such endpoint: POST {path}")
             return
-        body = self._body()
+        body = self._body(need_session=path != "/v1/chat/completions")
         if body is None:
             return
+        if path == "/v1/chat/completions":
+            chat = chat_turn(body)
+            if isinstance(chat, str):
+                self._error(400, chat)
+                return
+            body = {**body, "session_id": chat[0], "message": chat[1], "openai": True}
+            path = "/v1/turn"
         if path == "/v1/turn" and not isinstance(body.get("message"), str):
             self._error(400, "message must be a string")
             return
@@ -233,7 +280,7 @@ class _Handler(BaseHTTPRequestHandler):
             if path == "/v1/memory/seed":
                 self._seed(body)
                 return
-            self._turn(body["session_id"], body["message"])
+            self._turn(body["session_id"], body["message"], body)
         finally:
             server.turn_lock.release()
 
@@ -268,7 +315,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._send(200, {"status": "ok", "seeded": len(items), "items": count})
 
-    def _turn(self, session_id: str, message: str) -> None:
+    def _turn(self, session_id: str, message: str, body: dict[str, Any]) -> None:
         server, faults = self.server, self.server.faults
         if faults.hang_after is not None and server.answered >= faults.hang_after:
             server.stopping.wait()  # never answers; released only by shutdown
@@ -285,8 +332,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(500, f"internal error: {type(exc).__name__}: {exc}")
             return
         server.answered += 1
+        stream = wants_stream(body, self.headers.get("Accept"))
         if server.chance(faults.garbage_probability):
             self._send(200, None, raw=b"<<garbage>> \x00\xff not json {")
+        elif body.get("openai"):
+            model = str(body.get("model") or "example-agent")
+            if stream:
+                self._stream(openai_events(result, model))
+            else:
+                self._send(200, completion(result, model))
+        elif stream:
+            self._stream(native_events(result, late_choices=faults.late_choices))
         else:
             self._send(200, result.as_json())
         if faults.crash_after is not None and server.answered >= faults.crash_after:
