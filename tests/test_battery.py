@@ -112,13 +112,18 @@ def test_every_methodology_block_is_present_in_its_tier(battery: Battery) -> Non
 def test_counts_per_tier_are_the_methodology_plus_the_new_sec_blocks(battery: Battery) -> None:
     core = {bid for ids in METHODOLOGY.values() for bid in ids}
     # EV (evidence honesty, issue 18) is agenttest's own tier: tests/test_evidence_battery.py
-    extra = sorted(b.id for b in battery if b.id not in core and b.tier != "EV")
+    new = sorted(b.id for b in battery if b.id not in core and b.tier != "EV")
+    journeys = [bid for bid in new if bid.startswith("MT-JOURNEY-")]  # issue 19
+    extra = [bid for bid in new if bid not in journeys]
     assert extra, "the OWASP blocks SEC-07.. are missing"
     assert all(re.fullmatch(r"SEC-\d\d", bid) and int(bid[4:]) >= 7 for bid in extra), extra
     numbers = sorted(int(bid[4:]) for bid in extra)
     assert numbers == list(range(7, 7 + len(numbers))), "new SEC ids must be consecutive from 07"
+    assert journeys == [f"MT-JOURNEY-0{i}" for i in range(1, 5)]  # the journey blocks (#19)
     counts = Counter(b.tier for b in battery if b.tier != "EV")
-    assert counts == Counter({**TIER_COUNTS, "SEC": TIER_COUNTS["SEC"] + len(extra)})
+    assert counts == Counter(
+        {**TIER_COUNTS, "SEC": TIER_COUNTS["SEC"] + len(extra), "MT": TIER_COUNTS["MT"] + 4}
+    )
 
 
 def test_each_block_lives_in_its_tier_folder(battery: Battery) -> None:
@@ -133,6 +138,8 @@ def test_every_block_has_pass_and_fail_criteria_and_a_translation(battery: Batte
     for b in battery:
         assert b.criteria.pass_ and b.criteria.fail, b.id
         for turn in b.turns:
+            if turn.choose is not None:
+                continue  # a tap on an offered choice: no words of its own to translate
             assert turn.translations.get("tr", "").strip(), f"{b.id}: no Turkish prompt"
         assert b.reference.agent == "example", b.id
 

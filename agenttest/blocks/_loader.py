@@ -17,6 +17,7 @@ from agenttest.errors import InputError, Problem
 from ._cases import check_variables, expand, read_cases
 from ._judge_checks import check_judge_kind
 from ._model import CRITERION_TYPES, TIERS, Block, Criterion, Overlay, Reference, SourceRef
+from ._stream_checks import check_choose_turn, check_stream_criterion
 from ._tools import ambiguities, malformed
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -147,6 +148,7 @@ def _check_criterion(
         )
     if c.min is not None and c.max is not None and c.min > c.max:
         conv.problem(line, f"`min` ({c.min}) is greater than `max` ({c.max}) in {where}")
+    check_stream_criterion(conv, c, node, where)
     if c.tag == "JUDGE" and c.type not in ("judge", "any_of"):
         conv.problem(
             line, f"criterion `{c.id}` is tagged JUDGE but its type is `{c.type}`; use type `judge`"
@@ -231,7 +233,9 @@ def _check_block(conv: Converter, block: Block, node: Located) -> None:
             key_line.get("turns", node.line), "`turns` is empty: a block needs at least one prompt"
         )
     for i, turn in enumerate(block.turns):
-        if not turn.prompt.strip():
+        if turn.choose is not None:
+            check_choose_turn(conv, key_line.get("turns", node.line), i, turn, block)
+        elif not turn.prompt.strip():
             conv.problem(key_line.get("turns", node.line), f"turn {i + 1} has an empty prompt")
     if not block.criteria.pass_:
         conv.problem(

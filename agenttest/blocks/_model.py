@@ -19,6 +19,7 @@ from typing import ClassVar, Literal
 # The evidence-honesty criteria (issue 18) are declared in their own module beside this
 # vocabulary, so the texts of their parameters live together.
 from ._grounding_types import GROUNDING_PARAMS, GROUNDING_TYPES, Derivation
+from ._stream_types import STREAM_TYPES
 
 Tier = Literal["L1", "L2", "L3", "L4", "HR", "MT", "SEC", "EV"]
 Tag = Literal["STATE", "KEYWORD", "JUDGE"]
@@ -200,6 +201,7 @@ CRITERION_TYPES: Mapping[str, CriterionType] = {
             ("reference", "act", "min", "turn"),
         ),
         *(CriterionType(*t) for t in GROUNDING_TYPES),
+        *(CriterionType(*t) for t in STREAM_TYPES),
         CriterionType("any_of", "at least one of the nested criteria holds", ("of",)),
     )
 }
@@ -288,13 +290,25 @@ class Criteria:
 
 
 @dataclass(frozen=True)
+class Choose:
+    """A turn that taps one of the choices the previous reply offered, instead of typing."""
+
+    label_matches: str = field(
+        metadata={"doc": "words of the label to tap (stemmed, English and Turkish)"}
+    )
+
+
+@dataclass(frozen=True)
 class Turn:
     #: A bare string in YAML stands for ``Turn(prompt=...)``.
     YAML_SHORTHAND: ClassVar[str] = "prompt"
 
-    prompt: str
+    prompt: str = ""
     translations: Mapping[str, str] = field(
         default_factory=dict, metadata={"doc": "the same prompt in other languages, by code"}
+    )
+    choose: Choose | None = field(
+        default=None, metadata={"doc": "instead of a prompt: send the matching choice's value"}
     )
 
 

@@ -77,6 +77,12 @@ def run(
     model: str | None = typer.Option(
         None, "--model", help="With --model-url: the model name (default: the server's first)."
     ),
+    stream: bool = typer.Option(
+        False,
+        "--stream",
+        help="Ask the agent for streamed replies (as `stream: true` in its config); each "
+        "streamed turn records its timeline (time to first text, ...).",
+    ),
     example_args: str = typer.Option(
         "",
         "--example-args",
@@ -115,5 +121,6 @@ def run(
         strict=strict,
         model_url=model_url,
         model=model,
+        stream=stream,
     )
     run_battery(request, announce=print_path)

@@ -17,6 +17,7 @@ from . import limits
 from ._context import Check, Ctx, ev
 from ._grounding_criteria import GROUNDING_GRADERS
 from ._rules import auto_hits
+from ._stream_criteria import STREAM_GRADERS
 
 Grader = Callable[[Ctx, Criterion], Check]
 
@@ -48,6 +49,7 @@ GRADERS: dict[str, Grader] = {
     "command_executed": tc.command_executed,
     "judge": st.judge,
     **GROUNDING_GRADERS,
+    **STREAM_GRADERS,
 }
 
 

@@ -26,6 +26,7 @@ from ._compare_table import compare_table
 from ._json_junit import render_json, render_junit, report_dict, to_plain
 from ._model import Comparison, Rate, Report
 from ._render import render_html, render_markdown, render_summary
+from ._ttft import ttft_section
 from ._viewer import collect_attempts
 
 FORMATS = ("md", "html", "json", "junit")
@@ -79,6 +80,7 @@ def build_report(
         regression=regression,
         calibration=calibration,
         checklist=evaluate_checklist(report, regression),
+        ttft=ttft_section(paths),
     )
 
 

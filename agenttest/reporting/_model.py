@@ -393,6 +393,7 @@ class Report:
     trust: TrustSummary | None = None  # strict-check warnings, attempts without fixtures
     # The HTML viewer's data: {"attempts": [...], "baseline": [...] | None}; see ._viewer.
     viewer: dict[str, Any] | None = None
+    ttft: Any = None  # TtftSection (reporting._ttft) when any turn streamed
 
     def block(self, test_id: str) -> BlockResult | None:
         return next((b for b in self.blocks if b.test_id == test_id), None)

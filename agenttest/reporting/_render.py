@@ -102,6 +102,8 @@ def _environment(html: bool) -> Any:
 
 
 def _context(report: Report) -> dict[str, Any]:
+    from ._ttft import render_ttft_markdown
+
     failing = [b for b in report.blocks if b.failing]
     return {
         "r": report,
@@ -109,6 +111,7 @@ def _context(report: Report) -> dict[str, Any]:
         "tier_chart": tier_chart(report),
         "latency_chart": latency_chart(report),
         "failing_blocks": failing,
+        "ttft_md": render_ttft_markdown(report.ttft),
     }
 
 

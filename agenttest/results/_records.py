@@ -38,6 +38,11 @@ class TurnRecord(TypedDict, total=False):
     completed_at: str
     log_lines: list[str]  # lines the agent appended to its log file during the turn
     error: str | None
+    choices: list[dict[str, str]]  # answers the reply offered: [{label, value}]
+    stream_text: str  # streamed replies: the text as its deltas arrived
+    timeline: dict[str, Any]  # streamed replies: ms to first byte/text/tool calls/final, order
+    choose: dict[str, Any]  # a `choose:` turn: {label_matches, offered: [labels], chose}
+    stored: dict[str, Any]  # the reply read back from the agent: {text} or {error}
 
 
 class Evidence(TypedDict, total=False):

@@ -151,6 +151,28 @@ class Grader:
             )
 
 
+def tap(wanted: str, turns: list[dict[str, Any]]) -> tuple[str | None, dict[str, Any]]:
+    """The value of the previous reply's choice whose label matches ``wanted`` (what a
+    person tapping the offered button sends), and the evidence of the search."""
+    from agenttest.grading import label_matches
+
+    offered = [c for c in (turns[-1].get("choices") or []) if isinstance(c, dict)] if turns else []
+    labels = [str(c.get("label", "")) for c in offered]
+    evidence: dict[str, Any] = {"label_matches": wanted, "offered": labels, "chose": None}
+    for choice, label in zip(offered, labels, strict=True):
+        if label_matches(label, wanted):
+            evidence["chose"] = label
+            return str(choice.get("value", label)), evidence
+    return None, evidence
+
+
+def _unsent(choose: dict[str, Any]) -> dict[str, Any]:
+    note = f"not sent: no offered choice matches {choose['label_matches']!r}"
+    return {"prompt": "", "response": None, "tool_calls": [], "trace": "", "choose": choose,
+            "http_status": None, "latency_ms": None, "started_at": now_iso(),
+            "completed_at": now_iso(), "error": note}  # fmt: skip
+
+
 class AttemptRunner:
     def __init__(
         self,
@@ -170,6 +192,7 @@ class AttemptRunner:
         self.workspace = workspace
         self.log_tail = log_tail
         self.log = log
+        self.read_back = False  # read each streamed reply back (stream/store parity)
 
     def run(self, item: PlanItem) -> dict[str, Any]:
         """Run one attempt and return its record (not yet written).
@@ -178,6 +201,7 @@ class AttemptRunner:
         then there is no attempt to record.
         """
         block = item.block
+        self.read_back = any(c.type == "stored_matches_stream" for c in block.criteria.pass_)
         self.client.waits = Waits()
         self.client.wait_ready()
         session_id = f"{self.run_id[:8]}-{block.id}-r{item.run}-{uuid.uuid4().hex[:8]}"
@@ -204,8 +228,17 @@ class AttemptRunner:
                 lambda items: self.client.seed_memory(session_id, items),
             )
             record["fixtures_applied"] = True  # prepare raises rather than skip one
-            for number, prompt in enumerate(block.prompts(), start=1):
-                reply_tokens, reply_usage = self._turn(session_id, number, prompt, turns)
+            for number, (spec, prompt) in enumerate(
+                zip(block.turns, block.prompts(), strict=True), start=1
+            ):
+                choose = None
+                if spec.choose is not None:
+                    tapped, choose = tap(spec.choose.label_matches, turns)
+                    if tapped is None:  # nothing to tap: the attempt ends here, graded
+                        turns.append(_unsent(choose))
+                        break
+                    prompt = tapped
+                reply_tokens, reply_usage = self._turn(session_id, number, prompt, turns, choose)
                 if reply_tokens is not None:
                     tokens = (tokens or 0) + reply_tokens
                 if reply_usage is not None:
@@ -251,7 +284,12 @@ class AttemptRunner:
         return record
 
     def _turn(
-        self, session_id: str, number: int, prompt: str, turns: list[dict[str, Any]]
+        self,
+        session_id: str,
+        number: int,
+        prompt: str,
+        turns: list[dict[str, Any]],
+        choose: dict[str, Any] | None = None,
     ) -> tuple[int | None, dict[str, int] | None]:
         turn: dict[str, Any] = {
             "prompt": prompt,
@@ -263,6 +301,8 @@ class AttemptRunner:
             "started_at": now_iso(),
             "error": None,
         }
+        if choose is not None:
+            turn["choose"] = choose
         turns.append(turn)
         if self.log_tail is not None:
             self.log_tail.mark()
@@ -287,6 +327,14 @@ class AttemptRunner:
         )
         if reply.notes:
             turn["notes"] = list(reply.notes)
+        for key in ("choices", "stream_text", "timeline"):  # only when the reply had them
+            if getattr(reply, key) is not None:
+                turn[key] = getattr(reply, key)
+        if self.read_back and reply.stream_text is not None:
+            try:
+                turn["stored"] = {"text": self.client.stored(session_id, number)}
+            except TurnLost as lost:  # the parity criterion is then undecided, not failed
+                turn["stored"] = {"error": lost.message}
         return reply.tokens, reply.usage
 
     def _evidence_and_grade(self, item: PlanItem, record: dict[str, Any]) -> None:

@@ -80,6 +80,7 @@ class RunRequest:
     # test a model through the bundled agent loop (see ._model_agent)
     model_url: str | None = None
     model: str | None = None
+    stream: bool = False  # ask the agent for streamed replies, whatever its config says
 
 
 @dataclass
@@ -174,6 +175,7 @@ def _plan_new(req: RunRequest) -> _Session:
             "replicas": req.replicas,
             "model_url": req.model_url,
             "model": brain_model,
+            "stream": req.stream,
         },
         "label": req.label,
     }
@@ -363,6 +365,8 @@ def run(
         if config is None:
             examples = [ExampleAgent(session.example_args) for _ in range(session.replicas)]
             config = dataclasses.replace(start_examples(examples), model=session.model)
+        if req.stream:
+            config = dataclasses.replace(config, stream=True)
         configs = config.pool()
         if session.meta is not None:
             session.meta["agent"] = {**config.redacted(), "source": session.agent}

@@ -1,0 +1,147 @@
+"""Time to first text: what users of a streaming agent feel, per block and as a histogram.
+
+Self-contained on purpose: it reads the run files itself (a second, cheap pass over the
+attempts) instead of widening the aggregator, so the section can be added to or dropped
+from the report without touching the rest. Only streamed turns count: a turn without a
+timeline has no first-text time of its own (its whole answer time is in the latency
+section already). A resumed or retried attempt replaces the earlier record of its slot.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+TTFT_EDGES = (0, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000)
+
+
+@dataclass(frozen=True)
+class TtftRow:
+    test_id: str
+    turns: int  # streamed turns measured
+    p50_ms: float
+    p95_ms: float
+    max_ms: int
+    final_p50_ms: float | None  # median time to the final event, for contrast
+
+
+@dataclass(frozen=True)
+class TtftSection:
+    rows: tuple[TtftRow, ...]
+    histogram: tuple[tuple[int, int | None, int], ...]  # (from ms, to ms or None, turns)
+    streamed_turns: int
+    unstreamed_turns: int
+
+    @property
+    def total(self) -> int:
+        return sum(c for _, _, c in self.histogram)
+
+
+def quantile(values: Sequence[float], q: float) -> float:
+    """Linear-interpolated quantile (numpy's default), values not assumed sorted."""
+    ordered = sorted(values)
+    if not ordered:
+        raise ValueError("no values")
+    pos = (len(ordered) - 1) * q
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def _first_text(turn: dict[str, Any]) -> int | None:
+    tl = turn.get("timeline")
+    if not isinstance(tl, dict):
+        return None
+    for key in ("first_text_ms", "final_ms"):  # no delta: the text came with the final event
+        if isinstance(tl.get(key), int):
+            return int(tl[key])
+    return None
+
+
+def _attempts(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
+    from agenttest.results import iter_records
+
+    latest: dict[tuple[str, str, Any], dict[str, Any]] = {}
+    for path in paths:
+        run_id = ""
+        for rec in iter_records(Path(path)):
+            kind = rec.get("record_type")
+            if kind == "run_meta":
+                run_id = str(rec.get("run_id") or path)
+            elif kind == "attempt":
+                latest[(run_id, str(rec.get("test_id")), rec.get("run"))] = dict(rec)
+    return list(latest.values())
+
+
+def ttft_section(paths: Sequence[str | Path]) -> TtftSection | None:
+    """The section, or None when no attempt streamed (then the report leaves it out)."""
+    per_block: dict[str, list[int]] = {}
+    finals: dict[str, list[int]] = {}
+    unstreamed = 0
+    for attempt in _attempts(paths):
+        test_id = str(attempt.get("test_id"))
+        for turn in attempt.get("turns") or []:
+            if not isinstance(turn, dict):
+                continue
+            ms = _first_text(turn)
+            if ms is None:
+                unstreamed += 1 if turn.get("response") is not None else 0
+                continue
+            per_block.setdefault(test_id, []).append(ms)
+            final = (turn.get("timeline") or {}).get("final_ms")
+            if isinstance(final, int):
+                finals.setdefault(test_id, []).append(final)
+    if not per_block:
+        return None
+    rows = tuple(
+        TtftRow(
+            test_id,
+            len(values),
+            quantile(values, 0.5),
+            quantile(values, 0.95),
+            max(values),
+            quantile(finals[test_id], 0.5) if finals.get(test_id) else None,
+        )
+        for test_id, values in sorted(per_block.items())
+    )
+    counts = [0] * len(TTFT_EDGES)
+    for values in per_block.values():
+        for ms in values:
+            counts[max(0, bisect_right(TTFT_EDGES, ms) - 1)] += 1
+    uppers: list[int | None] = [*TTFT_EDGES[1:], None]
+    histogram = tuple(
+        (lo, hi, c) for lo, hi, c in zip(TTFT_EDGES, uppers, counts, strict=True) if c
+    )
+    streamed = sum(len(v) for v in per_block.values())
+    return TtftSection(rows, histogram, streamed, unstreamed)
+
+
+def render_ttft_markdown(section: TtftSection | None) -> str:
+    """The section as Markdown (empty when nothing streamed)."""
+    if section is None:
+        return ""
+    from ._render import duration
+
+    lines = [
+        "## Time to first text (streamed turns)",
+        "",
+        f"{section.streamed_turns} streamed turn(s); {section.unstreamed_turns} turn(s) "
+        "not streamed are left out (their whole answer time is under latency).",
+        "",
+        "| Block | Turns | p50 | p95 | max | p50 to final event |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in section.rows:
+        final = duration(r.final_p50_ms) if r.final_p50_ms is not None else "–"
+        lines.append(
+            f"| {r.test_id} | {r.turns} | {duration(r.p50_ms)} | {duration(r.p95_ms)} | "
+            f"{duration(r.max_ms)} | {final} |"
+        )
+    lines += ["", "| Time to first text | Turns |", "|---|---:|"]
+    for lo, hi, count in section.histogram:
+        span = f"≥ {duration(lo)}" if hi is None else f"{duration(lo)} – < {duration(hi)}"
+        lines.append(f"| {span} | {count} |")
+    return "\n".join(lines) + "\n"

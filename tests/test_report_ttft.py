@@ -1,0 +1,63 @@
+"""The report's time-to-first-text section: quantiles per block, histogram, left out when
+nothing streamed, and a retried attempt replacing the record of its slot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agenttest.reporting import build_report, render
+from agenttest.reporting._ttft import quantile, ttft_section
+
+from .conftest import ROOT
+
+GOLDEN = ROOT / "tests" / "golden" / "run_2.0.jsonl"
+
+
+def streamed(ms: int, final: int | None = None) -> dict[str, Any]:
+    return {"prompt": "p", "response": "r", "tool_calls": [], "trace": "", "latency_ms": 999,
+            "timeline": {"first_text_ms": ms, "final_ms": final or ms + 10, "order": ["text"]}}  # fmt: skip
+
+
+def run_file(tmp_path: Path, attempts: list[tuple[str, int, list[dict[str, Any]]]]) -> Path:
+    records = [json.loads(line) for line in GOLDEN.read_text("utf-8").splitlines()]
+    meta = records[0]
+    template = next(r for r in records if r["record_type"] == "attempt")
+    out = [meta]
+    for test_id, run, turns in attempts:
+        out.append({**template, "test_id": test_id, "run": run, "turns": turns})
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in out), encoding="utf-8")
+    return path
+
+
+def test_quantiles_per_block_and_histogram(tmp_path: Path) -> None:
+    path = run_file(
+        tmp_path,
+        [
+            ("L1-CALC-01", 1, [streamed(100), streamed(300)]),
+            ("L1-CALC-01", 2, [streamed(200)]),
+            ("L1-CALC-01", 3, [streamed(9000)]),
+            ("L1-CALC-01", 3, [streamed(400)]),  # a retry of run 3 replaces the first record
+            ("MT-02", 1, [streamed(40), {"prompt": "p", "response": "whole", "latency_ms": 5}]),
+        ],
+    )
+    section = ttft_section([path])
+    assert section is not None
+    calc, mt = section.rows
+    assert (calc.test_id, calc.turns, calc.max_ms) == ("L1-CALC-01", 4, 400)
+    assert calc.p50_ms == 250 and calc.p95_ms == quantile([100, 200, 300, 400], 0.95) == 385
+    assert (mt.turns, mt.p50_ms) == (1, 40) and section.unstreamed_turns == 1
+    assert section.histogram == ((0, 50, 1), (100, 250, 2), (250, 500, 2))
+    md = render(build_report([path], battery=None), "md")
+    assert "## Time to first text (streamed turns)" in md
+    assert "| L1-CALC-01 | 4 | 250 ms | 385 ms | 400 ms | 260 ms |" in md
+    html = render(build_report([path], battery=None), "html")
+    assert 'id="ttft"' in html and "385 ms" in html
+
+
+def test_section_left_out_when_nothing_streamed() -> None:
+    assert ttft_section([GOLDEN]) is None
+    md = render(build_report([GOLDEN], battery=None), "md")
+    assert "Time to first text" not in md
