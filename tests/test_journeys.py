@@ -167,3 +167,47 @@ def test_shipped_streaming_configs_run_the_journeys(tmp_path: Path, mode: str) -
     attempts = [r for r in records if r["record_type"] == "attempt"]
     assert [a["verdict"] for a in attempts] == ["PASS", "PASS"], [failed(a) for a in attempts]
     assert all("timeline" in t for a in attempts for t in a["turns"])
+
+
+def test_parity_runs_two_agents_into_one_file_and_lists_the_differences(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with serve(workspace=workspace, faults=Faults(late_choices=True)).start() as server:
+        config = tmp_path / "late.yaml"
+        config.write_text(
+            f"name: late-choices\nmodel: example-agent\nbase_url: {server.url}\n"
+            f"workspace: {workspace}\nstream: true\n",
+            encoding="utf-8",
+        )
+        result = run_cli(
+            "run", str(ROOT / "batteries"), "--agent", "example", "--agent", str(config),
+            "--parity", "--stream", "--only", "MT-JOURNEY-04,L1-CALC-01", "--k", "2",
+            "--out", str(tmp_path / "out"), "--allow-temp", "--quiet", "--judge", "none",
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    path = Path(result.stdout.strip().splitlines()[-1])
+    records = list(iter_records(path))
+    assert [r["record_type"] for r in records].count("run_end") == 1
+    attempts = [r for r in records if r["record_type"] == "attempt"]
+    by_agent = {(a["agent"], a["test_id"]): [] for a in attempts}  # type: dict[tuple[str, str], list[str]]
+    for a in attempts:
+        by_agent[(a["agent"], a["test_id"])].append(a["verdict"])
+    assert by_agent == {
+        ("example", "L1-CALC-01"): ["PASS", "PASS"],
+        ("example", "MT-JOURNEY-04"): ["PASS", "PASS"],
+        ("late-choices", "L1-CALC-01"): ["PASS", "PASS"],
+        ("late-choices", "MT-JOURNEY-04"): ["FAIL", "FAIL"],
+    }
+    assert "| MT-JOURNEY-04 | MT | pass 2/2 | FAIL 0/2 |" in result.stderr
+    assert "L1-CALC-01 |" not in result.stderr  # the same decision: not a parity row
+    report = run_cli("report", str(path))
+    assert report.returncode == 0, report.stderr
+    assert "## Parity across agents" in report.stdout and "1 decided differently" in report.stdout
+    # the rest of the report pools both agents' attempts; none replaces another
+    assert (
+        "| MT-JOURNEY-04 — A clarification's choices belong to the question asked | MT | 2/4 |"
+        in report.stdout
+    )
+    assert "| MT-JOURNEY-04 | 4 |" in report.stdout  # time to first text: 4 streamed turns

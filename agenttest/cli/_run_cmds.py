@@ -14,11 +14,18 @@ def run(
     paths: list[Path] = typer.Argument(
         None, help="Block files or folders (not with --resume: the run file names them)."
     ),
-    agent: str | None = typer.Option(
-        None,
+    agent: list[str] = typer.Option(
+        [],
         "--agent",
         help="`example` (the bundled agent, started and stopped here) or an agent config file "
-        "(see docs/agents.md). With --resume, defaults to the one the run used.",
+        "(see docs/agents.md). With --resume, defaults to the one the run used. Twice, with "
+        "--parity: both agents run the same plan into one run file.",
+    ),
+    parity: bool = typer.Option(
+        False,
+        "--parity",
+        help="With two --agent: run the same plan against both (attempts labelled by agent) "
+        "and print the blocks whose decision differs.",
     ),
     overlay: Path | None = typer.Option(None, "--overlay", help="Overlay for another agent."),
     k: int | None = typer.Option(None, "--k", help="Attempts per block (default: each block's k)."),
@@ -97,12 +104,19 @@ def run(
     """
     import shlex
 
+    from agenttest.errors import UsageError
     from agenttest.runner import RunRequest, print_path, split_list
     from agenttest.runner import run as run_battery
 
+    if len(agent) > 1 and not parity:
+        raise UsageError("--agent given twice: add --parity to run the plan against both")
+    if parity and len(agent) != 2:
+        raise UsageError("--parity needs exactly two --agent")
+
     request = RunRequest(
         paths=[str(p) for p in paths or []],
-        agent=agent,
+        agent=agent[0] if agent else None,
+        parity=tuple(agent[1:]),
         overlay=str(overlay) if overlay else None,
         k=k,
         only=split_list(only),
@@ -123,4 +137,10 @@ def run(
         model=model,
         stream=stream,
     )
-    run_battery(request, announce=print_path)
+    path = run_battery(request, announce=print_path)
+    if parity:
+        import sys
+
+        from agenttest.reporting import parity_markdown
+
+        sys.stderr.write(parity_markdown([path]))

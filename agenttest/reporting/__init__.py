@@ -25,6 +25,7 @@ from ._compare import DEFAULT_ALPHA, calibrate, check_gate, compare_reports, com
 from ._compare_table import compare_table
 from ._json_junit import render_json, render_junit, report_dict, to_plain
 from ._model import Comparison, Rate, Report
+from ._parity import parity, render_parity_markdown
 from ._render import render_html, render_markdown, render_summary
 from ._ttft import ttft_section
 from ._viewer import collect_attempts
@@ -81,7 +82,13 @@ def build_report(
         calibration=calibration,
         checklist=evaluate_checklist(report, regression),
         ttft=ttft_section(paths),
+        parity=parity(paths),
     )
+
+
+def parity_markdown(paths: Sequence[str | Path]) -> str:
+    """The parity table of a `run --parity` file (empty text for an ordinary run)."""
+    return render_parity_markdown(parity(paths))
 
 
 def render(report: Report, fmt: str) -> str:
@@ -112,6 +119,7 @@ __all__ = [
     "compare_runs",
     "compare_table",
     "evaluate_checklist",
+    "parity_markdown",
     "render",
     "render_html",
     "render_json",

@@ -192,7 +192,8 @@ class Aggregator:
                 if mode is None:
                     mode = modes[rater] = judge_mode(rater)
                 judged = mode == ALWAYS or (mode == PER_RECORD and judge_decided(rec))
-                key = (run_id, test_id, number)
+                agent = get("agent")  # a --parity run: each agent's attempts are their own
+                key = (run_id if agent is None else f"{run_id}@{agent}", test_id, number)
                 slot = (code, get("latency_ms"), cause, rater, index, ordinal,
                         hash(get("started_at")), judged)  # fmt: skip
                 held = slots.setdefault(key, slot)

@@ -394,6 +394,7 @@ class Report:
     # The HTML viewer's data: {"attempts": [...], "baseline": [...] | None}; see ._viewer.
     viewer: dict[str, Any] | None = None
     ttft: Any = None  # TtftSection (reporting._ttft) when any turn streamed
+    parity: Any = None  # Parity (reporting._parity) of a `run --parity` file
 
     def block(self, test_id: str) -> BlockResult | None:
         return next((b for b in self.blocks if b.test_id == test_id), None)

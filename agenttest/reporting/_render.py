@@ -102,6 +102,7 @@ def _environment(html: bool) -> Any:
 
 
 def _context(report: Report) -> dict[str, Any]:
+    from ._parity import render_parity_markdown
     from ._ttft import render_ttft_markdown
 
     failing = [b for b in report.blocks if b.failing]
@@ -112,6 +113,7 @@ def _context(report: Report) -> dict[str, Any]:
         "latency_chart": latency_chart(report),
         "failing_blocks": failing,
         "ttft_md": render_ttft_markdown(report.ttft),
+        "parity_md": render_parity_markdown(report.parity),
     }
 
 

@@ -61,10 +61,32 @@ def _first_text(turn: dict[str, Any]) -> int | None:
     return None
 
 
-def _attempts(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
+Times = tuple[list[int], list[int], int]  # first-text ms, final ms, turns not streamed
+
+
+def _times(attempt: dict[str, Any]) -> Times:
+    """Only the numbers are kept: a report must not hold every transcript in memory."""
+    firsts: list[int] = []
+    finals: list[int] = []
+    unstreamed = 0
+    for turn in attempt.get("turns") or []:
+        if not isinstance(turn, dict):
+            continue
+        ms = _first_text(turn)
+        if ms is None:
+            unstreamed += 1 if turn.get("response") is not None else 0
+            continue
+        firsts.append(ms)
+        final = (turn.get("timeline") or {}).get("final_ms")
+        if isinstance(final, int):
+            finals.append(final)
+    return firsts, finals, unstreamed
+
+
+def _attempts(paths: Sequence[str | Path]) -> dict[tuple[str, Any, str, Any], Times]:
     from agenttest.results import iter_records
 
-    latest: dict[tuple[str, str, Any], dict[str, Any]] = {}
+    latest: dict[tuple[str, Any, str, Any], Times] = {}
     for path in paths:
         run_id = ""
         for rec in iter_records(Path(path)):
@@ -72,8 +94,10 @@ def _attempts(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
             if kind == "run_meta":
                 run_id = str(rec.get("run_id") or path)
             elif kind == "attempt":
-                latest[(run_id, str(rec.get("test_id")), rec.get("run"))] = dict(rec)
-    return list(latest.values())
+                # `agent`: a --parity run keeps both agents' attempts
+                key = (run_id, rec.get("agent"), str(rec.get("test_id")), rec.get("run"))
+                latest[key] = _times(rec)
+    return latest
 
 
 def ttft_section(paths: Sequence[str | Path]) -> TtftSection | None:
@@ -81,19 +105,12 @@ def ttft_section(paths: Sequence[str | Path]) -> TtftSection | None:
     per_block: dict[str, list[int]] = {}
     finals: dict[str, list[int]] = {}
     unstreamed = 0
-    for attempt in _attempts(paths):
-        test_id = str(attempt.get("test_id"))
-        for turn in attempt.get("turns") or []:
-            if not isinstance(turn, dict):
-                continue
-            ms = _first_text(turn)
-            if ms is None:
-                unstreamed += 1 if turn.get("response") is not None else 0
-                continue
-            per_block.setdefault(test_id, []).append(ms)
-            final = (turn.get("timeline") or {}).get("final_ms")
-            if isinstance(final, int):
-                finals.setdefault(test_id, []).append(final)
+    for (_run, _agent, test_id, _n), (firsts, ends, skipped) in _attempts(paths).items():
+        unstreamed += skipped
+        if firsts:
+            per_block.setdefault(test_id, []).extend(firsts)
+        if ends:
+            finals.setdefault(test_id, []).extend(ends)
     if not per_block:
         return None
     rows = tuple(

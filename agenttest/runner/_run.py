@@ -38,6 +38,7 @@ from ._config_stop import ConfigErrorWatch
 from ._decide import EarlyStop
 from ._example import ExampleAgent, start_examples
 from ._model_agent import DEFAULT_MODEL, discover_model, model_args
+from ._parity import LabelledWriter, labels
 from ._plan import (
     Key,
     PlanItem,
@@ -81,6 +82,7 @@ class RunRequest:
     model_url: str | None = None
     model: str | None = None
     stream: bool = False  # ask the agent for streamed replies, whatever its config says
+    parity: Sequence[str] = ()  # --parity: more agents that run the same plan, same file
 
 
 @dataclass
@@ -361,15 +363,27 @@ def run(
     open_file: RunWriter | None = writer if req.resume is not None else None
     driving = False  # from here on _drive writes the run_end
     try:
-        config = session.config
-        if config is None:
-            examples = [ExampleAgent(session.example_args) for _ in range(session.replicas)]
-            config = dataclasses.replace(start_examples(examples), model=session.model)
-        if req.stream:
-            config = dataclasses.replace(config, stream=True)
-        configs = config.pool()
+        agents = [(session.agent, session.config)]
+        if req.parity:
+            if req.resume is not None:
+                raise UsageError("a --parity run cannot be resumed yet; start it again")
+            agents += [(a, _agent_config(a)) for a in req.parity]
+        started = []
+        for _source, config in agents:
+            if config is None:
+                mine = [ExampleAgent(session.example_args) for _ in range(session.replicas)]
+                examples += mine
+                config = dataclasses.replace(start_examples(mine), model=session.model)
+            started.append(dataclasses.replace(config, stream=True) if req.stream else config)
+        config = started[0]
+        names = labels([c.display_name for c in started])
         if session.meta is not None:
             session.meta["agent"] = {**config.redacted(), "source": session.agent}
+            if req.parity:
+                session.meta["parity"] = [
+                    {"label": n, "agent": {**c.redacted(), "source": a}}
+                    for n, c, (a, _) in zip(names, started, agents, strict=True)
+                ]
             writer = RunWriter(session.path, create=True)
             open_file = writer
             writer.append(session.meta)
@@ -377,7 +391,12 @@ def run(
             announce(session.path)
         driving = True
         try:
-            _drive(session, configs, writer, stop, progress, judge, strict=req.strict)
+            if not req.parity:
+                _drive(session, config.pool(), writer, stop, progress, judge, strict=req.strict)
+            for i, (name, cfg) in enumerate(zip(names, started, strict=True) if req.parity else ()):
+                label = LabelledWriter(writer, name, last=i == len(started) - 1)
+                one = session if i == 0 else dataclasses.replace(session, latest={})
+                _drive(one, cfg.pool(), label, stop, progress, judge, strict=req.strict)  # type: ignore[arg-type]
         finally:
             writer.close()
     except StopRequested as exc:
