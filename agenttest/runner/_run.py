@@ -335,6 +335,8 @@ def run(
     on SIGINT/SIGTERM/SIGHUP; both after writing a `run_end` (once the file exists), both
     resumable.
     """
+    if req.parity and req.resume is not None:
+        raise UsageError("a --parity run cannot be resumed yet; start it again")
     if req.retry_errors and req.resume is None:
         raise UsageError("--retry-errors needs --resume RUN.jsonl (the run whose errors to retry)")
     progress = progress or make_progress(req.quiet)
@@ -365,8 +367,6 @@ def run(
     try:
         agents = [(session.agent, session.config)]
         if req.parity:
-            if req.resume is not None:
-                raise UsageError("a --parity run cannot be resumed yet; start it again")
             agents += [(a, _agent_config(a)) for a in req.parity]
         started = []
         for _source, config in agents:
