@@ -2,7 +2,34 @@
 
 Exit codes (SPEC section 2): 0 done; 1 a gate failed; 2 bad input or usage (nothing
 written); 3 the agent never became ready or the run was aborted (resumable);
-130 interrupted (resumable).
+130 interrupted (resumable); 4 a bug in agenttest. :func:`exit_code_for` is the mapping;
+``agenttest.cli.main`` only translates click's own outcomes into this tree and calls it.
+
+Every exception a user can meet derives from :class:`AgentTestError`::
+
+    AgentTestError                      exit 2 unless a subclass says otherwise
+    ├── UsageError                      2  bad command line or input; nothing written
+    │   ├── InputError                  2  located problems, printed as FILE:LINE: message
+    │   ├── JudgeUnavailable            2  a judge cannot run here; says how to fix it
+    │   └── reporting.UnknownRater      2  --rater names nobody who graded the run
+    ├── GateFailed                      1  a --gate found a significant regression
+    ├── AgentUnavailable                3  the agent never became ready (resumable)
+    │   └── runner.AgentNotReady        3  readiness.timeout_s ran out
+    ├── RunAborted                      3  the run stopped before its plan was done
+    ├── Interrupted                   130  Ctrl-C / SIGTERM; the current record was finished
+    ├── ExitStatus                    any  a command's summed-up status (`batch`)
+    ├── AttemptError                    3  one attempt could not be carried out; the runner
+    │   │                                  records it as the attempt's ERROR cause, so it
+    │   │                                  never reaches the command line
+    │   ├── runner.TurnLost                no answer (timeout, busy, lost, http_error, ...)
+    │   ├── runner.Garbage                 an answer that cannot be read as a turn
+    │   │   └── runner.ReplyTooLarge       a body beyond the 32 MiB cap
+    │   └── runner.FixtureError            a fixture could not be prepared
+    └── InternalError                   4  a bug in agenttest: shown with its traceback
+        └── runner.OverlapError         4  a second request while one was in flight
+
+Control-flow signals (the runner's ``StopRequested``, a ``BaseException`` so that no
+``except Exception`` swallows it) are private to their package and never leave it.
 """
 
 from __future__ import annotations
@@ -81,10 +108,36 @@ class JudgeUnavailable(UsageError):
     """A judge cannot run here (model missing, endpoint not configured); says how to fix it."""
 
 
+class ExitStatus(AgentTestError):
+    """A command's summed-up outcome that is not one error (a batch of several runs)."""
+
+    def __init__(self, exit_code: int, message: str) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class AttemptError(AgentTestError):
+    """One attempt could not be carried out (no usable answer, a fixture failed). The runner
+    records it as the attempt's ERROR cause and goes on; it never ends a command."""
+
+    exit_code = EXIT_AGENT
+
+
+class InternalError(AgentTestError):
+    """A broken invariant of agenttest itself, never the user's input."""
+
+    exit_code = EXIT_INTERNAL
+
+
 def exit_code_for(exc: BaseException) -> int:
-    """The single mapping from an exception to the process exit code."""
+    """The single mapping from how a command ended to the process exit code."""
     if isinstance(exc, AgentTestError):
         return exc.exit_code
     if isinstance(exc, KeyboardInterrupt):
         return EXIT_INTERRUPTED
+    if isinstance(exc, BrokenPipeError):
+        return EXIT_OK  # the reader (`| head`) has all it wanted
+    if isinstance(exc, SystemExit):
+        code = exc.code
+        return code if isinstance(code, int) else (EXIT_OK if code is None else EXIT_USAGE)
     return EXIT_INTERNAL

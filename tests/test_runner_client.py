@@ -20,7 +20,7 @@ from agenttest.runner import (
     retry_after_s,
 )
 
-from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port
+from ._servers import Behaviour, LoopbackAgent, RouteServer, agent_yaml, free_port
 
 
 def client_for(url: str, tmp_path: Path, **extra: object) -> AgentClient:
@@ -227,3 +227,15 @@ def test_waiting_for_readiness_prints_a_heartbeat_with_the_time_left(tmp_path: P
     assert "left of readiness.timeout_s=900" in beats[0] and "(loading)" in beats[0]
     left = [int(b.split("s so far, ")[1].split("s left")[0]) for b in beats]
     assert left == sorted(left, reverse=True) and left[0] < 900
+
+
+def test_a_huge_health_reply_is_not_ready_rather_than_a_crash(tmp_path: Path) -> None:
+    # The 32 MiB reply cap fires in the readiness probe too; it must end as "not ready"
+    # (exit 3), never let ReplyTooLarge escape wait_ready as an internal error (exit 4).
+    from agenttest.runner._client import MAX_REPLY_BYTES
+
+    huge = b'{"status": "' + b"x" * MAX_REPLY_BYTES + b'"}'
+    with RouteServer({"/health": lambda _m, _b: (200, huge)}) as server:
+        client = client_for(server.url, tmp_path, readiness={"timeout_s": 0.2})
+        with pytest.raises(AgentNotReady, match="health reply larger than"):
+            client.wait_ready()

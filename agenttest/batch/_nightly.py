@@ -383,8 +383,13 @@ def run_batch(
                 _summary(batch, outcomes)
                 raise
             except UsageError as exc:
-                outcome.status, outcome.exit_code, outcome.summary = "refused", EXIT_USAGE, str(exc)
+                # A refused job names what to fix, FILE:LINE by FILE:LINE, not only a count.
+                lines = exc.lines() if isinstance(exc, InputError) else []
+                outcome.status, outcome.exit_code = "refused", EXIT_USAGE
+                outcome.summary = "; ".join(lines) if lines else str(exc)
                 say(f"{job.label}: refused: {exc}")
+                for line in lines:
+                    say(f"  {line}")
                 continue
             except AgentTestError as exc:
                 outcome.status, outcome.exit_code, outcome.summary = "aborted", EXIT_AGENT, str(exc)

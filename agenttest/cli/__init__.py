@@ -89,48 +89,56 @@ def _shown(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the app and map every outcome to an exit code in one place."""
-    from agenttest.errors import (
-        EXIT_INTERNAL,
-        EXIT_INTERRUPTED,
-        EXIT_USAGE,
-        AgentTestError,
-        InputError,
-    )
+    """Entry point: run the app, then let :func:`agenttest.errors.exit_code_for` decide.
+
+    click ends a command in its own ways (a returned status, ``Exit``, ``Abort``, its usage
+    errors; Typer turns Ctrl-C into a returned 130). Each is translated into the one
+    exception tree here, so the exit code is decided in one place and never dropped.
+    """
+    from agenttest.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, InputError, exit_code_for
 
     exits, aborts, usage = _click_kinds()
-    interrupts: _Kinds = (KeyboardInterrupt, *aborts)
     try:
-        app(args=argv, prog_name="agenttest", standalone_mode=False)
-    except InputError as exc:
-        for line in exc.lines():
-            print(_shown(line), file=sys.stderr)
-        print(f"agenttest: {_shown(str(exc))}", file=sys.stderr)
-        return exc.exit_code
-    except AgentTestError as exc:
-        print(f"agenttest: {_shown(str(exc))}", file=sys.stderr)
-        return exc.exit_code
-    except interrupts:
-        print("agenttest: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        returned = app(args=argv, prog_name="agenttest", standalone_mode=False)
+        outcome: BaseException | None = _returned(returned, EXIT_INTERRUPTED)
     except exits as exc:
-        return int(getattr(exc, "exit_code", 0) or 0)
+        outcome = _returned(getattr(exc, "exit_code", 0), EXIT_INTERRUPTED)
+    except aborts:
+        outcome = KeyboardInterrupt()
     except usage as exc:
         exc.show()  # type: ignore[attr-defined]  # click-style exceptions render themselves
-        return int(getattr(exc, "exit_code", EXIT_USAGE) or EXIT_USAGE)
-    except BrokenPipeError:
+        outcome = SystemExit(getattr(exc, "exit_code", None))
+    except BaseException as exc:  # every other ending is mapped by exit_code_for
+        outcome = exc
+    if outcome is None:
         return 0
-    except Exception:
+    code = exit_code_for(outcome)
+    if isinstance(outcome, InputError):
+        for line in outcome.lines():
+            print(_shown(line), file=sys.stderr)
+    if isinstance(outcome, KeyboardInterrupt):
+        print("agenttest: interrupted", file=sys.stderr)
+    elif code == EXIT_INTERNAL:
         import traceback
 
-        traceback.print_exc()
+        traceback.print_exception(outcome)
         print(
             "agenttest: internal error (a bug in agenttest, not in your input); "
             "please report it with the traceback above",
             file=sys.stderr,
         )
-        return EXIT_INTERNAL
-    return 0
+    elif isinstance(outcome, Exception) and not isinstance(outcome, BrokenPipeError):
+        print(f"agenttest: {_shown(str(outcome))}", file=sys.stderr)
+    return code
+
+
+def _returned(status: object, interrupted: int) -> BaseException | None:
+    """What a status click returned (or carried in ``Exit``) stands for in the tree."""
+    if not isinstance(status, int) or status == 0:
+        return None
+    if status == interrupted:  # Typer >= 0.13 turns KeyboardInterrupt into a returned 130
+        return KeyboardInterrupt()
+    return SystemExit(status)
 
 
 def _stops_interrupt() -> None:

@@ -147,10 +147,8 @@ def batch(
     2 bad batch file or a job refused; 1 a gated job regressed; 0 otherwise.
     """
     from agenttest.batch import batch_exit_code, run_batch
-    from agenttest.errors import EXIT_OK
+    from agenttest.errors import EXIT_OK, ExitStatus
 
-    outcomes = run_batch(nightly)
-    code = batch_exit_code(outcomes)
+    code = batch_exit_code(run_batch(nightly))
     if code != EXIT_OK:
-        print(f"agenttest: batch finished with exit status {code}", file=sys.stderr)
-        raise typer.Exit(code)
+        raise ExitStatus(code, f"batch finished with exit status {code}")

@@ -15,6 +15,8 @@ import struct
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agenttest.errors import JudgeUnavailable
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -34,8 +36,8 @@ _DTYPES = {
 }
 
 
-class SafetensorsError(ValueError):
-    """The file is not a well-formed safetensors file."""
+class SafetensorsError(JudgeUnavailable, ValueError):
+    """The file is not a well-formed safetensors file: the judge's model cannot be loaded."""
 
 
 def read_safetensors(path: str | Path) -> dict[str, np.ndarray]:

@@ -6,11 +6,20 @@ Importable without the CLI::
     path = run(RunRequest(paths=["batteries"], agent="agent.yaml"))
 """
 
-from ._client import AgentClient, AgentNotReady, OverlapError, TurnLost, retry_after_s
+from ._adapters import Garbage
+from ._client import (
+    AgentClient,
+    AgentNotReady,
+    OverlapError,
+    ReplyTooLarge,
+    TurnLost,
+    retry_after_s,
+)
 from ._config import AgentConfig, example_config, load_agent_config, parse_agent_config
 from ._example import ExampleAgent
 from ._plan import PlanItem, make_plan, read_state, select_blocks, split_list
 from ._run import EXAMPLE, RunRequest, print_path, run
+from ._workspace import FixtureError
 
 __all__ = [
     "EXAMPLE",
@@ -18,8 +27,11 @@ __all__ = [
     "AgentConfig",
     "AgentNotReady",
     "ExampleAgent",
+    "FixtureError",
+    "Garbage",
     "OverlapError",
     "PlanItem",
+    "ReplyTooLarge",
     "RunRequest",
     "TurnLost",
     "example_config",

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agenttest.errors import AttemptError
 from agenttest.sanitize import TooDeep, encodable
 
 from ._config import (
@@ -45,7 +46,7 @@ NATIVE_STREAM = Rest(
 )
 
 
-class Garbage(Exception):
+class Garbage(AttemptError):
     """A reply that arrived but cannot be read as a turn (not JSON, missing the text, ...)."""
 
 

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from agenttest.errors import AgentUnavailable, AttemptError, InternalError
 from agenttest.sanitize import redact, terminal_safe
 
 from ._adapters import Adapter, Garbage, Reply, Request, dig, make_adapter, parse_json
@@ -35,29 +36,29 @@ from ._workspace import PreconditionUnmet
 Log = Callable[[str], None]
 
 
-class AgentNotReady(Exception):
+class AgentNotReady(AgentUnavailable):
     """The agent did not report ready within ``readiness.timeout_s``."""
 
 
-class OverlapError(AssertionError):
+class OverlapError(InternalError):
     """A second request while one is in flight: a bug in the runner, never allowed."""
 
 
 MAX_REPLY_BYTES = 32 * 1024 * 1024
 
 
-class ReplyTooLarge(Exception):
+class ReplyTooLarge(Garbage):
     """A reply body beyond :data:`MAX_REPLY_BYTES`: treated as garbage."""
 
 
 STREAM_KEY = "agenttest.stream"  # response extension holding the StreamDecoder
 
 
-class StreamIdle(Exception):
+class StreamIdle(AttemptError):
     """A streamed reply went quiet for longer than ``timeouts.idle_s``."""
 
 
-class TurnLost(Exception):
+class TurnLost(AttemptError):
     """The harness could not obtain an answer; the attempt becomes ``ERROR`` with this cause."""
 
     def __init__(
@@ -375,6 +376,8 @@ class AgentClient:
                 return f"unreachable ({exc.strerror or exc})"
         try:
             resp = self._send(Request("GET", r.path, b"", ""), self._probe_timeout)
+        except ReplyTooLarge:
+            return f"health reply larger than {MAX_REPLY_BYTES} bytes at {r.path}"
         except httpx.ConnectError:
             return "unreachable (connection refused)"
         except httpx.TimeoutException:

@@ -15,11 +15,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from agenttest.blocks import Fixture, Teardown
+from agenttest.errors import AttemptError
 
 SNAPSHOT_MAX_BYTES = 256 * 1024
 
 
-class FixtureError(Exception):
+class FixtureError(AttemptError):
     """A fixture could not be prepared; the attempt is ``ERROR`` (cause ``fixture``)."""
 
 
