@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from agenttest.cli._progress import RichProgress, make_progress
 from agenttest.errors import InputError
-from agenttest.runner import load_agent_config, parse_agent_config
-from agenttest.runner._progress import LineProgress, Progress, RichProgress, make_progress
+from agenttest.runner import LineProgress, Progress, load_agent_config, parse_agent_config
 
 from .conftest import ROOT, run_cli
 

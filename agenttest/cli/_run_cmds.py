@@ -113,6 +113,8 @@ def run(
     if parity and len(agent) != 2:
         raise UsageError("--parity needs exactly two --agent")
 
+    from ._progress import make_progress
+
     request = RunRequest(
         paths=[str(p) for p in paths or []],
         agent=agent[0] if agent else None,
@@ -137,7 +139,7 @@ def run(
         model=model,
         stream=stream,
     )
-    path = run_battery(request, announce=print_path)
+    path = run_battery(request, announce=print_path, progress=make_progress(quiet))
     if parity:
         import sys
 

@@ -7,7 +7,8 @@ Library use::
     with serve(workspace=path, faults=Faults(latency_s=0.5)).start() as server:
         ...  # talk to server.url
 
-Command-line use goes through :func:`main` (``agenttest example-agent``), which prints the
+Command-line use (``python -m agenttest.example_agent``, or ``agenttest example-agent``)
+goes through :func:`command` and :func:`main`, which prints the
 base URL as the first line of stdout and serves until SIGTERM or SIGINT. The brains, the
 tools and their guards are described in ``docs/example-agent.md``.
 """
@@ -20,6 +21,7 @@ from typing import Any
 
 from ._agent import Agent, Brain, BrainError, Session, Turn, TurnResult
 from ._calc import CalcError, calculate, evaluate
+from ._command import build_parser, command, watch_parent
 from ._server import CRASH_EXIT_CODE, AgentServer, Faults, make_brain, run_forever, serve
 from ._tools import TOOLS, openai_tools
 
@@ -35,7 +37,9 @@ __all__ = [
     "Session",
     "Turn",
     "TurnResult",
+    "build_parser",
     "calculate",
+    "command",
     "evaluate",
     "main",
     "make_brain",
@@ -43,6 +47,7 @@ __all__ = [
     "run_forever",
     "serve",
     "split_options",
+    "watch_parent",
 ]
 
 

@@ -18,6 +18,7 @@ from ._client import (
 from ._config import AgentConfig, example_config, load_agent_config, parse_agent_config
 from ._example import ExampleAgent
 from ._plan import PlanItem, make_plan, read_state, select_blocks, split_list
+from ._progress import LineProgress, Progress, outcome_text, shown
 from ._run import EXAMPLE, RunRequest, print_path, run
 from ._workspace import FixtureError
 
@@ -29,19 +30,23 @@ __all__ = [
     "ExampleAgent",
     "FixtureError",
     "Garbage",
+    "LineProgress",
     "OverlapError",
     "PlanItem",
+    "Progress",
     "ReplyTooLarge",
     "RunRequest",
     "TurnLost",
     "example_config",
     "load_agent_config",
     "make_plan",
+    "outcome_text",
     "parse_agent_config",
     "print_path",
     "read_state",
     "retry_after_s",
     "run",
     "select_blocks",
+    "shown",
     "split_list",
 ]

@@ -1,8 +1,10 @@
 """``--agent example``: the bundled example agent as a child process on a free loopback port.
 
-The child gets its own session (a Ctrl-C in the terminal reaches the runner only, which
-then stops the child itself) and watches its parent, so a runner killed with SIGKILL does
-not leave an orphaned agent behind.
+The child is started through the example agent's own entry point
+(``python -m agenttest.example_agent``), so a library run needs no CLI packages. It gets its
+own session (a Ctrl-C in the terminal reaches the runner only, which then stops the child
+itself) and watches its parent, so a runner killed with SIGKILL does not leave an orphaned
+agent behind.
 """
 
 from __future__ import annotations
@@ -43,8 +45,7 @@ class ExampleAgent:
             [
                 sys.executable,
                 "-m",
-                "agenttest",
-                "example-agent",
+                "agenttest.example_agent",
                 "--host",
                 "127.0.0.1",
                 "--port",
@@ -70,8 +71,9 @@ class ExampleAgent:
         ).start()
         got.wait(self.start_timeout_s)
         if not first or not first[0].startswith("http"):
-            self.stop()
+            self._end_process()  # the log must outlive the process: it explains the failure
             tail = self.log_file.read_text(encoding="utf-8", errors="replace")[-2000:]
+            self.stop()
             raise AgentUnavailable(
                 f"the example agent did not start (first line {first[:1]!r}); its output:\n{tail}"
             )
@@ -79,6 +81,11 @@ class ExampleAgent:
         return self.url
 
     def stop(self) -> None:
+        """End the agent and remove its folder (workspace and log)."""
+        self._end_process()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def _end_process(self) -> None:
         proc, self.proc = self.proc, None
         if proc is not None and proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
@@ -89,7 +96,6 @@ class ExampleAgent:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=10)
-        shutil.rmtree(self.root, ignore_errors=True)
 
 
 def _drain(stream: IO[str], first: list[str], got: threading.Event, log_file: Path) -> None:

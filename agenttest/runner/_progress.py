@@ -1,6 +1,7 @@
-"""Progress on stderr: a rich bar in a terminal, timestamped lines under cron, or nothing.
+"""Progress of a run: nothing by default, or timestamped lines (cron, log files).
 
-rich is imported only when a terminal is there to draw on.
+The library is silent unless it is handed a :class:`Progress`; the CLI hands it a rich
+bar on a terminal (``agenttest.cli._progress``) and :class:`LineProgress` elsewhere.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class Progress:
         pass
 
 
-def _outcome(record: dict[str, Any]) -> str:
+def outcome_text(record: dict[str, Any]) -> str:
     verdict = record.get("verdict", "?")
     if verdict == "ERROR" and record.get("error_cause"):
         return f"ERROR ({record['error_cause']})"
@@ -92,7 +93,7 @@ class LineProgress(Progress):
         state, self.pool_state = self.pool_state, ""
         self._line(
             f"[{self.done}/{self.total}] {record.get('test_id')} run {record.get('run')}{where}: "
-            f"{_outcome(record)}{took}" + (f" | {state}" if state else "")
+            f"{outcome_text(record)}{took}" + (f" | {state}" if state else "")
         )
 
     def attempt_skipped(self, test_id: str, run: int, why: str) -> None:
@@ -106,76 +107,3 @@ class LineProgress(Progress):
 
     def note(self, message: str) -> None:
         self._line(message)
-
-
-class RichProgress(Progress):
-    """A live bar with ETA and the current block, drawn on a terminal."""
-
-    def __init__(self) -> None:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-        from rich.progress import Progress as Bar
-
-        self.console = Console(stderr=True)
-        self.bar = Bar(
-            TextColumn("[bold]{task.fields[current]}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("eta"),
-            TimeRemainingColumn(),
-            console=self.console,
-            transient=False,
-        )
-        self.task: Any = None
-        self.skipped = 0
-
-    def start(self, total: int, done: int, path: str) -> None:
-        self.bar.start()
-        self.console.print(f"writing {path}", markup=False, highlight=False)
-        self.task = self.bar.add_task("run", total=total, completed=done, current="starting")
-
-    def attempt_started(self, test_id: str, run: int, k: int) -> None:
-        self.bar.update(self.task, current=f"{test_id} {run}/{k}")
-
-    def attempt_done(self, record: dict[str, Any]) -> None:
-        outcome = _outcome(record)
-        if outcome != "PASS":
-            self.console.print(
-                shown(f"{record.get('test_id')} run {record.get('run')}: {outcome}"),
-                markup=False,
-                highlight=False,
-            )
-        self.bar.advance(self.task)
-
-    def attempt_skipped(self, test_id: str, run: int, why: str) -> None:
-        self.skipped += 1
-        self.bar.advance(self.task)
-
-    def pool(self, busy: int, down: int, eta_s: float | None) -> None:
-        self.bar.update(
-            self.task, current=f"{busy} busy, {down} down, {self.skipped} skipped as decided"
-        )
-
-    def note(self, message: str) -> None:
-        from rich.text import Text
-
-        self.console.print(Text(shown(message), style="dim"))
-
-    def close(self) -> None:
-        self.bar.stop()
-
-
-def make_progress(quiet: bool, stream: TextIO | None = None) -> Progress:
-    if quiet:
-        return Progress()
-    stream = stream or sys.stderr
-    if stream.isatty():
-        return RichProgress()
-    return LineProgress(stream)

@@ -50,7 +50,7 @@ from ._plan import (
     select_blocks,
 )
 from ._pool import Pool, SharedJudgeGrader, expected_order, expected_seconds, lost_on
-from ._progress import Progress, make_progress
+from ._progress import Progress
 from ._workspace import LogTail
 
 EXAMPLE = "example"
@@ -71,7 +71,7 @@ class RunRequest:
     resume: Path | None = None
     retry_errors: bool = False
     allow_temp: bool = False
-    quiet: bool = False
+    quiet: bool = False  # kept for callers: the library prints only through a given Progress
     example_args: tuple[str, ...] = field(default=())
     judge: str | None = "auto"
     until_decided: bool = False
@@ -339,7 +339,7 @@ def run(
         raise UsageError("a --parity run cannot be resumed yet; start it again")
     if req.retry_errors and req.resume is None:
         raise UsageError("--retry-errors needs --resume RUN.jsonl (the run whose errors to retry)")
-    progress = progress or make_progress(req.quiet)
+    progress = progress or Progress()  # the library is silent; the CLI hands in its own
     # An explicit judge is built before any file, so a bad choice writes nothing; `auto` only
     # loads the on-device model when a planned block has a JUDGE criterion (it never fails).
     judge = None if req.judge == "auto" else resolve_judge(req.judge, progress.note)

@@ -1,0 +1,85 @@
+"""The CLI's progress: a rich bar on a terminal, timestamped lines elsewhere, or nothing.
+
+rich is imported only when a terminal is there to draw on; the library itself never
+prints progress unless it is handed one of these.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+from agenttest.runner import LineProgress, Progress, outcome_text, shown
+
+
+class RichProgress(Progress):
+    """A live bar with ETA and the current block, drawn on a terminal."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+        from rich.progress import Progress as Bar
+
+        self.console = Console(stderr=True)
+        self.bar = Bar(
+            TextColumn("[bold]{task.fields[current]}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            console=self.console,
+            transient=False,
+        )
+        self.task: Any = None
+        self.skipped = 0
+
+    def start(self, total: int, done: int, path: str) -> None:
+        self.bar.start()
+        self.console.print(f"writing {path}", markup=False, highlight=False)
+        self.task = self.bar.add_task("run", total=total, completed=done, current="starting")
+
+    def attempt_started(self, test_id: str, run: int, k: int) -> None:
+        self.bar.update(self.task, current=f"{test_id} {run}/{k}")
+
+    def attempt_done(self, record: dict[str, Any]) -> None:
+        outcome = outcome_text(record)
+        if outcome != "PASS":
+            self.console.print(
+                shown(f"{record.get('test_id')} run {record.get('run')}: {outcome}"),
+                markup=False,
+                highlight=False,
+            )
+        self.bar.advance(self.task)
+
+    def attempt_skipped(self, test_id: str, run: int, why: str) -> None:
+        self.skipped += 1
+        self.bar.advance(self.task)
+
+    def pool(self, busy: int, down: int, eta_s: float | None) -> None:
+        self.bar.update(
+            self.task, current=f"{busy} busy, {down} down, {self.skipped} skipped as decided"
+        )
+
+    def note(self, message: str) -> None:
+        from rich.text import Text
+
+        self.console.print(Text(shown(message), style="dim"))
+
+    def close(self) -> None:
+        self.bar.stop()
+
+
+def make_progress(quiet: bool, stream: TextIO | None = None) -> Progress:
+    if quiet:
+        return Progress()
+    stream = stream or sys.stderr
+    if stream.isatty():
+        return RichProgress()
+    return LineProgress(stream)
