@@ -14,7 +14,7 @@ import pytest
 from agenttest.blocks import load_battery
 from agenttest.errors import UsageError
 from agenttest.rating import human_rater, rate_run
-from agenttest.results import RunWriter, iter_records
+from agenttest.results import SCHEMA_VERSION, RunWriter, iter_records
 
 from .conftest import ROOT
 from .fixtures.reports import builders
@@ -245,7 +245,7 @@ def test_answers_append_grade_records(tmp_path: Path) -> None:
     order = shown(screen)
     assert [f"{g['test_id']} · run {g['run']}" for g in grades] == order[:4]
     for g in grades:
-        assert g["schema_version"] == "2.0" and g["criteria"] == []
+        assert g["schema_version"] == SCHEMA_VERSION and g["criteria"] == []
         assert g["attempt_started_at"] == f"2026-07-01T10:0{g['run']}:00+00:00"
         assert g["graded_at"].startswith("20")
 

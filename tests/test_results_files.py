@@ -13,6 +13,7 @@ import pytest
 
 from agenttest.errors import InputError, UsageError
 from agenttest.results import (
+    SCHEMA_VERSION,
     RunWriter,
     check_not_temp,
     iter_records,
@@ -48,7 +49,7 @@ def test_torn_last_line_is_skipped_and_reported(tmp_path: Path) -> None:
     assert "skipped 1 torn" in notes.messages()[0]
 
 
-@pytest.mark.parametrize("version", ["2.1", "3.0", "10.0"])
+@pytest.mark.parametrize("version", ["2.2", "3.0", "10.0"])
 def test_newer_schema_is_refused(tmp_path: Path, version: str) -> None:
     path = tmp_path / "run.jsonl"
     lines = GOLDEN.read_text(encoding="utf-8").splitlines()
@@ -79,7 +80,7 @@ def test_writer_appends_whole_lines_and_heals_a_torn_tail(tmp_path: Path) -> Non
     notes = ReadNotes(str(path))
     records = list(iter_records(path, notes))
     assert [r["record_type"] for r in records] == ["run_meta", "attempt"]
-    assert records[1]["test_id"] == "L1-CALC-01" and records[1]["schema_version"] == "2.0"
+    assert records[1]["test_id"] == "L1-CALC-01" and records[1]["schema_version"] == SCHEMA_VERSION
     assert notes.torn_lines == [2]
 
 

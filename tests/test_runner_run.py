@@ -4,7 +4,6 @@ with its cause, none lost, none overlapping; fixtures, log evidence, run_meta an
 from __future__ import annotations
 
 import json
-import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -142,19 +141,34 @@ def test_restart_mid_run_loses_only_the_attempt_in_flight(tmp_path: Path) -> Non
     assert attempts[3]["waits"]["ready_ms"] >= 300  # waited for the agent to come back
 
 
-def test_refused_then_back_before_the_first_attempt(tmp_path: Path) -> None:
+def test_refused_then_back_before_the_first_attempt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The agent comes up once the runner has been refused, not after a wall-clock delay
+    # (which a slow start of the run on a busy machine could swallow).
+    from agenttest.runner import AgentClient
+
     port = free_port()
     agent = LoopbackAgent(port=port)
-    timer = threading.Timer(0.6, agent.start)
-    timer.start()
+    refused: list[str] = []
+    probe = AgentClient.probe
+
+    def first_refused_then_up(client: AgentClient) -> str:
+        state = probe(client)
+        if state.startswith("unreachable") and not refused:
+            refused.append(state)
+            agent.start()
+        return state
+
+    monkeypatch.setattr(AgentClient, "probe", first_refused_then_up)
     try:
         _path, records = start_run(tmp_path, f"http://127.0.0.1:{port}", {"L1-A-01": (1, 2)})
     finally:
-        timer.join()
         agent.stop()
+    assert refused == ["unreachable (connection refused)"]
     attempts = attempts_of(records)
     assert [a["status"] for a in attempts] == ["completed", "completed"]
-    assert attempts[0]["waits"]["ready_ms"] >= 400
+    assert attempts[0]["waits"]["ready_ms"] > 0  # the wait was counted as readiness
 
 
 def test_never_ready_exits_3_after_recording_why(tmp_path: Path) -> None:

@@ -71,8 +71,18 @@ def list_blocks(
 
 
 @app.command()
-def schema() -> None:
-    """Print the JSON Schema of block and overlay files (for editors)."""
+def schema(
+    records: bool = typer.Option(
+        False, "--records", help="The schema of run-file records instead (for other tools)."
+    ),
+) -> None:
+    """Print the JSON Schema of block and overlay files (for editors), or with --records
+    of the records in a JSONL run file."""
+    if records:
+        from agenttest.results import records_json_schema
+
+        print(json.dumps(records_json_schema(), indent=2, ensure_ascii=False))
+        return
     from agenttest.blocks import battery_json_schema
 
     print(json.dumps(battery_json_schema(), indent=2, ensure_ascii=False))

@@ -8,25 +8,23 @@ from pathlib import Path
 from typing import Any
 
 from agenttest.blocks import Battery
-from agenttest.results import SCHEMA_VERSION, ReadNotes, RunWriter, iter_records
+from agenttest.results import Grade, ReadNotes, RunWriter, iter_records
+from agenttest.results import grade as new_grade
 
 from ._engine import grade_attempt
 
 
 def grade_record(
     attempt: dict[str, Any], outcome: Any, rater: str, graded_at: str | None = None
-) -> dict[str, Any]:
+) -> Grade:
     """The ``grade`` record of one attempt (keyed by test id, run and the attempt's start)."""
-    record: dict[str, Any] = {
-        "record_type": "grade",
-        "schema_version": SCHEMA_VERSION,
-        "test_id": attempt.get("test_id"),
-        "run": attempt.get("run"),
-        **outcome.record_fields(),
-        "rater": rater,
-        "error_cause": outcome.error_cause,
-        "graded_at": graded_at or datetime.now(UTC).isoformat(timespec="seconds"),
-    }
+    record = new_grade(
+        test_id=attempt.get("test_id"),
+        run=attempt.get("run"),
+        **{**outcome.record_fields(), "rater": rater},  # the rater asked for wins
+        error_cause=outcome.error_cause,
+        graded_at=graded_at or datetime.now(UTC).isoformat(timespec="seconds"),
+    )
     if attempt.get("started_at"):
         record["attempt_started_at"] = attempt["started_at"]
     return record

@@ -31,6 +31,8 @@ from agenttest.blocks import Battery
 from agenttest.errors import InputError, Problem, UsageError
 from agenttest.grading import grade_attempt
 from agenttest.results import SCHEMA_VERSION, RunWriter, ToolCall, check_not_temp, unused_path
+from agenttest.results import attempt as new_attempt
+from agenttest.results import run_meta as new_run_meta
 
 from ._pheron_log import UBIDS, Entry, Segmenter, parse_envelope, tool_calls
 
@@ -359,9 +361,9 @@ def import_methodology_v1(
     status = Counter(str(a["status"]) for a in attempts)
     verdicts = Counter(str(a["verdict"]) if a.get("verdict") else "ungraded" for a in attempts)
     with RunWriter(target, create=True) as writer:
-        writer.append(meta)
+        writer.append(new_run_meta(**meta))
         for a in attempts:
-            writer.append(a)
+            writer.append(new_attempt(**a))
         writer.append(
             {
                 "record_type": "run_end",

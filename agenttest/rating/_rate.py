@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from agenttest.errors import AgentTestError, UsageError
-from agenttest.results import HUMAN_PREFIX, SCHEMA_VERSION, RunWriter
+from agenttest.results import HUMAN_PREFIX, Grade, RunWriter
+from agenttest.results import grade as new_grade
 
 from ._load import Unit, collect
 
@@ -244,17 +245,15 @@ def _ask(answers: Iterator[str], out: TextIO, echo: bool) -> str:
         out.write(f"  {answer.strip()!r} is not an answer: type p, f, s or q\n")
 
 
-def grade_record(unit: Unit, rater: str, verdict: str, now: str | None = None) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "record_type": "grade",
-        "schema_version": SCHEMA_VERSION,
-        "test_id": unit.test_id,
-        "run": unit.run,
-        "rater": rater,
-        "verdict": verdict,
-        "criteria": [],
-        "graded_at": now or datetime.now(UTC).isoformat(timespec="seconds"),
-    }
+def grade_record(unit: Unit, rater: str, verdict: str, now: str | None = None) -> Grade:
+    record = new_grade(
+        test_id=unit.test_id,
+        run=unit.run,
+        rater=rater,
+        verdict=verdict,
+        criteria=[],
+        graded_at=now or datetime.now(UTC).isoformat(timespec="seconds"),
+    )
     if unit.attempt.get("started_at"):
         record["attempt_started_at"] = unit.attempt["started_at"]
     return record

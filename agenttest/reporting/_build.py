@@ -385,6 +385,7 @@ def _integrity(
     if agg.unknown_records:
         notes.append(f"{agg.unknown_records} record(s) of an unknown type were skipped")
     for f in agg.files:
+        notes.extend(f.notes.invalid_messages())  # records that did not match their type
         if f.notes.migrated:
             notes.append(
                 f"{f.path}: {f.notes.migrated} record(s) upgraded from an older schema 2.x"

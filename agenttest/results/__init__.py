@@ -1,4 +1,4 @@
-"""Results on disk: typed schema 2.0 records, a durable writer and a streaming reader."""
+"""Results on disk: typed schema 2.1 records, a durable writer and a streaming reader."""
 
 from ._calibration import (
     HARNESS_RATERS,
@@ -12,9 +12,11 @@ from ._calibration import (
 from ._files import RunWriter, check_not_temp, dumps, run_file_name, temp_roots, unused_path
 from ._reader import MIGRATIONS, ReadNotes, iter_records, read_run_meta
 from ._records import (
+    RECORD_TYPES,
     SCHEMA_VERSION,
     Attempt,
     CriterionResult,
+    CriticalHit,
     Evidence,
     Grade,
     Record,
@@ -22,7 +24,13 @@ from ._records import (
     RunMeta,
     ToolCall,
     TurnRecord,
+    attempt,
+    grade,
+    run_end,
+    run_meta,
 )
+from ._schema import records_json_schema
+from ._validate import check_record
 
 __all__ = [
     "HARNESS_RATERS",
@@ -30,9 +38,11 @@ __all__ = [
     "KAPPA_THRESHOLD",
     "MIGRATIONS",
     "MIN_CALIBRATION_SAMPLES",
+    "RECORD_TYPES",
     "SCHEMA_VERSION",
     "Attempt",
     "CriterionResult",
+    "CriticalHit",
     "Evidence",
     "Grade",
     "ReadNotes",
@@ -42,14 +52,20 @@ __all__ = [
     "RunWriter",
     "ToolCall",
     "TurnRecord",
+    "attempt",
     "calibration",
     "check_not_temp",
+    "check_record",
     "dumps",
+    "grade",
     "iter_records",
     "parse_timestamp",
     "rater_kind",
     "read_run_meta",
+    "records_json_schema",
+    "run_end",
     "run_file_name",
+    "run_meta",
     "temp_roots",
     "unused_path",
 ]

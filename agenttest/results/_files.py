@@ -13,6 +13,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 from agenttest.errors import RunAborted, UsageError
 from agenttest.sanitize import encodable
 
-from ._records import SCHEMA_VERSION
+from ._records import SCHEMA_VERSION, Record
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -66,7 +67,7 @@ def unused_path(folder: Path, name: str) -> Path:
     return candidate
 
 
-def dumps(record: dict[str, Any]) -> str:
+def dumps(record: Mapping[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
@@ -124,8 +125,10 @@ class RunWriter:
                 os.write(self._fd, b"\n")
                 os.fsync(self._fd)
 
-    def append(self, record: dict[str, Any]) -> None:
-        """Write one record whole, then flush it to disk before returning."""
+    def append(self, record: Record) -> None:
+        """Write one record whole, then flush it to disk before returning.
+
+        Records come from the constructors of :mod:`._records`, which stamp the version."""
         record.setdefault("schema_version", SCHEMA_VERSION)
         data = encode_record(record)
         before = os.fstat(self._fd).st_size

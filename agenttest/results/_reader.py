@@ -1,4 +1,11 @@
-"""Streaming reader of run files: tolerant of torn lines, strict about versions."""
+"""Streaming reader of run files: tolerant of torn lines, strict about versions and types.
+
+Every record is validated against its type (:mod:`._validate`) as it is read. A record
+that does not match is skipped and listed in :class:`ReadNotes` with its line (reports
+show it under data integrity); a bad ``run_meta`` refuses the whole file (exit 2,
+``FILE:LINE``), because nothing after it could be trusted. Older minor versions of
+schema 2 are migrated record by record; newer ones are refused.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +19,20 @@ from agenttest.errors import InputError, Problem
 from agenttest.sanitize import SURROGATE_ESCAPE, TooDeep, encodable
 
 from ._records import SCHEMA_MAJOR, SCHEMA_VERSION
+from ._validate import check_record
 
-#: Upgrades from older minor versions of schema 2, applied in order to each record.
-MIGRATIONS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+def _from_2_0(record: dict[str, Any]) -> dict[str, Any]:
+    # 2.1 only declares fields 2.0 files already carried: every one is optional.
+    record["schema_version"] = SCHEMA_VERSION
+    return record
+
+
+#: Upgrades from older minor versions of schema 2 to the current one, per record.
+MIGRATIONS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {"2.0": _from_2_0}
+
+#: How many skipped lines a note lists by number (the count is always complete).
+LISTED_LINES = 10
 
 
 @dataclass
@@ -24,16 +42,28 @@ class ReadNotes:
     path: str
     torn_lines: list[int] = field(default_factory=list)
     migrated: int = 0
+    invalid: list[tuple[int, str]] = field(default_factory=list)  # (line, what is wrong)
 
     def messages(self) -> list[str]:
         out = []
         if self.torn_lines:
-            where = ", ".join(str(n) for n in self.torn_lines[:10])
+            where = ", ".join(str(n) for n in self.torn_lines[:LISTED_LINES])
             out.append(
                 f"{self.path}: skipped {len(self.torn_lines)} torn or unreadable line(s) (line {where}); "
                 "a crash mid-write leaves one, the rest of the file is intact"
             )
+        out.extend(self.invalid_messages())
         return out
+
+    def invalid_messages(self) -> list[str]:
+        """One line per skipped record that did not match its type (the first few)."""
+        shown = [f"{self.path}:{line}: skipped: {why}" for line, why in self.invalid[:LISTED_LINES]]
+        if len(self.invalid) > LISTED_LINES:
+            shown.append(
+                f"{self.path}: {len(self.invalid) - LISTED_LINES} more record(s) skipped "
+                "for not matching their type"
+            )
+        return shown
 
 
 def _version_major(version: str) -> int | None:
@@ -115,6 +145,12 @@ def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[d
                 raise InputError(
                     [Problem(str(path), lineno, "a run file must start with a run_meta record")]
                 )
+            bad = check_record(record)
+            if bad is not None:
+                if first:
+                    raise InputError([Problem(str(path), lineno, f"bad run_meta: {bad}")])
+                notes.invalid.append((lineno, bad))
+                continue
             first = False
             yield record
 

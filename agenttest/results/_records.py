@@ -1,20 +1,28 @@
-"""Typed records of the JSONL results file, schema 2.0 (SPEC section 4).
+"""Typed records of the JSONL results file, schema 2.1 (SPEC section 4).
 
 Every line is one JSON object with ``record_type`` and ``schema_version``. These
-TypedDicts are the single description of what a line holds; the writer and the reader
-both use them, and golden files under ``tests/golden/`` pin each schema version.
+TypedDicts are the single description of what a line holds: the constructors below build
+records from them, the reader validates every record it reads against them
+(:mod:`._validate`), ``agenttest schema --records`` publishes them as JSON Schema, and a
+golden file per version under ``tests/golden/`` pins each one field for field.
+
+2.1 (this version) declares what 2.0 files began to carry without a version of their
+own: ``attempt.session_id``, ``waits``, ``workspace_files``, the importer's
+``grade_note``, ``legacy_id``, ``source`` and ``latency_source``, ``run_meta.selection``
+and ``legacy``, ``run_end.attempts``, ``grade.attempt_started_at`` and ``error_cause``,
+and a critical hit's ``auto`` flag. Every 2.1 field is optional, so a 2.0 record reads as
+2.1 unchanged (the reader's migration only restamps the version).
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-SCHEMA_VERSION = "2.0"
+SCHEMA_VERSION = "2.1"
 SCHEMA_MAJOR = 2
 
 Verdict = Literal["PASS", "FAIL", "ERROR"]
 Status = Literal["completed", "timeout", "error"]
-RecordType = Literal["run_meta", "attempt", "grade", "run_end"]
 
 
 class ToolCall(TypedDict):
@@ -43,6 +51,8 @@ class TurnRecord(TypedDict, total=False):
     timeline: dict[str, Any]  # streamed replies: ms to first byte/text/tool calls/final, order
     choose: dict[str, Any]  # a `choose:` turn: {label_matches, offered: [labels], chose}
     stored: dict[str, Any]  # the reply read back from the agent: {text} or {error}
+    envelope: Any  # import: the legacy reply envelope, kept as found
+    trace_source: str  # import: where the trace text came from
 
 
 class Evidence(TypedDict, total=False):
@@ -74,6 +84,34 @@ class CriterionResult(TypedDict, total=False):
     applies: bool  # False: fixture-bound and the attempt ran without fixtures
 
 
+class CriticalHit(TypedDict, total=False):
+    """An always-FAIL hit: a critical criterion that failed, or a rule the grader found."""
+
+    rule: str
+    criterion: str | None  # None for a rule found outside the block's criteria
+    auto: bool  # found by the grader's always-FAIL rules, not by a block criterion
+    says: str
+    evidence: Evidence
+
+
+class Waits(TypedDict, total=False):
+    ready_ms: int
+    busy_ms: int
+    busy_replies: int
+
+
+class PlanEntry(TypedDict):
+    test_id: str
+    runs: int
+
+
+class BatteryInfo(TypedDict, total=False):
+    paths: list[str]
+    digest: str
+    overlay: str | None
+    blocks: int
+
+
 class RunMeta(TypedDict, total=False):
     record_type: Literal["run_meta"]
     schema_version: str
@@ -84,13 +122,14 @@ class RunMeta(TypedDict, total=False):
     run_type: Literal["exploratory", "published"]
     k_nominal: int
     started_at: str
-    battery: dict[str, Any]  # {"paths": [...], "digest": "sha256:...", "overlay": ...}
-    harness: dict[str, str]  # {"agenttest": "0.1.0"}
+    battery: BatteryInfo
+    harness: dict[str, str]  # {"agenttest": "0.1.0", "python": "3.11.7"}
     host: dict[str, Any]
-    plan: list[dict[str, Any]]  # [{"test_id": ..., "runs": k}]
+    plan: list[PlanEntry]
     label: str | None
     imported_from: str | None
     selection: dict[str, Any]  # what `run` was asked for (k, only, tiers, overlay), for --resume
+    legacy: dict[str, Any]  # import: facts of the legacy file that have no 2.x field
 
 
 class Attempt(TypedDict, total=False):
@@ -107,15 +146,19 @@ class Attempt(TypedDict, total=False):
     error: str | None
     error_cause: str | None  # unreachable | timeout | busy | garbage | http_error | lost | ...
     turns: list[TurnRecord]
-    verdict: Verdict
+    verdict: Verdict | None  # None: imported for an id no block knows (see grade_note)
     criteria: list[CriterionResult]
-    critical: list[dict[str, Any]]  # always-FAIL hits: {"rule", "criterion", "evidence"}
-    rater: str
+    critical: list[CriticalHit]
+    rater: str | None
     cost_tokens: int | None
     usage: dict[str, int] | None  # {"input_tokens", "output_tokens"} summed over the turns
     workspace_files: dict[str, str | None]  # path -> content (or None if absent) after the attempt
     session_id: str  # the fresh agent session this attempt used
-    waits: dict[str, Any]  # time spent waiting for readiness and busy replies (not latency)
+    waits: Waits  # time spent waiting for readiness and busy replies (not latency)
+    grade_note: str  # import: why the attempt stayed ungraded
+    legacy_id: str  # import: the id the legacy file used
+    source: dict[str, Any]  # import: {"file", "line"} of the legacy record
+    latency_source: str  # import: how latency_ms was obtained
     fixtures_applied: bool  # the block's fixtures were in place (imports: False)
     strict_warnings: list[dict[str, Any]]  # agenttest-origin criteria that failed, not counted
     precondition: CriterionResult  # the unmet precondition of an ERROR (precondition)
@@ -129,8 +172,10 @@ class Grade(TypedDict, total=False):
     rater: str
     verdict: Verdict
     criteria: list[CriterionResult]
-    critical: list[dict[str, Any]]
+    critical: list[CriticalHit]
     graded_at: str
+    attempt_started_at: str | None  # which attempt of (test_id, run) was graded
+    error_cause: str | None
     fixtures_applied: bool
     strict_warnings: list[dict[str, Any]]
     precondition: CriterionResult
@@ -146,3 +191,39 @@ class RunEnd(TypedDict, total=False):
 
 
 Record = RunMeta | Attempt | Grade | RunEnd
+
+#: The type of each record_type, for the reader's validation and the published schema.
+RECORD_TYPES: dict[str, type] = {
+    "run_meta": RunMeta,
+    "attempt": Attempt,
+    "grade": Grade,
+    "run_end": RunEnd,
+}
+
+
+# -- one constructor per record type ----------------------------------------------------------
+# Each stamps record_type and schema_version, so no writer spells them itself.
+
+
+def run_meta(**fields: Any) -> RunMeta:
+    record: RunMeta = {"record_type": "run_meta", "schema_version": SCHEMA_VERSION}
+    record.update(fields)  # type: ignore[typeddict-item]
+    return record
+
+
+def attempt(**fields: Any) -> Attempt:
+    record: Attempt = {"record_type": "attempt", "schema_version": SCHEMA_VERSION}
+    record.update(fields)  # type: ignore[typeddict-item]
+    return record
+
+
+def grade(**fields: Any) -> Grade:
+    record: Grade = {"record_type": "grade", "schema_version": SCHEMA_VERSION}
+    record.update(fields)  # type: ignore[typeddict-item]
+    return record
+
+
+def run_end(**fields: Any) -> RunEnd:
+    record: RunEnd = {"record_type": "run_end", "schema_version": SCHEMA_VERSION}
+    record.update(fields)  # type: ignore[typeddict-item]
+    return record

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agenttest.results import SCHEMA_VERSION
+from agenttest.results import attempt as new_attempt
 
 from ._client import AgentClient, AgentNotReady, TurnLost, Waits
 from ._plan import PlanItem
@@ -205,16 +205,16 @@ class AttemptRunner:
         self.client.waits = Waits()
         self.client.wait_ready()
         session_id = f"{self.run_id[:8]}-{block.id}-r{item.run}-{uuid.uuid4().hex[:8]}"
-        record: dict[str, Any] = {
-            "record_type": "attempt",
-            "schema_version": SCHEMA_VERSION,
-            "test_id": block.id,
-            "tier": block.tier,
-            "run": item.run,
-            "k": item.k,
-            "session_id": session_id,
-            "started_at": now_iso(),
-        }
+        record: dict[str, Any] = dict(
+            new_attempt(
+                test_id=block.id,
+                tier=block.tier,
+                run=item.run,
+                k=item.k,
+                session_id=session_id,
+                started_at=now_iso(),
+            )
+        )
         turns: list[dict[str, Any]] = []
         tokens: int | None = None
         usage: dict[str, int] = {}

@@ -24,12 +24,15 @@ from agenttest import __version__
 from agenttest.blocks import Battery, Criterion, load_battery
 from agenttest.errors import AgentUnavailable, Interrupted, UsageError
 from agenttest.results import (
-    SCHEMA_VERSION,
+    RunMeta,
     RunWriter,
     check_not_temp,
     run_file_name,
     unused_path,
 )
+from agenttest.results import attempt as new_attempt
+from agenttest.results import run_end as new_run_end
+from agenttest.results import run_meta as new_run_meta
 
 from ._attempt import AttemptRunner, Grader, StopRequested, StopSignals, now_iso, resolve_judge
 from ._client import AgentClient, AgentNotReady
@@ -94,7 +97,7 @@ class _Session:
     agent: str
     config: AgentConfig | None
     run_id: str
-    meta: dict[str, Any] | None  # to write first (a new run), None when resuming
+    meta: RunMeta | None  # to write first (a new run), None when resuming
     retry_errors: bool
     example_args: tuple[str, ...] = ()  # fault knobs etc. of `--agent example`, kept for resume
     until_decided: bool = False
@@ -148,26 +151,24 @@ def _plan_new(req: RunRequest) -> _Session:
     req.out.mkdir(parents=True, exist_ok=True)
     path = unused_path(req.out, run_file_name(model, k_nom, req.label))
     run_id = uuid.uuid4().hex
-    meta: dict[str, Any] = {
-        "record_type": "run_meta",
-        "schema_version": SCHEMA_VERSION,
-        "run_id": run_id,
-        "model": model,
-        "agent": None,  # filled once the agent's config is final
-        "tester": os.environ.get("AGENTTEST_TESTER") or _user(),
-        "run_type": "exploratory" if k_nom < 5 else "published",
-        "k_nominal": k_nom,
-        "started_at": now_iso(),
-        "battery": {
+    meta = new_run_meta(
+        run_id=run_id,
+        model=model,
+        agent={},  # filled once the agent's config is final
+        tester=os.environ.get("AGENTTEST_TESTER") or _user(),
+        run_type="exploratory" if k_nom < 5 else "published",
+        k_nominal=k_nom,
+        started_at=now_iso(),
+        battery={
             "paths": [_abs(p) for p in req.paths],
             "digest": battery.digest,
             "overlay": _abs(req.overlay) if req.overlay else None,
             "blocks": len(blocks),
         },
-        "harness": {"agenttest": __version__, "python": platform.python_version()},
-        "host": {"hostname": socket.gethostname(), "platform": platform.platform()},
-        "plan": [{"test_id": b.id, "runs": req.k or b.k} for b in blocks],
-        "selection": {
+        harness={"agenttest": __version__, "python": platform.python_version()},
+        host={"hostname": socket.gethostname(), "platform": platform.platform()},
+        plan=[{"test_id": b.id, "runs": req.k or b.k} for b in blocks],
+        selection={
             "only": [b.id for b in blocks] if req.only else [],
             "tiers": list(req.tiers),
             "k": req.k,
@@ -179,8 +180,8 @@ def _plan_new(req: RunRequest) -> _Session:
             "model": brain_model,
             "stream": req.stream,
         },
-        "label": req.label,
-    }
+        label=req.label,
+    )
     return _Session(
         path, battery, plan, {}, req.agent, config, run_id, meta, False, example_args,
         req.until_decided, req.replicas or 1, req.baseline, model,
@@ -460,19 +461,17 @@ def _drive(
     def finish(reason: str) -> None:
         with stop.shielded():
             writer.append(
-                {
-                    "record_type": "run_end",
-                    "schema_version": SCHEMA_VERSION,
-                    "completed_at": now_iso(),
-                    "counts": counts(session.plan, latest),
-                    "attempts": {
+                new_run_end(
+                    completed_at=now_iso(),
+                    counts=counts(session.plan, latest),
+                    attempts={
                         "planned": len(session.plan),
                         "skipped_as_decided": len(early.skipped),
                         "recorded": sum(1 for i in session.plan if i.key in latest),
                         "written_this_session": written,
                     },
-                    "reason": reason,
-                }
+                    reason=reason,
+                )
             )
 
     if len(configs) > 1:
@@ -539,7 +538,7 @@ def _drive(
                 note = early.recorded(item)
                 if note is not None:
                     record["decided"] = note
-                writer.append(record)
+                writer.append(new_attempt(**record))
                 written += 1
             progress.attempt_done(record)
             if record.get("error_cause") == "interrupted":
