@@ -116,7 +116,8 @@ def test_a_type_confused_attempt_is_skipped_and_listed_with_its_line(
     code, text = _run("report", str(run_file), "--format", "md")
     assert code == EXIT_OK, text
     integrity = text.split("## Data integrity")[1].split("\n## ")[0].replace("\\", "")
-    assert f"{run_file}:2: skipped: attempt: `{path[0]}" in integrity
+    (line,) = [x for x in integrity.splitlines() if f"{run_file}:2: skipped: attempt:" in x]
+    assert f"`$.{path[0]}" in line  # which field, as msgspec names it
     assert "Planned attempts missing: 1 (e.g. L1-CALC-01 run 1" in integrity  # not counted
 
 
@@ -124,4 +125,17 @@ def test_a_type_confused_run_meta_refuses_the_file_with_file_and_line(tmp_path: 
     run_file = _write(tmp_path, _mutated(0, ("plan",), {"L1-CALC-01": 1}))
     code, text = _run("report", str(run_file), "--format", "md")
     assert code == EXIT_USAGE
-    assert f"{run_file}:1: bad run_meta: run_meta: `plan` must be a list" in text
+    assert f"{run_file}:1: bad run_meta: run_meta: Expected `array`" in text
+    assert "`$.plan`" in text
+
+
+@pytest.mark.parametrize("odd", [True, {}, math.nan, "calc"])
+def test_the_pure_python_fallback_refuses_what_msgspec_refuses(odd: Any) -> None:
+    from agenttest.results import _validate
+
+    record = _mutated(1, ("latency_ms",), odd)[1]
+    with pytest.raises(_validate.BadRecord):
+        _validate._fast("attempt", record)
+    with pytest.raises(_validate.BadRecord):
+        _validate._fallback("attempt", record)
+    _validate._fallback("attempt", RECORDS[1])  # and accepts the golden record

@@ -87,6 +87,26 @@ def _version_problem(version: str) -> str | None:
     )
 
 
+def _decoder() -> Callable[[bytes], Any]:
+    """msgspec's JSON decoder (twice as fast as ``json``); ``json`` for what it refuses
+    (``NaN``, lone surrogates), so such a record is judged by its type, not as torn."""
+    slow = json.JSONDecoder().decode  # str in: skips json.loads' per-call encoding sniffing
+    try:
+        import msgspec
+    except ImportError:  # pragma: no cover - msgspec is a dependency
+        return lambda raw: slow(raw.decode("utf-8"))
+    fast = msgspec.json.Decoder().decode
+    refused = msgspec.DecodeError
+
+    def decode(raw: bytes) -> Any:
+        try:
+            return fast(raw)
+        except refused:
+            return slow(raw.decode("utf-8"))
+
+    return decode
+
+
 def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[dict[str, Any]]:
     """Yield the records of one run file in order, one line at a time (memory stays flat)."""
     path = Path(path)
@@ -97,7 +117,7 @@ def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[d
         raise InputError(
             [Problem(str(path), 0, f"cannot read run file: {exc.strerror or exc}")]
         ) from None
-    decode = json.JSONDecoder().decode  # str in: skips json.loads' per-call encoding sniffing
+    decode = _decoder()
     checked: dict[str, str | None] = {}  # schema_version -> problem; a file has one or two
     with handle:
         first = True
@@ -105,7 +125,7 @@ def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[d
             if not raw.strip():
                 continue
             try:
-                record = decode(raw.decode("utf-8"))
+                record = decode(raw)
                 if not isinstance(record, dict):
                     raise ValueError("not an object")
                 if SURROGATE_ESCAPE.search(raw):  # written by another tool: make it printable
