@@ -17,9 +17,3 @@ def templates_dir() -> Path:
     if spec is not None and spec.submodule_search_locations:
         return Path(next(iter(spec.submodule_search_locations)))
     raise FileNotFoundError("agenttest's report templates are missing; reinstall agenttest")
-
-
-def builtin_battery_dir() -> Path | None:
-    """The shipped battery when running from a checkout (`batteries/`), else None."""
-    checkout = _SOURCE_ROOT / "batteries"
-    return checkout if checkout.is_dir() else None

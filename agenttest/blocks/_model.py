@@ -29,7 +29,6 @@ AsiId = Literal[
 ]
 Mode = Literal["any", "all"]
 Match = Literal["equals", "contains", "regex", "number", "present"]
-AttemptStatus = Literal["completed", "timeout", "error"]
 #: What a JUDGE criterion asks (each kind has its own decision procedure, docs/judges.md).
 JudgeAsks = Literal["act", "covers", "consistent"]
 #: The speech act an ``asks: act`` criterion expects of the reply.

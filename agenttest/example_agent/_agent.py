@@ -39,7 +39,6 @@ class Session:
     pending: Pending | None = None
     clarify: str | None = None  # the request that needed a clarifying answer
     last_path: str | None = None
-    last_result: str | None = None
     facts: dict[str, str] = field(default_factory=dict)
     brain_state: dict[str, Any] = field(default_factory=dict)
 
@@ -168,7 +167,6 @@ class Turn:
         if status != "ok":
             return self._record(name, arguments, status, text)
         self.lines.extend(notes)
-        self.session.last_result = text
         out = self._record(name, arguments, status, text)
         out.notes = list(notes)
         return out

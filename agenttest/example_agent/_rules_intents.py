@@ -7,6 +7,7 @@ so that a multi-step message can first be checked piece by piece.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ._data import OfflineData
 from ._guard import dangerous, fold
@@ -211,7 +212,7 @@ def _message(text: str, tr: bool) -> Intent | None:
 def _shell(text: str) -> str | None:
     ticks = re.findall(r"`([^`]+)`", text)
     if ticks:
-        return ticks[0].strip()
+        return str(ticks[0]).strip()
     words = text.strip().split()
     if words and words[0] in SHELL_ALLOWED:
         rest = words[1] if len(words) > 1 else ""
@@ -254,6 +255,10 @@ def _app(text: str, f: str, tr: bool) -> Intent | None:
     return Intent("app", "tool", "app_launcher", [{"name": cleaned}])
 
 
+def _shell_intent(command: str | None) -> Intent | None:
+    return Intent("shell", "tool", "shell", [{"command": command}]) if command else None
+
+
 def classify(text: str, tr: bool, ctx: Context, data: OfflineData) -> Intent | None:
     """The intent of one step, or None when no rule applies (the brain then chats)."""
     reason = dangerous(text)
@@ -270,13 +275,11 @@ def classify(text: str, tr: bool, ctx: Context, data: OfflineData) -> Intent | N
         return Intent("web", "tool", "web_fetch", [{"url": u} for u in found_urls])
     if _has(_TELEMETRY_STRICT, f) and not _has(_MEM_RESET, f):
         return Intent("system", "tool", "telemetry", [{}])
-    for rule in (
+    rules: tuple[Callable[[], Intent | None], ...] = (
         lambda: _memory(text, f),
         lambda: _facts(text, f, tr),
         lambda: _message(text, tr) if _has(_MESSAGE, f) else None,
-        lambda: (lambda c: Intent("shell", "tool", "shell", [{"command": c}]) if c else None)(
-            _shell(text)
-        ),
+        lambda: _shell_intent(_shell(text)),
         lambda: audio_intent(text, f),
         lambda: count_intent(text, f),
         lambda: git_intent(text, f) if _has(_GIT, f) else None,
@@ -287,7 +290,8 @@ def classify(text: str, tr: bool, ctx: Context, data: OfflineData) -> Intent | N
         lambda: clock_intent(f) if _has(_CLOCK, f) else None,
         lambda: calc_intent(text, f, ctx),
         lambda: search_intent(text, tr) if _has(_SEARCH, f) else None,
-    ):
+    )
+    for rule in rules:
         intent = rule()
         if intent is not None:
             return intent

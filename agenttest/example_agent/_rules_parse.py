@@ -94,7 +94,7 @@ def as_typed(text: str, folded_word: str) -> str:
     """The word as the user typed it (folding lowers case and drops diacritics)."""
     for raw in re.findall(r"[\w.-]+", text):
         if fold(raw) == folded_word:
-            return raw
+            return str(raw)
     return folded_word
 
 
@@ -153,10 +153,6 @@ _WORD_OPS: list[tuple[str, str]] = [
 _WORD_OPS_RE = [(re.compile(p), r) for p, r in _WORD_OPS]
 _SPAN = re.compile(r"(?:sqrt|abs|round|pi\b|[\d.+\-*/^%()\s])+")
 _HAS_OP = re.compile(r"[\d)%]\s*(?:\*\*|[-+*/^%])\s*[-\d(s]|sqrt|abs\(|round\(|\d%")
-CALC_CUES = re.compile(
-    r"\b(calculate|calc|compute|evaluate|solve|how much is|what is|what's|whats|result of|"
-    r"equals?|hesapla\w*|kac eder|kactir|kac\b|nedir|ne eder|sonucu|islem\w*)\b|=|\?\s*$"
-)
 
 
 def normalize_numbers(text: str) -> str:

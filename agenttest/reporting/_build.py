@@ -16,9 +16,10 @@ from typing import Any, Literal
 from agenttest import __version__
 from agenttest.blocks import Battery, load_battery
 from agenttest.errors import AgentTestError, UsageError
+from agenttest.results import parse_timestamp as timestamp
 from agenttest.stats import percentile
 
-from ._aggregate import CODE_NAME, Aggregator, SlotKey, Tally, timestamp
+from ._aggregate import CODE_NAME, Aggregator, SlotKey, Tally
 from ._cases import case_families
 from ._details import MAX_FAILING_DETAILS, attempt_detail, describe_evidence, fetch_records
 from ._model import (

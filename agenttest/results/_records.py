@@ -37,7 +37,7 @@ class ToolCall(TypedDict):
 
 class TurnRecord(TypedDict, total=False):
     prompt: str
-    response: str
+    response: str | None  # None: the turn was lost before any answer
     tool_calls: list[ToolCall]
     trace: str
     http_status: int | None
@@ -140,7 +140,7 @@ class Attempt(TypedDict, total=False):
     run: int
     k: int
     started_at: str
-    completed_at: str
+    completed_at: str | None  # None: an imported attempt whose legacy record had no end
     latency_ms: int | None
     status: Status
     error: str | None

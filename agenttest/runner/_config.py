@@ -225,7 +225,8 @@ class AgentConfig:
         data["base_url"] = redact_url(self.base_url)
         for entry in data["replicas"]:
             entry["base_url"] = redact_url(entry["base_url"])
-        return _redact_secrets(data)
+        redacted: dict[str, Any] = _redact_secrets(data)
+        return redacted
 
     def pool(self) -> list[AgentConfig]:
         """One config per replica (the shared keys with the replica's own URL and files);
