@@ -71,7 +71,7 @@ def dumps(record: Mapping[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def encode_record(record: dict[str, Any]) -> bytes:
+def encode_record(record: Mapping[str, Any]) -> bytes:
     """One JSONL line of strict UTF-8 RFC 8259 JSON, whatever text reached the record.
 
     Agent text is repaired where it enters (with a note in the evidence); this is the last

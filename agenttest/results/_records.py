@@ -100,6 +100,16 @@ class Waits(TypedDict, total=False):
     busy_replies: int
 
 
+class Decided(TypedDict, total=False):
+    """``--until-decided``: this attempt decided its block before k attempts were run."""
+
+    passed: bool
+    after: int
+    k: int
+    reason: str
+    skipped: list[int]  # the runs that were not started because of it
+
+
 class PlanEntry(TypedDict):
     test_id: str
     runs: int
@@ -155,6 +165,8 @@ class Attempt(TypedDict, total=False):
     workspace_files: dict[str, str | None]  # path -> content (or None if absent) after the attempt
     session_id: str  # the fresh agent session this attempt used
     waits: Waits  # time spent waiting for readiness and busy replies (not latency)
+    replica: int  # a pooled run: the replica (by index) that ran the attempt
+    decided: Decided
     grade_note: str  # import: why the attempt stayed ungraded
     legacy_id: str  # import: the id the legacy file used
     source: dict[str, Any]  # import: {"file", "line"} of the legacy record

@@ -384,8 +384,6 @@ class AgentClient:
             return "not answering its health check"
         except httpx.HTTPError as exc:
             return f"unreachable ({type(exc).__name__})"
-        except ReplyTooLarge as exc:
-            return f"health reply unusable ({exc})"
         if resp.status_code in self.config.busy_statuses:
             return f"busy (HTTP {resp.status_code})"
         if not 200 <= resp.status_code < 300:

@@ -488,7 +488,9 @@ def _drive(
         )
         progress.start(len(session.plan), len(session.plan) - len(todo), str(session.path))
         try:
-            written = pool.drive(latest, writer.append, stop, progress)
+            written = pool.drive(
+                latest, lambda record: writer.append(new_attempt(**record)), stop, progress
+            )
             finish("completed")
         except AgentNotReady as exc:
             written = pool.records_written
