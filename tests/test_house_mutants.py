@@ -1,0 +1,74 @@
+"""Tests that kill mutants the hand mutation check found alive (issue 13).
+
+Each pins a behaviour a one-token change of the code would break without any other test
+noticing: the writer's fsync, the readiness back-off cap.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from agenttest.results import RunWriter, attempt, run_meta
+from agenttest.results import _files as files
+from agenttest.runner import parse_agent_config
+
+from ._servers import Behaviour, LoopbackAgent, agent_yaml
+
+
+def test_append_fsyncs_after_writing_each_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A kill -9 test cannot see a missing fsync (the page cache survives the process); only
+    # the order of the calls can.
+    calls: list[str] = []
+    real_write, real_fsync = files.os.write, files.os.fsync
+
+    def write(fd: int, data: bytes) -> int:
+        calls.append("write")
+        return real_write(fd, data)
+
+    def fsync(fd: int) -> None:
+        calls.append("fsync")
+        real_fsync(fd)
+
+    writer = RunWriter(tmp_path / "run.jsonl", create=True)
+    monkeypatch.setattr(files.os, "write", write)
+    monkeypatch.setattr(files.os, "fsync", fsync)
+    try:
+        writer.append(run_meta(run_id="x"))
+        writer.append(attempt(test_id="T-01", run=1))
+    finally:
+        monkeypatch.undo()
+        writer.close()
+    assert calls == ["write", "fsync", "write", "fsync"]
+
+
+def test_the_readiness_back_off_stops_growing_at_max_poll_s(tmp_path: Path) -> None:
+    with LoopbackAgent(Behaviour(loading_s=3600)) as agent:
+        config = agent_yaml(
+            agent.url, readiness={"timeout_s": 3600, "poll_s": 0.01, "max_poll_s": 0.04}
+        )
+        client = files_client(config, tmp_path)
+        pauses: list[float] = []
+
+        def sleep(seconds: float) -> None:
+            pauses.append(seconds)
+            if len(pauses) == 8:
+                agent.state.started = time.monotonic() - 7200  # ready from now on
+            time.sleep(seconds)
+
+        client.sleep = sleep
+        client.wait_ready()
+    assert pauses[0] == pytest.approx(0.01)
+    assert max(pauses) == pytest.approx(0.04)  # it grew to the cap ...
+    assert pauses[-3:] == pytest.approx([0.04, 0.04, 0.04])  # ... and stayed there
+
+
+def files_client(config_text: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+    from agenttest.runner import AgentClient
+
+    cfg = parse_agent_config(config_text, str(tmp_path / "agent.yaml"), tmp_path)
+    return AgentClient(cfg)
