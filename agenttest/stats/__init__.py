@@ -5,6 +5,15 @@ Pass rates (:func:`wilson_interval`, :func:`pass_at_k`, :func:`pass_hat_k`), com
 between raters (:func:`percent_agreement`, :func:`confusion_matrix`, :func:`cohen_kappa`,
 :func:`bootstrap_kappa_interval`, :func:`fleiss_kappa`, :func:`krippendorff_alpha`) and
 latency summaries (:func:`percentile`). See SPEC section 6.
+
+Why not scipy.stats (measured 2026-12-01 on the 2-core build machine, under load): a
+fresh process importing ``scipy.stats`` took 11.7 s against 0.5 s for this package, and
+2 000 calls of ``scipy.stats.fisher_exact`` took 16.0 s against 0.68 s for
+:func:`fisher_exact` here, with p-values equal to 1e-16 on every table tried. A report
+compares every block, so both costs would land on each `report` and `compare`. The kappa
+bootstrap resamples with Python's seeded RNG, so its interval is the same on every
+platform without numpy. scipy stays a test dependency: ``tests/test_stats.py`` and
+``tests/test_report_compare.py`` check these functions against it.
 """
 
 from ._agreement import (
