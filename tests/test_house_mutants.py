@@ -6,6 +6,7 @@ noticing: the writer's fsync, the readiness back-off cap.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -18,25 +19,35 @@ from agenttest.runner import parse_agent_config
 from ._servers import Behaviour, LoopbackAgent, agent_yaml
 
 
+class _Spy:
+    """The writer's view of the os module, with write and fsync recorded."""
+
+    def __init__(self, write: object, fsync: object) -> None:
+        self.write, self.fsync = write, fsync
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(os, name)
+
+
 def test_append_fsyncs_after_writing_each_record(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A kill -9 test cannot see a missing fsync (the page cache survives the process); only
     # the order of the calls can.
     calls: list[str] = []
-    real_write, real_fsync = files.os.write, files.os.fsync
+    real_write, real_fsync = os.write, os.fsync
 
-    def write(fd: int, data: bytes) -> int:
+    def write(fd: int, data: memoryview) -> int:
         calls.append("write")
-        return real_write(fd, data)
+        written: int = real_write(fd, data)
+        return written
 
     def fsync(fd: int) -> None:
         calls.append("fsync")
         real_fsync(fd)
 
     writer = RunWriter(tmp_path / "run.jsonl", create=True)
-    monkeypatch.setattr(files.os, "write", write)
-    monkeypatch.setattr(files.os, "fsync", fsync)
+    monkeypatch.setattr(files, "os", _Spy(write, fsync))
     try:
         writer.append(run_meta(run_id="x"))
         writer.append(attempt(test_id="T-01", run=1))

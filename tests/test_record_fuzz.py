@@ -52,7 +52,7 @@ PLACES = [(i, path) for i, record in enumerate(RECORDS) for path in _paths(recor
 
 
 def _mutated(index: int, path: tuple[Any, ...], odd: Any) -> list[dict[str, Any]]:
-    records = json.loads(json.dumps(RECORDS))
+    records: list[dict[str, Any]] = json.loads(json.dumps(RECORDS))
     target = records[index]
     for step in path[:-1]:
         target = target[step]
