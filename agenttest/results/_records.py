@@ -174,6 +174,7 @@ class Attempt(TypedDict, total=False):
     fixtures_applied: bool  # the block's fixtures were in place (imports: False)
     strict_warnings: list[dict[str, Any]]  # agenttest-origin criteria that failed, not counted
     precondition: CriterionResult  # the unmet precondition of an ERROR (precondition)
+    timezone: str | None  # the agent host's zone (agent config or overlay), for clock criteria
 
 
 class Grade(TypedDict, total=False):
