@@ -16,7 +16,7 @@ and a critical hit's ``auto`` flag. Every 2.1 field is optional, so a 2.0 record
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, TypedDict
 
 SCHEMA_VERSION = "2.1"
 SCHEMA_MAJOR = 2
@@ -25,14 +25,19 @@ Verdict = Literal["PASS", "FAIL", "ERROR"]
 Status = Literal["completed", "timeout", "error"]
 
 
-class ToolCall(TypedDict):
+class _ToolCallCore(TypedDict):
     name: str
     arguments: dict[str, Any]
     ok: bool | None
     result: Any
+
+
+class ToolCall(_ToolCallCore, total=False):
     # The model asked for the call and nothing executed it (a bare chat-completions server
     # runs no tools): it never counts as "the tool ran", only as an attempt to call it.
-    requested_only: NotRequired[bool]
+    # (A total=False subclass, not NotRequired: under `from __future__ import annotations`
+    # Python 3.11 cannot see NotRequired and would count the key as required.)
+    requested_only: bool
 
 
 class TurnRecord(TypedDict, total=False):
