@@ -24,6 +24,7 @@ from agenttest import __version__
 from agenttest.blocks import Battery, Criterion, load_battery
 from agenttest.errors import AgentUnavailable, Interrupted, UsageError
 from agenttest.results import (
+    RunEnd,
     RunMeta,
     RunWriter,
     check_not_temp,
@@ -417,21 +418,19 @@ def run(
     return session.path
 
 
-def _start_up_end(session: _Session) -> dict[str, Any]:
+def _start_up_end(session: _Session) -> RunEnd:
     """The run_end of a session stopped before its first attempt."""
     latest = session.latest
-    return {
-        "record_type": "run_end",
-        "schema_version": SCHEMA_VERSION,
-        "completed_at": now_iso(),
-        "counts": counts(session.plan, latest),
-        "attempts": {
+    return new_run_end(
+        completed_at=now_iso(),
+        counts=counts(session.plan, latest),
+        attempts={
             "planned": len(session.plan),
             "recorded": sum(1 for i in session.plan if i.key in latest),
             "written_this_session": 0,
         },
-        "reason": "interrupted",
-    }
+        reason="interrupted",
+    )
 
 
 def _needs_judge(plan: list[PlanItem]) -> bool:
