@@ -145,6 +145,7 @@ class RunMeta(TypedDict, total=False):
     imported_from: str | None
     selection: dict[str, Any]  # what `run` was asked for (k, only, tiers, overlay), for --resume
     legacy: dict[str, Any]  # import: facts of the legacy file that have no 2.x field
+    parity: list[dict[str, Any]]  # run --parity: [{label, agent}] of both agents
 
 
 class Attempt(TypedDict, total=False):
@@ -179,6 +180,7 @@ class Attempt(TypedDict, total=False):
     fixtures_applied: bool  # the block's fixtures were in place (imports: False)
     strict_warnings: list[dict[str, Any]]  # agenttest-origin criteria that failed, not counted
     precondition: CriterionResult  # the unmet precondition of an ERROR (precondition)
+    agent: str  # run --parity: the label of the agent that ran the attempt
     timezone: str | None  # the agent host's zone (agent config or overlay), for clock criteria
 
 
@@ -206,6 +208,7 @@ class RunEnd(TypedDict, total=False):
     counts: dict[str, dict[str, int]]  # {"status": {...}, "verdict": {...}}
     reason: str  # "completed" | "interrupted" | "aborted: ..."
     attempts: dict[str, int]  # planned, recorded, written_this_session
+    parity: bool  # run --parity: the run_end closing both agents' plans
 
 
 Record = RunMeta | Attempt | Grade | RunEnd
