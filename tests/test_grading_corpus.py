@@ -14,10 +14,8 @@ from typing import Any
 import pytest
 
 from agenttest.blocks import load_battery
-from agenttest.importers import import_methodology_v1
-from agenttest.results import iter_records
 
-from .fixtures.grading import HERE
+from .fixtures.grading import HERE, import_corpus
 
 CORPUS = Path("/work/shared/corpora/pheronagent")
 if not CORPUS.is_dir():
@@ -39,13 +37,7 @@ def imported(
 ) -> dict[tuple[str, str, int], dict[str, Any]]:
     battery = load_battery([HERE / "pheron" / "blocks"], overlay=HERE / "pheron" / "overlay.yaml")
     out = tmp_path_factory.mktemp("imported")
-    found: dict[tuple[str, str, int], dict[str, Any]] = {}
-    for short, name in FILES.items():
-        result = import_methodology_v1(CORPUS / name, battery, out_dir=out, allow_temp=True)
-        for rec in iter_records(result.path):
-            if rec["record_type"] == "attempt":
-                found[(short, rec["legacy_id"], rec["run"])] = rec
-    return found
+    return import_corpus(battery, CORPUS, FILES, out)
 
 
 def crit(attempt: dict[str, Any], cid: str) -> dict[str, Any]:

@@ -17,10 +17,8 @@ import pytest
 
 from agenttest.blocks import Fixture, load_battery
 from agenttest.grading import grade_attempt
-from agenttest.importers import import_methodology_v1
-from agenttest.results import iter_records
 
-from .fixtures.grading import attempt, block, call, crit, turn
+from .fixtures.grading import attempt, block, call, crit, import_corpus, turn
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path("/work/shared/corpora/pheronagent")
@@ -46,13 +44,7 @@ def imported(battery: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[Any
     if not CORPUS.is_dir():
         pytest.skip("PheronAgent corpus not present")
     out = tmp_path_factory.mktemp("imported")
-    found: dict[tuple[str, str, int], dict[str, Any]] = {}
-    for short, name in FILES.items():
-        result = import_methodology_v1(CORPUS / name, battery, out_dir=out, allow_temp=True)
-        for rec in iter_records(result.path):
-            if rec["record_type"] == "attempt":
-                found[(short, rec["legacy_id"], rec["run"])] = rec
-    return found
+    return import_corpus(battery, CORPUS, FILES, out)
 
 
 def crit_of(a: dict[str, Any], cid: str) -> dict[str, Any]:
