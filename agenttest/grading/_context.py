@@ -6,12 +6,15 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agenttest.blocks import Block, Criterion, call_matches
 from agenttest.results import Evidence, ToolCall, TurnRecord
 
 from . import limits
+
+if TYPE_CHECKING:
+    from agenttest.judges import Judge
 
 EXCERPT = 200
 ALL_TURNS = "all"
@@ -95,7 +98,7 @@ class Ctx:
     block: Block
     attempt: dict[str, Any]
     workspace: Path | None = None
-    judge: Any = None
+    judge: Judge | None = None
     turns: list[TurnRecord] = field(default_factory=list)
     #: turns (0-based) whose reply or trace was longer than the graded prefix: full length
     capped: dict[int, int] = field(default_factory=dict)
@@ -180,6 +183,19 @@ class Ctx:
         """True when a turn's trace is known to miss lines (``trace_partial`` set by the
         recorder, e.g. an imported log excerpt that starts after the task began)."""
         return any(bool(self.turns[ti].get("trace_partial")) for ti in turns)
+
+
+def last_response(ctx: Ctx, c: Criterion) -> tuple[int, str | None, Check | None]:
+    """The turn a response criterion reads (its ``turn``, else the last) and its text; or,
+    when it cannot be read, the undecided :class:`Check` to return instead."""
+    turns, why = ctx.scope(c, LAST_TURN)
+    if why is not None:
+        return -1, None, Check(None, why)
+    ti = turns[0]
+    text = ctx.response(ti)
+    if text is None:
+        return ti, None, Check(None, ev(turn=ti, note="no response was recorded for this turn"))
+    return ti, text, None
 
 
 def line_evidence(

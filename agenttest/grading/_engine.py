@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agenttest.blocks import CRITERION_TYPES, PER_CALL_NEGATE, Block, Criterion
 from agenttest.results import Attempt, CriterionResult
 
+from . import _clock_criteria as clock
 from . import _state_criteria as st
 from . import _text_criteria as tx
 from . import _tool_criteria as tc
@@ -18,6 +19,9 @@ from ._context import Check, Ctx, ev
 from ._grounding_criteria import GROUNDING_GRADERS
 from ._rules import auto_hits
 from ._stream_criteria import STREAM_GRADERS
+
+if TYPE_CHECKING:
+    from agenttest.judges import Judge
 
 Grader = Callable[[Ctx, Criterion], Check]
 
@@ -43,7 +47,7 @@ GRADERS: dict[str, Grader] = {
     "file_absent": st.file_absent,
     "file_content": st.file_content,
     "latency_max": st.latency_max,
-    "clock_delta": tx.clock_delta,
+    "clock_delta": clock.clock_delta,
     "status": st.status,
     "unknown_tool": tc.unknown_tool,
     "command_executed": tc.command_executed,
@@ -205,7 +209,7 @@ def grade_attempt(
     attempt: Attempt | dict[str, Any],
     *,
     workspace: Path | None = None,
-    judge: Any = None,
+    judge: Judge | None = None,
     battery_digest: str = "",
     strict: bool = False,
 ) -> GradeOutcome:
