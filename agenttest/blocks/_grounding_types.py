@@ -50,4 +50,3 @@ GROUNDING_TYPES: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] =
         ("values", "turn"),
     ),
 )
-GROUNDING_PARAMS: tuple[str, ...] = ("derived", "cite_all")

@@ -18,7 +18,7 @@ from typing import ClassVar, Literal
 
 # The evidence-honesty criteria (issue 18) are declared in their own module beside this
 # vocabulary, so the texts of their parameters live together.
-from ._grounding_types import GROUNDING_PARAMS, GROUNDING_TYPES, Derivation
+from ._grounding_types import GROUNDING_TYPES, Derivation
 from ._stream_types import STREAM_TYPES
 
 Tier = Literal["L1", "L2", "L3", "L4", "HR", "MT", "SEC", "EV"]
@@ -207,11 +207,6 @@ CRITERION_TYPES: Mapping[str, CriterionType] = {
 #: Types whose `negate` applies to each call ("a call whose argument does not match"), not
 #: to the whole check: negated or not, they inspect calls that must have happened.
 PER_CALL_NEGATE: frozenset[str] = frozenset({"tool_arg", "tool_result"})
-CRITERION_PARAMS: tuple[str, ...] = (
-    "tool", "tools", "key", "match", "value", "values", "markers", "mode", "pattern", "path",
-    "min", "max", "ok", "seconds", "tolerance", "stem", "case_sensitive", "rubric",
-    "reference", "asks", "act", "of", "turn", *GROUNDING_PARAMS,
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
