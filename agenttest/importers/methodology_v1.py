@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from agenttest import __version__
 from agenttest.blocks import Battery
@@ -35,6 +35,9 @@ from agenttest.results import attempt as new_attempt
 from agenttest.results import run_meta as new_run_meta
 
 from ._pheron_log import UBIDS, Entry, Segmenter, parse_envelope, tool_calls
+
+if TYPE_CHECKING:
+    from agenttest.judges import Judge
 
 #: log lines written after the reply (not part of answering): energy and telemetry daemons,
 #: cache purges
@@ -294,7 +297,7 @@ def import_methodology_v1(
     *,
     out_dir: str | Path = "reports",
     allow_temp: bool = False,
-    judge: Any = None,
+    judge: Judge | None = None,
     overlay_path: str | None = None,
 ) -> ImportResult:
     """Convert and grade one legacy file into a new run file under ``out_dir``."""

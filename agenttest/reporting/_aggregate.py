@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from enum import IntEnum
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -26,25 +27,60 @@ from agenttest.results import ReadNotes, iter_records, rater_kind
 from agenttest.results import parse_timestamp as timestamp
 from agenttest.verdicts import TrustCounts, counted_verdict, is_retry, is_stale
 
-PASS, FAIL, ERROR, OTHER, UNKNOWN = 1, 0, 2, 3, -1
+
+class Code(IntEnum):
+    """A verdict as the aggregate holds it: small, ordered, cheap to compare."""
+
+    UNKNOWN = -1  # no verdict recorded
+    FAIL = 0
+    PASS = 1
+    ERROR = 2
+    OTHER = 3  # a verdict string this version does not know
+
+
+PASS, FAIL, ERROR, OTHER, UNKNOWN = Code.PASS, Code.FAIL, Code.ERROR, Code.OTHER, Code.UNKNOWN
 _VCODE = {"PASS": PASS, "FAIL": FAIL, "ERROR": ERROR}
-CODE_NAME = {PASS: "PASS", FAIL: "FAIL", ERROR: "ERROR", OTHER: "OTHER", UNKNOWN: "UNKNOWN"}
+CODE_NAME = {code: code.name for code in Code}
 
 SlotKey = tuple[str, str, int]  # (run_id, test_id, run)
-# (verdict code, latency_ms, error cause, rater, file index, record index in file,
-#  hash of the attempt's started_at: grades name the attempt they graded by it,
-#  whether a judge decided the verdict)
-Slot = tuple[int, Any, str | None, str, int, int, int, bool]
-# (graded_at as a timestamp or None, verdict code, error cause, file index, record index,
-#  whether a judge decided the verdict)
-GradeEntry = tuple[float | None, int, str | None, int, int, bool]
 
 
-#: How a rater's verdicts depend on a judge: never, always, or per record (``rules+judge``).
-NEVER, ALWAYS, PER_RECORD = 0, 1, 2
+class Slot(NamedTuple):
+    """What is kept of one attempt record: the newest one of its (run, test, number)."""
+
+    code: Code
+    latency_ms: Any
+    cause: str | None  # the error cause, for ERROR
+    rater: str
+    file: int  # index of the run file
+    ordinal: int  # index of the record in its file
+    started: int  # hash of started_at: grades name the attempt they graded by it
+    judged: bool  # a judge decided the verdict
 
 
-def judge_mode(name: str) -> int:
+class GradeEntry(NamedTuple):
+    """What is kept of the newest grade record of one rater for one slot."""
+
+    graded_at: float | None  # as a timestamp
+    code: Code
+    cause: str | None
+    file: int
+    ordinal: int
+    judged: bool
+
+
+class JudgeMode(IntEnum):
+    """How a rater's verdicts depend on a judge: never, always, or per record (``rules+judge``)."""
+
+    NEVER = 0
+    ALWAYS = 1
+    PER_RECORD = 2
+
+
+NEVER, ALWAYS, PER_RECORD = JudgeMode.NEVER, JudgeMode.ALWAYS, JudgeMode.PER_RECORD
+
+
+def judge_mode(name: str) -> JudgeMode:
     if rater_kind(name) != "judge":
         return NEVER
     return PER_RECORD if name.startswith("rules+") else ALWAYS
@@ -76,7 +112,7 @@ def _cause(rec: dict[str, Any]) -> str:
 class Decision(NamedTuple):
     """Which verdict of a slot counts, and who decided it."""
 
-    code: int
+    code: Code
     cause: str | None
     rater: str
     graded: bool  # a grade record decided, not the attempt record
@@ -149,7 +185,7 @@ class Aggregator:
         # token counts where the attempt reported them: (total, input, output, file index)
         self.usage: dict[SlotKey, tuple[int | None, int | None, int | None, int]] = {}
         self._names: dict[str, str] = {}
-        self._modes: dict[str, int] = {}
+        self._modes: dict[str, JudgeMode] = {}
 
     def _judged(self, rater: str, rec: dict[str, Any]) -> bool:
         mode = self._modes.get(rater)
@@ -194,11 +230,11 @@ class Aggregator:
                 judged = mode == ALWAYS or (mode == PER_RECORD and judge_decided(rec))
                 agent = get("agent")  # a --parity run: each agent's attempts are their own
                 key = (run_id if agent is None else f"{run_id}@{agent}", test_id, number)
-                slot = (code, get("latency_ms"), cause, rater, index, ordinal,
-                        hash(get("started_at")), judged)  # fmt: skip
+                slot = Slot(code, get("latency_ms"), cause, rater, index, ordinal,
+                            hash(get("started_at")), judged)  # fmt: skip
                 held = slots.setdefault(key, slot)
                 if held is not slot:
-                    if is_retry(held[6], slot[6]):
+                    if is_retry(held.started, slot.started):
                         self._supersede(key)
                     slots[key] = slot  # the same attempt again (a copy) keeps its grades
                 self.trust.add(key, test_id, rec)
@@ -282,7 +318,7 @@ class Aggregator:
     def _supersede(self, key: SlotKey) -> None:
         """A later attempt replaces the slot's attempt, with its verdicts and grades."""
         self.superseded += 1
-        old_rater = self.slots[key][3]
+        old_rater = self.slots[key].rater
         self.critical.pop((key, old_rater), None)
         for rater in self.grades.pop(key, {}):
             self.critical.pop((key, rater), None)
@@ -299,7 +335,7 @@ class Aggregator:
         key = (run_id, test_id, number)
         graded = rec.get("attempt_started_at")
         slot = self.slots.get(key)
-        if graded is not None and slot is not None and is_stale(hash(graded), slot[6]):
+        if graded is not None and slot is not None and is_stale(hash(graded), slot.started):
             self.stale_grades += 1  # it graded an attempt that a retry has replaced
             return
         per_rater = self.grades.setdefault(key, {})
@@ -310,12 +346,12 @@ class Aggregator:
         if (
             previous is not None
             and stamp is not None
-            and previous[0] is not None
-            and stamp < previous[0]
+            and previous.graded_at is not None
+            and stamp < previous.graded_at
         ):
             return
         cause = self._intern(_cause(rec)) if code == ERROR else None
-        per_rater[rater] = (stamp, code, cause, index, ordinal, self._judged(rater, rec))
+        per_rater[rater] = GradeEntry(stamp, code, cause, index, ordinal, self._judged(rater, rec))
         hits = rec.get("critical")
         if hits:
             self.critical[(key, rater)] = list(hits)
@@ -324,13 +360,13 @@ class Aggregator:
 
     # -- after reading -------------------------------------------------------------------
 
-    def verdicts(self, key: SlotKey) -> dict[str, int]:
+    def verdicts(self, key: SlotKey) -> dict[str, Code]:
         """Every rater's verdict code for one slot: the attempt's own rater, then grades
         (a later grade by the attempt's own rater replaces the attempt's verdict)."""
         slot = self.slots[key]
-        out = {slot[3]: slot[0]}
+        out = {slot.rater: slot.code}
         for rater, entry in self.grades.get(key, {}).items():
-            out[rater] = entry[1]
+            out[rater] = entry.code
         return out
 
     def orphan_grades(self) -> int:
@@ -341,13 +377,13 @@ class Aggregator:
     ) -> Decision | None:
         """The verdict that counts for one slot under ``rater`` (default: the attempt's
         own); None when the chosen rater did not rate it."""
-        code, cause, own, judged = slot[0], slot[2], slot[3], slot[7]
+        code, cause, own, judged = slot.code, slot.cause, slot.rater, slot.judged
         decider = own if rater is None else rater
         graded = False
         per_rater = self.grades.get(key)
         entry = per_rater.get(decider) if per_rater else None
         if entry is not None:
-            code, cause, graded, judged = entry[1], entry[2], True, entry[5]
+            code, cause, graded, judged = entry.code, entry.cause, True, entry.judged
         elif decider != own:
             return None
         unsure = code in (PASS, FAIL) and judged and decider in uncalibrated
@@ -372,7 +408,7 @@ class Aggregator:
                 t.unrated += 1
                 continue
             code, cause, decider, graded = d.code, d.cause, d.rater, d.graded
-            latency = slot[1]
+            latency = slot.latency_ms
             if code in (PASS, FAIL):
                 if d.uncalibrated:
                     t.uncalibrated_by.add(decider)

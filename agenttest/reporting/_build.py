@@ -203,23 +203,23 @@ def _details(agg: Aggregator, tallies: dict[str, Tally]) -> Details:
         for group, key, decider, graded in picked:
             chosen.append((group, key, decider, graded))
             slot = agg.slots[key]
-            wanted.append((slot[4], slot[5]))
+            wanted.append((slot.file, slot.ordinal))
             if graded:
                 entry = agg.grades[key][decider]
-                wanted.append((entry[3], entry[4]))
+                wanted.append((entry.file, entry.ordinal))
     records = fetch_records([f.path for f in agg.files], wanted)
     out: dict[tuple[str, bool], list[AttemptDetail]] = {}
     for group, key, decider, graded in chosen:
         slot = agg.slots[key]
-        attempt = records.get((slot[4], slot[5]))
+        attempt = records.get((slot.file, slot.ordinal))
         if attempt is None:  # the file changed between the passes
             continue
         grade = None
-        code = slot[0]
+        code = slot.code
         if graded:
             entry = agg.grades[key][decider]
-            grade = records.get((entry[3], entry[4]))
-            code = entry[1]
+            grade = records.get((entry.file, entry.ordinal))
+            code = entry.code
         verdict = f"{CODE_NAME[code]}, awaiting calibration" if group[1] else "FAIL"
         out.setdefault(group, []).append(attempt_detail(attempt, key[0], verdict, decider, grade))
     return {k: tuple(v) for k, v in out.items()}

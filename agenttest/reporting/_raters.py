@@ -21,7 +21,7 @@ from agenttest.stats import (
 )
 from agenttest.verdicts import kappa_interval
 
-from ._aggregate import FAIL, PASS, Aggregator
+from ._aggregate import FAIL, PASS, Aggregator, Code
 from ._model import Agreement, PairAgreement, RaterInfo
 
 
@@ -40,14 +40,14 @@ def _pair(a: str, b: str, keys: list[Any], left: list[int], right: list[int]) ->
 def analyse_raters(agg: Aggregator, verdict_rater: str | None) -> tuple[Agreement, frozenset[str]]:
     """Every rater's counts, pairwise agreement, Krippendorff's α, and uncalibrated judges."""
     counts: dict[str, list[int]] = {}
-    by_rater: dict[str, list[int]] = {}  # rater -> verdict codes of its own attempts
+    by_rater: dict[str, list[Code]] = {}  # rater -> verdict codes of its own attempts
     grades = agg.grades
     for key, slot in agg.slots.items():
-        code, rater = slot[0], slot[3]
+        code, rater = slot.code, slot.rater
         if grades:
             own_grade = grades.get(key, {}).get(rater)
             if own_grade is not None:
-                code = own_grade[1]
+                code = own_grade.code
         codes = by_rater.get(rater)
         if codes is None:
             codes = by_rater[rater] = []
@@ -58,19 +58,19 @@ def analyse_raters(agg: Aggregator, verdict_rater: str | None) -> tuple[Agreemen
     # judge × human over the attempts where the judge's answer decided the verdict: the
     # sample its calibration is measured on (for a rules+judge grader, its JUDGE calls)
     decided: dict[tuple[str, str], tuple[list[Any], list[int], list[int]]] = {}
-    units: list[dict[str, int]] = []
+    units: list[dict[str, Code]] = []
     for key, per_rater in agg.grades.items():
         if key not in agg.slots:
             continue
         verdicts = agg.verdicts(key)
         slot = agg.slots[key]
-        judged = {slot[3]: slot[7], **{r: e[5] for r, e in per_rater.items()}}
+        judged = {slot.rater: slot.judged, **{r: e.judged for r, e in per_rater.items()}}
         for rater, entry in per_rater.items():
-            if rater != agg.slots[key][3]:
+            if rater != agg.slots[key].rater:
                 row = counts.setdefault(rater, [0, 0, 0])
                 row[0] += 1
-                row[1] += entry[1] == PASS
-                row[2] += entry[1] == FAIL
+                row[1] += entry.code == PASS
+                row[2] += entry.code == FAIL
         gradable = {r: v for r, v in verdicts.items() if v in (PASS, FAIL)}
         if len(gradable) >= 2:
             units.append(gradable)

@@ -140,17 +140,17 @@ def collect_attempts(
     wanted = []
     for key, slot in agg.slots.items():
         d = agg.decide(key, slot, rater, uncalibrated)
-        wanted.append((slot[4], slot[5]))
+        wanted.append((slot.file, slot.ordinal))
         grade_at = None
         if d is not None and d.graded:
             entry = agg.grades[key][d.rater]
-            grade_at = (entry[3], entry[4])
+            grade_at = (entry.file, entry.ordinal)
             wanted.append(grade_at)
         if d is None:
             verdict, who = "UNRATED", str(rater)
         else:
             verdict, who = ("AWAITING" if d.awaiting else CODE_NAME[d.code]), d.rater
-        decided.append((key, (slot[4], slot[5]), grade_at, verdict, who))
+        decided.append((key, (slot.file, slot.ordinal), grade_at, verdict, who))
     records = fetch_records([f.path for f in agg.files], wanted)
     out = []
     for key, at, grade_at, verdict, who in decided:

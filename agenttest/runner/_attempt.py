@@ -15,13 +15,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agenttest.results import attempt as new_attempt
 
 from ._client import AgentClient, AgentNotReady, TurnLost, Waits
 from ._plan import PlanItem
 from ._workspace import FixtureError, LogTail, PreconditionUnmet, prepare, snapshot, teardown
+
+if TYPE_CHECKING:
+    from agenttest.judges import Judge
 
 Log = Callable[[str], None]
 
@@ -108,7 +111,7 @@ class Grader:
     """Grades each attempt as soon as its evidence is complete, with an optional judge."""
 
     battery_digest: str
-    judge: Any = None
+    judge: Judge | None = None
     strict: bool = False
     timezone: str | None = None  # the agent config's zone, kept on each attempt for clocks
 

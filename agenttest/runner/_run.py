@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agenttest import __version__
 from agenttest.blocks import Battery, Criterion, load_battery
@@ -57,6 +57,9 @@ from ._pool import Pool, SharedJudgeGrader, expected_order, expected_seconds, lo
 from ._progress import Progress
 from ._workspace import LogTail
 
+if TYPE_CHECKING:
+    from agenttest.judges import Judge
+
 EXAMPLE = "example"
 
 
@@ -89,8 +92,10 @@ class RunRequest:
     parity: Sequence[str] = ()  # --parity: more agents that run the same plan, same file
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Session:
+    """One run's plan and state, new or resumed: built by keyword only, never by position."""
+
     path: Path
     battery: Battery
     plan: list[PlanItem]
@@ -184,9 +189,21 @@ def _plan_new(req: RunRequest) -> _Session:
         label=req.label,
     )
     return _Session(
-        path, battery, plan, {}, req.agent, config, run_id, meta, False, example_args,
-        req.until_decided, req.replicas or 1, req.baseline, model,
-    )  # fmt: skip
+        path=path,
+        battery=battery,
+        plan=plan,
+        latest={},
+        agent=req.agent,
+        config=config,
+        run_id=run_id,
+        meta=meta,
+        retry_errors=False,
+        example_args=example_args,
+        until_decided=req.until_decided,
+        replicas=req.replicas or 1,
+        baseline=req.baseline,
+        model=model,
+    )
 
 
 def _check_resume_options(
@@ -274,11 +291,21 @@ def _plan_resume(req: RunRequest, path: Path) -> _Session:
             "One run file holds one model."
         )
     return _Session(
-        path, battery, plan, state.latest, agent, config, str(meta.get("run_id", "")), None,
-        req.retry_errors, example_args,
-        bool(selection.get("until_decided")), int(selection.get("replicas") or 1), req.baseline,
-        model,
-    )  # fmt: skip
+        path=path,
+        battery=battery,
+        plan=plan,
+        latest=state.latest,
+        agent=agent,
+        config=config,
+        run_id=str(meta.get("run_id", "")),
+        meta=None,
+        retry_errors=req.retry_errors,
+        example_args=example_args,
+        until_decided=bool(selection.get("until_decided")),
+        replicas=int(selection.get("replicas") or 1),
+        baseline=req.baseline,
+        model=model,
+    )
 
 
 #: The example-agent options a run file may carry into a resumed run: only how it misbehaves.
@@ -447,7 +474,7 @@ def _drive(
     writer: RunWriter,
     stop: StopSignals,
     progress: Progress,
-    judge: Any = None,
+    judge: Judge | None = None,
     strict: bool = False,
 ) -> None:
     latest = session.latest
