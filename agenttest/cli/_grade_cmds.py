@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from . import app
 
+if TYPE_CHECKING:
+    from agenttest.judges import Judge
 
-def _judge(name: str | None) -> object:
+
+def _judge(name: str | None) -> Judge | None:
     if not name:
         return None
     from agenttest.judges import get_judge
@@ -48,22 +52,13 @@ def grade(
     Attempt records are never rewritten; readers take the newest grade of each rater.
     Prints counts by verdict.
     """
-    from agenttest.blocks import load_battery
-    from agenttest.errors import UsageError
-    from agenttest.grading import regrade_run
-    from agenttest.results import read_run_meta
+    from agenttest.grading import regrade
 
-    meta = read_run_meta(run_file)
-    recorded = meta.get("battery") or {}
-    paths = [str(p) for p in battery] or list(recorded.get("paths") or [])
-    if not paths:
-        raise UsageError(f"{run_file} names no battery paths; pass --battery PATH")
-    ov = str(overlay) if overlay else (None if battery else recorded.get("overlay"))
-    loaded = load_battery(paths, overlay=ov)
-    counts = regrade_run(run_file, loaded, judge=_judge(judge), rater=rater, strict=strict)
+    done = regrade(run_file, battery, overlay, judge=judge, rater=rater, strict=strict)
+    counts = done.counts
     parts = " ".join(f"{k}={counts[k]}" for k in ("PASS", "FAIL", "ERROR"))
     print(f"{run_file}: appended {counts['graded']} grade record(s): {parts}; "
-          f"unknown ids {counts['unknown']}; battery {loaded.digest}")  # fmt: skip
+          f"unknown ids {counts['unknown']}; battery {done.digest}")  # fmt: skip
 
 
 @app.command("import")

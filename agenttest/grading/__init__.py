@@ -8,18 +8,21 @@ criteria a transcript alone cannot decide.
 """
 
 from ._engine import GRADERS, GradeOutcome, evaluate, grade_attempt, rater_id
-from ._regrade import regrade_run
+from ._regrade import Regraded, regrade, regrade_battery, regrade_run
 from ._state_criteria import files_of_interest
 from ._stream_criteria import label_matches, ttft_ms
 
 __all__ = [
     "GRADERS",
     "GradeOutcome",
+    "Regraded",
     "evaluate",
     "files_of_interest",
     "grade_attempt",
     "label_matches",
     "rater_id",
+    "regrade",
+    "regrade_battery",
     "regrade_run",
     "ttft_ms",
 ]

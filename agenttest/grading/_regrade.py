@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agenttest.blocks import Battery
-from agenttest.results import Grade, ReadNotes, RunWriter, iter_records
+from agenttest.blocks import Battery, load_battery
+from agenttest.errors import UsageError
+from agenttest.results import Grade, ReadNotes, RunWriter, iter_records, read_run_meta
 from agenttest.results import grade as new_grade
 
 from ._engine import grade_attempt
+
+if TYPE_CHECKING:
+    from agenttest.judges import Judge
 
 
 def grade_record(
@@ -33,7 +39,7 @@ def grade_record(
 def regrade_run(
     path: str | Path,
     battery: Battery,
-    judge: Any = None,
+    judge: Judge | None = None,
     rater: str | None = None,
     strict: bool = False,
 ) -> dict[str, int]:
@@ -64,3 +70,45 @@ def regrade_run(
         key: counts.get(key, 0)
         for key in ("graded", "PASS", "FAIL", "ERROR", "unknown", "torn_lines")
     }
+
+
+@dataclass(frozen=True)
+class Regraded:
+    """What :func:`regrade` did: counts by verdict (as :func:`regrade_run`) and the battery."""
+
+    counts: dict[str, int]
+    digest: str  # of the battery the attempts were graded with
+
+
+def regrade_battery(
+    path: str | Path, battery: Sequence[str | Path] = (), overlay: str | Path | None = None
+) -> Battery:
+    """The battery a re-grade of ``path`` uses: ``battery`` paths when given, else the ones
+    its ``run_meta`` recorded. The overlay is ``overlay`` when given; else the recorded one,
+    but only with the recorded paths (an overlay written for other blocks may not fit)."""
+    recorded = read_run_meta(path).get("battery") or {}
+    paths = [str(p) for p in battery] or list(recorded.get("paths") or [])
+    if not paths:
+        raise UsageError(f"{path} names no battery paths; pass --battery PATH")
+    ov = str(overlay) if overlay else (None if battery else recorded.get("overlay"))
+    return load_battery(paths, overlay=ov)
+
+
+def regrade(
+    path: str | Path,
+    battery: Sequence[str | Path] = (),
+    overlay: str | Path | None = None,
+    judge: Judge | str | None = None,
+    rater: str | None = None,
+    strict: bool = False,
+) -> Regraded:
+    """``agenttest grade``: choose the battery (:func:`regrade_battery`), then append one
+    ``grade`` record per attempt (:func:`regrade_run`). ``judge`` may be a judge's name; it
+    is built once the battery has loaded (a bad battery is reported before a missing model)."""
+    loaded = regrade_battery(path, battery, overlay)
+    if isinstance(judge, str):
+        from agenttest.judges import get_judge
+
+        judge = get_judge(judge) if judge else None
+    counts = regrade_run(path, loaded, judge=judge, rater=rater, strict=strict)
+    return Regraded(counts, loaded.digest)

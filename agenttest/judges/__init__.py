@@ -28,6 +28,7 @@ from agenttest.judges._base import (
 )
 from agenttest.judges._claims import split_items as reference_items
 from agenttest.judges._minilm import install_model_command
+from agenttest.judges._pairs_file import check_pairs, score_pairs_file
 
 __all__ = [
     "Judge",
@@ -35,11 +36,13 @@ __all__ = [
     "JudgeResult",
     "Verdict",
     "available_judges",
+    "check_pairs",
     "error_result",
     "get_judge",
     "install_model_command",
     "reference_items",
     "score_pairs",
+    "score_pairs_file",
 ]
 
 
