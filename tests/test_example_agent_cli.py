@@ -123,18 +123,19 @@ def test_openai_brain_through_the_real_command(tmp_path: Path) -> None:
 
 def test_a_busy_port_is_a_plain_usage_error(tmp_path: Path) -> None:
     import socket
-    import tempfile
 
-    def leftovers() -> set[str]:
-        return {p.name for p in Path(tempfile.gettempdir()).glob("agenttest-agent-*")}
-
-    before = leftovers()
+    # A temp folder of the test's own: other processes on the machine make theirs meanwhile.
+    temp = tmp_path / "tmp"
+    temp.mkdir()
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = run_agenttest("example-agent", "--port", str(port), timeout=60)
+        result = run_agenttest(
+            "example-agent", "--port", str(port), env={"TMPDIR": str(temp)}, timeout=60
+        )
     assert result.returncode == 2, result.stderr
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
     assert "Traceback" not in result.stderr
-    assert leftovers() <= before, "the unused temporary workspace was left behind"
+    left = list(temp.glob("agenttest-agent-*"))
+    assert not left, f"the unused temporary workspace was left behind: {left}"
