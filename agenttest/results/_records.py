@@ -16,7 +16,7 @@ and a critical hit's ``auto`` flag. Every 2.1 field is optional, so a 2.0 record
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, cast
 
 SCHEMA_VERSION = "2.1"
 SCHEMA_MAJOR = 2
@@ -226,25 +226,21 @@ RECORD_TYPES: dict[str, type] = {
 # Each stamps record_type and schema_version, so no writer spells them itself.
 
 
+def _stamped(record_type: str, fields: dict[str, Any]) -> dict[str, Any]:
+    return {"record_type": record_type, "schema_version": SCHEMA_VERSION, **fields}
+
+
 def run_meta(**fields: Any) -> RunMeta:
-    record: RunMeta = {"record_type": "run_meta", "schema_version": SCHEMA_VERSION}
-    record.update(fields)  # type: ignore[typeddict-item]
-    return record
+    return cast(RunMeta, _stamped("run_meta", fields))
 
 
 def attempt(**fields: Any) -> Attempt:
-    record: Attempt = {"record_type": "attempt", "schema_version": SCHEMA_VERSION}
-    record.update(fields)  # type: ignore[typeddict-item]
-    return record
+    return cast(Attempt, _stamped("attempt", fields))
 
 
 def grade(**fields: Any) -> Grade:
-    record: Grade = {"record_type": "grade", "schema_version": SCHEMA_VERSION}
-    record.update(fields)  # type: ignore[typeddict-item]
-    return record
+    return cast(Grade, _stamped("grade", fields))
 
 
 def run_end(**fields: Any) -> RunEnd:
-    record: RunEnd = {"record_type": "run_end", "schema_version": SCHEMA_VERSION}
-    record.update(fields)  # type: ignore[typeddict-item]
-    return record
+    return cast(RunEnd, _stamped("run_end", fields))
