@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from . import app
+from ._options import allow_temp_option, strict_option
 
 if TYPE_CHECKING:
     from agenttest.judges import Judge
@@ -40,12 +41,7 @@ def grade(
     overlay: Path | None = typer.Option(
         None, "--overlay", help="Overlay (default: the one in the run's run_meta)."
     ),
-    strict: bool = typer.Option(
-        False,
-        "--strict",
-        help="agenttest's stricter additions (origin `agenttest`) count toward the verdict "
-        "instead of being reported as strict-check warnings.",
-    ),
+    strict: bool = strict_option(),
 ) -> None:
     """Grade every attempt of RUN_FILE again, APPENDING one `grade` record per attempt.
 
@@ -79,9 +75,7 @@ def import_(
     ),
     out: Path = typer.Option(Path("reports"), "--out", help="Folder for the new run file."),
     judge: str | None = typer.Option(None, "--judge", help="Judge for JUDGE criteria."),
-    allow_temp: bool = typer.Option(
-        False, "--allow-temp", help="Allow writing under /tmp and other temp folders."
-    ),
+    allow_temp: bool = allow_temp_option(),
 ) -> None:
     """Convert a legacy result file into a schema 2.0 run file and grade it.
 

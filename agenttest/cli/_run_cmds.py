@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from . import app
+from ._options import allow_temp_option, strict_option
 
 
 @app.command()
@@ -39,9 +40,7 @@ def run(
     retry_errors: bool = typer.Option(
         False, "--retry-errors", help="With --resume: run again the attempts that ended in ERROR."
     ),
-    allow_temp: bool = typer.Option(
-        False, "--allow-temp", help="Allow writing under /tmp and other temp folders."
-    ),
+    allow_temp: bool = allow_temp_option(),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress output."),
     judge: str = typer.Option(
         "auto",
@@ -68,12 +67,7 @@ def run(
         help="An earlier run file of this battery: a pool starts the attempts that took "
         "longest there first (default: most turns first).",
     ),
-    strict: bool = typer.Option(
-        False,
-        "--strict",
-        help="agenttest's stricter additions (origin `agenttest`) count toward the verdict "
-        "instead of being reported as strict-check warnings.",
-    ),
+    strict: bool = strict_option(),
     model_url: str | None = typer.Option(
         None,
         "--model-url",
