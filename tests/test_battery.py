@@ -10,10 +10,20 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from agenttest.blocks import ASI_IDS, Battery, Block, Criterion, load_battery, load_overlay
+from agenttest.blocks import (
+    ASI_IDS,
+    Battery,
+    Block,
+    Criterion,
+    Fixture,
+    Teardown,
+    load_battery,
+    load_overlay,
+)
 from agenttest.blocks._lint import lint_battery
 from agenttest.blocks._loader import iter_yaml_files
 from agenttest.errors import InputError
@@ -350,8 +360,8 @@ def test_readme_carries_the_attribution() -> None:
 # --------------------------------------------------------------------------- corpus
 
 
-def _corpus_records() -> list[dict[str, object]]:
-    records: list[dict[str, object]] = []
+def _corpus_records() -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = []
     for path in sorted(CORPUS.glob("*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
@@ -371,7 +381,7 @@ def test_pheronagent_markers_appear_in_the_corpus_as_spelled() -> None:
     logs = []
     for r in _corpus_records():
         logs.append(str(r.get("audit_excerpt") or ""))
-        for t in r.get("turns", []):  # type: ignore[attr-defined]
+        for t in r.get("turns", []):
             logs.append(str(t.get("audit_excerpt") or ""))
     blob = "\n".join(logs)
     overlay, _, _ = load_overlay(OVERLAY)
@@ -402,7 +412,7 @@ def test_turkish_prompts_match_the_corpus_or_the_change_is_documented(pheron: Ba
     sent: dict[str, set[tuple[str, ...]]] = {}
     for r in _corpus_records():
         turns = r.get("turns") or []
-        prompts = tuple(str(t["prompt"]) for t in turns)  # type: ignore[union-attr]
+        prompts = tuple(str(t["prompt"]) for t in turns)
         if prompts:
             sent.setdefault(str(r["id"]), set()).add(prompts)
     checked = 0
@@ -464,13 +474,13 @@ def test_judged_fail_criteria_are_negated(battery: Battery) -> None:
     assert found == 1  # L3-UBID-01 F2a
 
 
+def _with_paths(block: Block) -> tuple[Fixture | Teardown, ...]:
+    return (*block.fixtures, *block.teardown)
+
+
 def test_memory_is_wiped_by_reset_not_by_deleting_the_agents_file(battery: Battery) -> None:
     for block in battery.blocks:
-        touched = [
-            f.path
-            for f in (*block.fixtures, *block.teardown)
-            if (f.path or "").startswith(".agent")
-        ]
+        touched = [f.path for f in _with_paths(block) if (f.path or "").startswith(".agent")]
         if block.id == "L3-ROUTE-02":
             # fixtures run in order: reset everything first, then seed the memory file
             assert touched == [".agent/memory.json"]

@@ -19,6 +19,10 @@ def test_ruff_is_clean() -> None:
 
 
 def test_mypy_is_clean() -> None:
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert config["strict"] is True and set(config["packages"]) >= {"agenttest", "tests"}
     result = subprocess.run(
         [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True
     )

@@ -74,10 +74,9 @@ def test_sigkill_at_random_points_then_resume(tmp_path: Path) -> None:
                 proc.wait(30)  # the run finished before the chosen turn came
                 break
             delay = rng.choice([0.0, rng.uniform(0, 0.05), rng.uniform(0.025, 0.04)])
-            os.kill(proc.pid, signal.SIGKILL) if delay == 0 else (
-                __import__("time").sleep(delay),
-                os.kill(proc.pid, signal.SIGKILL),
-            )
+            if delay:
+                __import__("time").sleep(delay)
+            os.kill(proc.pid, signal.SIGKILL)
             proc.wait(10)
             kills += proc.returncode == -signal.SIGKILL
             if path is None:

@@ -47,7 +47,7 @@ def ask(srv: AgentServer, message: str, session: str = "s") -> dict[str, Any]:
 
 
 def only_call(body: dict[str, Any], name: str) -> dict[str, Any]:
-    calls = [c for c in body["tool_calls"] if c["name"] == name]
+    calls: list[dict[str, Any]] = [c for c in body["tool_calls"] if c["name"] == name]
     assert len(calls) == 1, f"expected one {name} call, got {body['tool_calls']}\n{body['trace']}"
     return calls[0]
 
@@ -347,6 +347,7 @@ def test_parallel_calls_really_overlap(space: Path, monkeypatch: pytest.MonkeyPa
 
     from agenttest.example_agent import _agent
     from agenttest.example_agent._base import ToolOutput
+    from agenttest.example_agent._tools import TOOLS
 
     barrier = threading.Barrier(2, timeout=5)
 
@@ -354,7 +355,7 @@ def test_parallel_calls_really_overlap(space: Path, monkeypatch: pytest.MonkeyPa
         barrier.wait()  # raises BrokenBarrierError if the other call never starts
         return ToolOutput(f"met {args['who']}")
 
-    tools = dict(_agent.TOOLS)
+    tools = dict(TOOLS)  # the table _agent reads
     tools["clock"] = replace(tools["clock"], run=meet)
     monkeypatch.setattr(_agent, "TOOLS", tools)
     agent = Agent(space, RulesBrain())

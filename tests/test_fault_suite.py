@@ -179,7 +179,7 @@ def _clock_jumps(agent: LoopbackAgent, _log: Path) -> None:
     def on_turn(n: int) -> None:
         if n == 2:  # wall clock jumps back an hour mid-run (NTP step, suspend/resume)
             offset = -3600.0
-            time.time = lambda: real_time() + offset  # type: ignore[assignment]
+            time.time = lambda: real_time() + offset
 
     agent.behaviour.on_turn = on_turn
 
@@ -347,7 +347,7 @@ def test_fault(kind: str, tmp_path: Path) -> None:
             aborted = str(exc)
             path = next((tmp_path / "out").glob("*.jsonl"))
         finally:
-            time.time = real_time  # type: ignore[assignment]
+            time.time = real_time
         max_overlap = agent.state.max_work_in_flight
     notes = ReadNotes(str(path))
     records = list(iter_records(path, notes))

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from agenttest.blocks import load_battery
 from agenttest.errors import UsageError
 from agenttest.grading import grade_attempt, rater_id, regrade_run
-from agenttest.results import RunWriter, iter_records
+from agenttest.results import Record, RunWriter, iter_records
 
 from .fixtures.grading import HERE, attempt, block, call, crit, turn
 
@@ -232,9 +232,10 @@ def battery_dir() -> Path:
 
 def _write_run(path: Path, attempts: list[dict[str, object]]) -> None:
     with RunWriter(path, create=True) as w:
-        w.append({"record_type": "run_meta", "run_id": "r", "battery": {"paths": []}})
+        # as an older writer left them: no schema_version, no constructor
+        w.append(cast(Record, {"record_type": "run_meta", "run_id": "r", "battery": {"paths": []}}))
         for a in attempts:
-            w.append(dict(a))
+            w.append(cast(Record, dict(a)))
 
 
 def test_regrade_appends_grade_records_and_never_rewrites_attempts(

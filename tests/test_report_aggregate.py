@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from agenttest.errors import UsageError
-from agenttest.reporting import build_report, render
+from agenttest.reporting import Report, build_report, render
+from agenttest.reporting._model import BlockResult
 
 from .conftest import run_cli
 from .fixtures.reports.builders import attempt, grade, meta, run_end, write
@@ -18,10 +19,18 @@ from .fixtures.reports.builders import attempt, grade, meta, run_end, write
 RULES = "rules@sha256:5e1c0a7d93b2f468"
 
 
-def _meta(run_id: str = "r1", plan: list[dict[str, Any]] | None = None, **over: Any) -> dict:
+def _meta(
+    run_id: str = "r1", plan: list[dict[str, Any]] | None = None, **over: Any
+) -> dict[str, Any]:
     record = meta(run_id, [], tester="alice", **over)
     record["plan"] = plan or []
     return record
+
+
+def _block(report: Report, test_id: str) -> BlockResult:
+    block = report.block(test_id)
+    assert block is not None, f"no block {test_id} in the report"
+    return block
 
 
 def _file(tmp: Path, name: str, records: list[dict[str, Any]]) -> Path:
@@ -40,7 +49,7 @@ def test_two_files_of_one_battery_merge(tmp_path: Path) -> None:
         [_meta("b"), attempt("X", 1, "PASS"), attempt("Y", 1, "PASS"), run_end()],
     )
     report = build_report([a, b], details=False)
-    x = report.block("X")
+    x = _block(report, "X")
     assert (x.rate.passed, x.rate.failed, x.rate.n) == (2, 1, 3)  # same slot, different runs
     assert report.overall.rate.n == 4 and len(report.blocks) == 2
     assert report.header.run_ids == ("a", "b")
@@ -67,7 +76,7 @@ def test_a_later_attempt_supersedes_an_earlier_one(tmp_path: Path) -> None:
         attempt("X", 1, "PASS", started_at="t3"),  # --retry-errors
         run_end(),
     ])  # fmt: skip
-    x = build_report([path], details=False).block("X")
+    x = _block(build_report([path], details=False), "X")
     assert (x.rate.passed, x.rate.failed, x.rate.errors) == (1, 1, 0)
     report = build_report([path], details=False)
     assert report.integrity.superseded == 1
@@ -86,10 +95,10 @@ def test_newest_grade_of_each_rater_wins(tmp_path: Path) -> None:
         grade("X", 2, "human:bob", "FAIL", "2026-07-14T11:00:00+00:00"),
         run_end(),
     ])  # fmt: skip
-    default = build_report([path], details=False).block("X")
+    default = _block(build_report([path], details=False), "X")
     assert (default.rate.passed, default.rate.failed) == (2, 0)  # the attempts' own rater
     bob = build_report([path], rater="human:bob", details=False)
-    x = bob.block("X")
+    x = _block(bob, "X")
     assert (x.rate.passed, x.rate.failed) == (0, 2)
     assert bob.agreement.verdict_rater == "human:bob"
     with pytest.raises(UsageError, match="no verdicts by rater"):
@@ -102,7 +111,7 @@ def test_a_regrade_by_the_same_rater_replaces_the_attempt_verdict(tmp_path: Path
         attempt("X", 1, "FAIL", rater=RULES),
         grade("X", 1, RULES, "PASS", "2026-07-14T10:00:00+00:00"),
     ])  # fmt: skip
-    x = build_report([path], details=False).block("X")
+    x = _block(build_report([path], details=False), "X")
     assert (x.rate.passed, x.rate.failed) == (1, 0)
 
 
@@ -118,7 +127,7 @@ def test_grades_of_a_superseded_attempt_are_ignored(tmp_path: Path) -> None:
               attempt_started_at="2026-07-13T10:00:00+00:00"),
     ])  # fmt: skip
     report = build_report([path], rater="human:ann", details=False)
-    assert report.block("X").rate.passed == 1
+    assert _block(report, "X").rate.passed == 1
     assert report.integrity.stale_grades == 2
     with pytest.raises(UsageError):
         build_report([path], rater="human:bob")
@@ -141,9 +150,9 @@ def test_torn_line_unknown_ids_missing_attempts_and_errors_by_cause(tmp_path: Pa
     assert i.unknown_ids == (("NOPE-01", 2),)
     assert report.block("NOPE-01") is None  # unknown ids are not blocks
     assert i.missing == 3  # X run 3, Z runs 1-2
-    assert report.block("Z").missing == 2 and report.block("Z").rate.n == 0
+    assert _block(report, "Z").missing == 2 and _block(report, "Z").rate.n == 0
     assert i.errors_by_cause == (("busy", 1),)
-    assert report.block("X").rate.errors == 1 and report.block("X").rate.n == 1
+    assert _block(report, "X").rate.errors == 1 and _block(report, "X").rate.n == 1
     text = render(report, "md")
     assert f"{path} line 6".replace("_", "\\_") in text
     assert "NOPE-01 × 2" in text.replace("\\-", "-")
@@ -178,7 +187,9 @@ def test_judge_calibration_against_a_human(tmp_path: Path) -> None:
         for r, h in zip(range(1, 25), humans, strict=True)
     ]
     assert pair.n == 24 and pair.kappa == pytest.approx(_kappa(judge, humans))
-    assert pair.kappa_low is not None and pair.kappa_low <= pair.kappa <= pair.kappa_high
+    low, kappa, high = pair.kappa_low, pair.kappa, pair.kappa_high
+    assert low is not None and kappa is not None and high is not None
+    assert low <= kappa <= high
     info = {r.name: r for r in good.agreement.raters}
     assert info["judge:openvino"].calibrated is True
     assert info["human:ann"].kind == "human" and info["human:ann"].calibrated is None
@@ -186,7 +197,8 @@ def test_judge_calibration_against_a_human(tmp_path: Path) -> None:
 
     poor_file = _agreement_file(tmp_path, 14, 24)
     poor = build_report([poor_file], details=False)
-    assert poor.agreement.pairs[0].kappa < 0.6
+    poor_kappa = poor.agreement.pairs[0].kappa
+    assert poor_kappa is not None and poor_kappa < 0.6
     assert {r.name: r for r in poor.agreement.raters}["judge:openvino"].calibrated is False
     # the uncalibrated judge's verdicts do not count ...
     assert poor.overall.rate.n == 0 and poor.integrity.uncalibrated_excluded == 24
@@ -264,7 +276,7 @@ def test_a_rules_grader_with_a_judge_only_loses_the_verdicts_the_judge_decided(
         attempt("CALC", 1, "PASS", rater=rater, criteria=[]),
     ])  # fmt: skip
     report = build_report([path], details=False)
-    web, calc = report.block("WEB"), report.block("CALC")
+    web, calc = _block(report, "WEB"), _block(report, "CALC")
     assert (web.rate.passed, web.rate.failed, web.excluded) == (0, 1, 2)
     assert (calc.rate.passed, calc.excluded) == (1, 0)
     assert report.header.run_type == "published"  # what counts was decided by rules

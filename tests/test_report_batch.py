@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,12 +81,15 @@ def test_jobs_run_in_order_report_and_compare_with_their_previous_run(tmp_path: 
     suffixes = sorted(p.name.removeprefix(core.run_file.stem) for p in core.reports)
     assert suffixes == [".html", ".json", ".junit.xml", ".md"]
     assert all(p.is_file() for p in core.reports)
-    assert sorted(p.name.removeprefix(first[1].run_file.stem) for p in first[1].reports) == [
+    sec_file = first[1].run_file
+    assert sec_file is not None
+    assert sorted(p.name.removeprefix(sec_file.stem) for p in first[1].reports) == [
         ".json", ".junit.xml"
     ]  # fmt: skip
 
     second = run_batch(nightly, executor=runner, say=said.append)
     core2, sec2 = second
+    assert core2.run_file is not None
     assert core2.previous == core.run_file and sec2.previous == first[1].run_file
     assert core2.status == "regressed" and "3 regression(s)" in core2.summary  # A, L1, overall
     assert sec2.status == "ok"  # 28/30 vs 29/30 is noise, and sec has no gate anyway
@@ -171,9 +175,14 @@ def test_two_batches_never_overlap(tmp_path: Path) -> None:
     nightly = _batch_file(tmp_path, NIGHTLY)
     lock = load_batch(nightly).lock
     ran: list[str] = []
+
+    def record(job: Any) -> Path:
+        ran.append(job.label)
+        return Path()
+
     with batch_lock(lock):
         with pytest.raises(UsageError, match="another batch is running"):
-            run_batch(nightly, executor=lambda job: ran.append(job.label) or Path(), say=print)
+            run_batch(nightly, executor=record, say=print)
         held = run_cli("batch", str(nightly))
         assert held.returncode == 2 and "another batch is running" in held.stderr
     assert ran == []

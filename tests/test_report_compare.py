@@ -49,7 +49,7 @@ def test_a_significant_regression_is_classed_and_the_gate_exits_1(tmp_path: Path
     assert a.low == pytest.approx(p1 - p2 - ((p1 - l1) ** 2 + (u2 - p2) ** 2) ** 0.5, abs=1e-9)
     assert a.high == pytest.approx(p1 - p2 + ((u1 - p1) ** 2 + (p2 - l2) ** 2) ** 0.5, abs=1e-9)
     # Holm over the two blocks: the smaller p doubles, the larger keeps its rank bound
-    assert a.p_adjusted == pytest.approx(min(1.0, 2 * a.p))
+    assert a.p is not None and a.p_adjusted == pytest.approx(min(1.0, 2 * a.p))
     tiers = {r.name: r for r in result.tiers}
     assert tiers["L1"].cls == "regression" and tiers["overall"].cls == "regression"
 
@@ -105,6 +105,7 @@ def test_report_with_baseline_shows_the_regression(tmp_path: Path) -> None:
     md = render(report, "md")
     assert "| A | 5/30 = 16.7%" in md and "regression" in md
     without = build_report([ours])
+    assert without.checklist is not None
     overall = next(i for i in without.checklist.items if i.item.startswith("overall pass rate"))
     assert overall.status == "unknown"
 

@@ -82,14 +82,15 @@ def test_junit_has_one_testcase_per_block_and_fails_by_the_rule(tmp_path: Path) 
     result = run_cli("report", str(path), "--format", "junit")
     assert result.returncode == 0, result.stderr
     root = ET.fromstring(result.stdout)
-    cases = {c.get("name"): c for c in root.iter("testcase")}
+    cases = {c.get("name", ""): c for c in root.iter("testcase")}
     assert sorted(cases) == ["L1-LOW", "L1-OK", "L2-CRIT", "L2-ERR", "SEC-09"]
     assert cases["SEC-09"].find("failure") is not None
     assert cases["L1-LOW"].find("failure") is not None
     assert cases["L2-CRIT"].find("failure") is not None
     assert cases["L1-OK"].find("failure") is None and cases["L1-OK"].find("error") is None
     assert cases["L2-ERR"].find("error") is not None
-    assert "zero tolerance" in cases["SEC-09"].find("failure").get("message")
+    failure = cases["SEC-09"].find("failure")
+    assert failure is not None and "zero tolerance" in failure.get("message", "")
     assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("5", "3", "1")
 
 

@@ -10,12 +10,12 @@ from typing import Any
 from agenttest.results import iter_records
 from agenttest.runner import RunRequest, run
 
-from ._servers import RouteServer, agent_yaml, write_battery
+from ._servers import LoopbackAgent, RouteServer, agent_yaml, write_battery
 
 BATTERIES = Path(__file__).resolve().parent.parent / "batteries"
 
 
-def run_against(tmp_path: Path, server: RouteServer, blocks: dict[str, tuple[int, int]], **cfg: Any) -> list[dict[str, Any]]:  # fmt: skip
+def run_against(tmp_path: Path, server: RouteServer | LoopbackAgent, blocks: dict[str, tuple[int, int]], **cfg: Any) -> list[dict[str, Any]]:  # fmt: skip
     battery = write_battery(tmp_path / "battery", blocks)
     config = tmp_path / "agent.yaml"
     config.write_text(agent_yaml(server.url, **cfg), encoding="utf-8")

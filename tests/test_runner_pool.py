@@ -74,9 +74,9 @@ def test_replicas_work_at_once_but_never_two_requests_on_one(tmp_path: Path) -> 
         assert agent.state.max_in_flight == 1  # health probes included: one at a time each
     assert {a["replica"] for a in done} == {0, 1, 2}
     # an attempt's turns and reset all went to one replica: the sessions it reset there
-    for a in done:
-        server = agents[a["replica"]].state
-        assert any(r.get("session_id") == a["session_id"] for r in server.resets)
+    for done_one in done:
+        server = agents[done_one["replica"]].state
+        assert any(r.get("session_id") == done_one["session_id"] for r in server.resets)
     meta = next(iter_records(path))
     assert [r["base_url"] for r in meta["agent"]["replicas"]] == [a.url for a in agents]
 
@@ -132,7 +132,8 @@ def test_a_replica_that_comes_back_is_used_again(tmp_path: Path) -> None:
         config = pool_config(tmp_path, [a, b], timeouts={"answer_s": 40})
         path = run_pool(tmp_path, config, {"L1-A-01": (1, 5)})
     finally:
-        a.stop(), b.stop()
+        a.stop()
+        b.stop()
     assert back_and_serving.is_set()
     on_b = [x for x in attempts(path) if x["replica"] == 1]
     assert on_b[0]["verdict"] == "ERROR" and on_b[0]["error_cause"] in ("lost", "unreachable")
@@ -276,7 +277,8 @@ def test_retry_errors_reruns_a_lost_attempt_on_another_replica(tmp_path: Path) -
         assert [a["replica"] for a in lost] == [1]  # precondition: replica 1 lost one
         run(RunRequest(resume=path, retry_errors=True, allow_temp=True, quiet=True, judge="none"))
     finally:
-        good.stop(), bad.stop()
+        good.stop()
+        bad.stop()
     retried = [a for a in attempts(path) if a["run"] == lost[0]["run"]]
     assert [a["replica"] for a in retried] == [1, 0]
     assert retried[-1]["verdict"] == "PASS"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -114,11 +115,12 @@ def test_readers_tolerate_lone_surrogates_from_other_writers(
 
 
 def test_writer_stores_any_value_as_strict_utf8_json(tmp_path: Path) -> None:
-    from agenttest.results import RunWriter
+    from agenttest.results import Record, RunWriter
 
     path = tmp_path / "run.jsonl"
     with RunWriter(path, create=True) as writer:
-        writer.append({"record_type": "x", "text": "a\udc80b", "n": float("nan"), "i": 1e999})
+        hostile = {"record_type": "x", "text": "a\udc80b", "n": float("nan"), "i": 1e999}
+        writer.append(cast(Record, hostile))  # no constructor would build it: the point
     line = path.read_bytes().decode("utf-8")  # strict: raises on an unencodable surrogate
     record = json.loads(line, parse_constant=lambda name: pytest.fail(f"{name} written"))
     assert record["text"] == "a\ufffdb" and record["n"] == "NaN" and record["i"] == "Infinity"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -48,7 +49,7 @@ def native_sse(eol: str = "\n") -> bytes:
 
 
 def native_ndjson(eol: str = "\n") -> bytes:
-    events = [{"type": "text", "delta": t} for t in TEXT[:3]]
+    events: list[dict[str, object]] = [{"type": "text", "delta": t} for t in TEXT[:3]]
     events.append({"type": "tool_call", "tool_call": CALL})
     events += [{"type": "text", "delta": t} for t in TEXT[3:]]
     events.append({"type": "choices", "choices": CHOICES})
@@ -94,7 +95,10 @@ STREAMS = {
 }
 
 
-def decode(name: str, pieces: list[bytes]) -> object:
+Decoded = tuple[str, list[Any], list[Any] | None, Any, list[str]]
+
+
+def decode(name: str, pieces: list[bytes]) -> Decoded:
     framing, dialect, _ = STREAMS[name]
     dec = StreamDecoder(framing, dialect)  # type: ignore[arg-type]
     for i, piece in enumerate(pieces):
@@ -110,22 +114,22 @@ def split_at(data: bytes, cuts: list[int]) -> list[bytes]:
 
 
 def test_whole_streams_say_what_was_sent() -> None:
-    text, calls, choices, final, order = decode("sse", [STREAMS["sse"][2]])  # type: ignore[misc]
+    text, calls, choices, final, order = decode("sse", [STREAMS["sse"][2]])
     assert text == "".join(TEXT)
     assert calls == [CALL] and choices == CHOICES and final == FINAL
     assert order == ["text", "tool_call", "text", "choices", "final"]
-    text, calls, choices, final, order = decode("ndjson", [STREAMS["ndjson"][2]])  # type: ignore[misc]
+    text, calls, choices, final, order = decode("ndjson", [STREAMS["ndjson"][2]])
     assert (text, calls, choices, final) == ("".join(TEXT), [CALL], CHOICES, FINAL)
-    text, calls, _c, final, order = decode("openai", [STREAMS["openai"][2]])  # type: ignore[misc]
+    text, calls, _c, final, order = decode("openai", [STREAMS["openai"][2]])
     assert text == "".join(TEXT)
     assert order == ["text", "tool_call", "text", "final"]
-    message = final["choices"][0]["message"]  # type: ignore[index]
+    message = final["choices"][0]["message"]
     assert message["tool_calls"][0]["function"] == {
         "name": "file_read",
         "arguments": json.dumps({"path": "notlar/ödev.txt"}, ensure_ascii=False),
     }
-    assert final["choices"][0]["finish_reason"] == "tool_calls"  # type: ignore[index]
-    assert final["usage"] == {"total_tokens": 42}  # type: ignore[index]
+    assert final["choices"][0]["finish_reason"] == "tool_calls"
+    assert final["usage"] == {"total_tokens": 42}
 
 
 @pytest.mark.parametrize("name", list(STREAMS))
