@@ -115,11 +115,13 @@ def test_answers_are_not_delayed_by_nagle(server: AgentServer) -> None:
     with httpx.Client(timeout=5) as client:  # one keep-alive connection, as the runner uses
         client.get(server.url + "/health")
         times = []
-        for _ in range(9):
+        for _ in range(15):
             start = time.perf_counter()
             assert client.get(server.url + "/health").status_code == 200
             times.append(time.perf_counter() - start)
-    assert sorted(times)[len(times) // 2] < 0.02, times
+    # The stall is the client's delayed-ACK timer, at least 40 ms on Linux, on every request:
+    # a median below 35 ms cannot have it, and leaves a loaded machine room (20 ms did not).
+    assert sorted(times)[len(times) // 2] < 0.035, times
 
 
 @pytest.mark.parametrize(
