@@ -198,6 +198,12 @@ def last_response(ctx: Ctx, c: Criterion) -> tuple[int, str | None, Check | None
     return ti, text, None
 
 
+def fixtures_applied(block: Block, attempt: dict[str, Any]) -> bool:
+    """Whether the block's fixtures were in place: the attempt's ``fixtures_applied`` (live
+    runs write True, imports False); records older than the field are live runs."""
+    return not block.fixtures or attempt.get("fixtures_applied") is not False
+
+
 def line_evidence(
     ti: int, source: str, lineno: int, text: str, note: str | None = None
 ) -> Evidence:

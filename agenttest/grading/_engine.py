@@ -15,7 +15,7 @@ from . import _state_criteria as st
 from . import _text_criteria as tx
 from . import _tool_criteria as tc
 from . import limits
-from ._context import Check, Ctx, ev
+from ._context import Check, Ctx, ev, fixtures_applied
 from ._grounding_criteria import GROUNDING_GRADERS
 from ._rules import auto_hits
 from ._stream_criteria import STREAM_GRADERS
@@ -196,12 +196,6 @@ def _gradable(attempt: dict[str, Any]) -> bool:
         if isinstance(turn.get("response"), str) or turn.get("tool_calls") or turn.get("trace"):
             return True
     return False
-
-
-def fixtures_applied(block: Block, attempt: dict[str, Any]) -> bool:
-    """Whether the block's fixtures were in place: the attempt's ``fixtures_applied`` (live
-    runs write True, imports False); records older than the field are live runs."""
-    return not block.fixtures or attempt.get("fixtures_applied") is not False
 
 
 def grade_attempt(

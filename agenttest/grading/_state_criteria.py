@@ -18,7 +18,7 @@ from agenttest.blocks import Block, Criterion
 from . import _normalize as nz
 from . import _world as w
 from . import limits
-from ._context import LAST_TURN, Check, Ctx, as_text, ev, quoted
+from ._context import LAST_TURN, Check, Ctx, as_text, ev, fixtures_applied, quoted
 
 FILE_TYPES = ("file_exists", "file_absent", "file_content")
 _MISSING = object()
@@ -72,8 +72,6 @@ def _read(ctx: Ctx, path: str) -> tuple[Any, str | None]:
 
 def _from_calls(ctx: Ctx, rel: str) -> tuple[Any, str | None]:
     """No workspace and no snapshot: replay the tool-call record (grading/_world.py)."""
-    from ._engine import fixtures_applied
-
     applied = fixtures_applied(ctx.block, ctx.attempt)
     target = rel if applied else ctx.block.reference.paths.get(rel, rel)
     before = w.initial_state(ctx, rel, applied)
