@@ -2,12 +2,13 @@
 
 What is kept while reading (everything else of a record is dropped as soon as it is read):
 
-* per (run, test, attempt number) "slot" one small tuple — verdict code, latency, error
+* per (run, test, attempt number) "slot" one small :class:`Slot` — verdict code, latency, error
   cause, rater, and where the record sits in its file. This is needed because a later
   ``attempt`` record for the same slot supersedes an earlier one (``--retry-errors``), so
   the earlier verdict must be taken back out. Slots are bounded by blocks × k of the plan;
   retries, transcripts, traces and criteria never add memory;
-* per graded slot the newest grade of each rater (a verdict code and a timestamp);
+* per graded slot the newest grade of each rater (a :class:`GradeEntry`: a verdict code
+  and a timestamp);
 * the ``critical`` lists of always-FAIL hits (rare, small);
 * per test id its tier and k.
 
@@ -16,68 +17,34 @@ What is kept while reading (everything else of a record is dropped as soon as it
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
-from enum import IntEnum
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from agenttest.errors import UsageError
 from agenttest.results import ReadNotes, iter_records, rater_kind
 from agenttest.results import parse_timestamp as timestamp
 from agenttest.verdicts import TrustCounts, counted_verdict, is_retry, is_stale
 
+from ._slots import (
+    ALWAYS,
+    ERROR,
+    FAIL,
+    NEVER,
+    OTHER,
+    PASS,
+    PER_RECORD,
+    UNKNOWN,
+    Code,
+    Decision,
+    GradeEntry,
+    JudgeMode,
+    RunFile,
+    Slot,
+    SlotKey,
+    Tally,
+)
 
-class Code(IntEnum):
-    """A verdict as the aggregate holds it: small, ordered, cheap to compare."""
-
-    UNKNOWN = -1  # no verdict recorded
-    FAIL = 0
-    PASS = 1
-    ERROR = 2
-    OTHER = 3  # a verdict string this version does not know
-
-
-PASS, FAIL, ERROR, OTHER, UNKNOWN = Code.PASS, Code.FAIL, Code.ERROR, Code.OTHER, Code.UNKNOWN
 _VCODE = {"PASS": PASS, "FAIL": FAIL, "ERROR": ERROR}
-CODE_NAME = {code: code.name for code in Code}
-
-SlotKey = tuple[str, str, int]  # (run_id, test_id, run)
-
-
-class Slot(NamedTuple):
-    """What is kept of one attempt record: the newest one of its (run, test, number)."""
-
-    code: Code
-    latency_ms: Any
-    cause: str | None  # the error cause, for ERROR
-    rater: str
-    file: int  # index of the run file
-    ordinal: int  # index of the record in its file
-    started: int  # hash of started_at: grades name the attempt they graded by it
-    judged: bool  # a judge decided the verdict
-
-
-class GradeEntry(NamedTuple):
-    """What is kept of the newest grade record of one rater for one slot."""
-
-    graded_at: float | None  # as a timestamp
-    code: Code
-    cause: str | None
-    file: int
-    ordinal: int
-    judged: bool
-
-
-class JudgeMode(IntEnum):
-    """How a rater's verdicts depend on a judge: never, always, or per record (``rules+judge``)."""
-
-    NEVER = 0
-    ALWAYS = 1
-    PER_RECORD = 2
-
-
-NEVER, ALWAYS, PER_RECORD = JudgeMode.NEVER, JudgeMode.ALWAYS, JudgeMode.PER_RECORD
 
 
 def judge_mode(name: str) -> JudgeMode:
@@ -107,61 +74,6 @@ def judge_decided(rec: dict[str, Any]) -> bool:
 
 def _cause(rec: dict[str, Any]) -> str:
     return str(rec.get("error_cause") or rec.get("status") or "unspecified")
-
-
-class Decision(NamedTuple):
-    """Which verdict of a slot counts, and who decided it."""
-
-    code: Code
-    cause: str | None
-    rater: str
-    graded: bool  # a grade record decided, not the attempt record
-    uncalibrated: bool  # an uncalibrated judge decided PASS/FAIL
-    awaiting: bool  # ... and nobody chose that judge: left out, "awaiting calibration"
-
-
-@dataclass
-class RunFile:
-    """One run file: its header, its tail, and what the reader skipped."""
-
-    path: str
-    run_id: str
-    meta: dict[str, Any]
-    notes: ReadNotes
-    run_end: dict[str, Any] | None = None
-    last_completed_at: str | None = None
-    attempts: int = 0
-
-    @property
-    def digest(self) -> str | None:
-        battery = self.meta.get("battery")
-        digest = battery.get("digest") if isinstance(battery, dict) else None
-        return str(digest) if digest else None
-
-
-@dataclass
-class Tally:
-    """Counts of one block under one choice of rater."""
-
-    test_id: str
-    tier: str | None
-    k: int
-    passed: int = 0
-    failed: int = 0
-    errors: int = 0
-    unknown: int = 0
-    other: int = 0
-    unrated: int = 0
-    uncalibrated: int = 0  # counted although an uncalibrated judge decided (chosen rater)
-    excluded: int = 0  # left out: an uncalibrated judge decided and nobody chose it
-    uncalibrated_by: set[str] = field(default_factory=set)
-    causes: Counter[str] = field(default_factory=Counter)
-    latencies: list[float] = field(default_factory=list)
-    # (slot, deciding rater, whether a grade record decided it rather than the attempt)
-    failing: list[tuple[SlotKey, str, bool]] = field(default_factory=list)
-    # verdicts an uncalibrated judge decided, left out of the rates: "awaiting calibration"
-    awaiting: list[tuple[SlotKey, str, bool]] = field(default_factory=list)
-    critical: list[tuple[SlotKey, str]] = field(default_factory=list)
 
 
 class Aggregator:

@@ -19,7 +19,7 @@ from agenttest.errors import AgentTestError, UsageError
 from agenttest.results import parse_timestamp as timestamp
 from agenttest.stats import percentile
 
-from ._aggregate import CODE_NAME, Aggregator, SlotKey, Tally
+from ._aggregate import Aggregator
 from ._cases import case_families
 from ._details import MAX_FAILING_DETAILS, attempt_detail, describe_evidence, fetch_records
 from ._model import (
@@ -39,6 +39,7 @@ from ._model import (
     tier_key,
 )
 from ._raters import analyse_raters
+from ._slots import CODE_NAME, SlotKey, Tally
 from ._usage import block_usage
 
 BatteryArg = Battery | str | Path | Literal["auto"] | None

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ._format import pvalue, signed
 from ._model import Comparison
-from ._render import pvalue, signed
 
 
 def compare_table(result: Comparison, alpha: float) -> str:

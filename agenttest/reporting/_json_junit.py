@@ -21,8 +21,8 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from ._cases import cases_dict
+from ._format import pct, rate_text
 from ._model import BlockResult, GroupResult, Rate, Report
-from ._render import pct, rate_text
 
 JSON_SCHEMA_ID = "agenttest-report/1"
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")

@@ -21,8 +21,9 @@ from agenttest.stats import (
 )
 from agenttest.verdicts import kappa_interval
 
-from ._aggregate import FAIL, PASS, Aggregator, Code
+from ._aggregate import Aggregator
 from ._model import Agreement, PairAgreement, RaterInfo
+from ._slots import FAIL, PASS, Code
 
 
 def _pair(a: str, b: str, keys: list[Any], left: list[int], right: list[int]) -> PairAgreement:

@@ -10,71 +10,15 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import re
 from typing import Any
 
 from agenttest._resources import templates_dir
-from agenttest.sanitize import terminal_safe
 
 from ._cases import cases_markdown
 from ._charts import latency_chart, tier_chart
-from ._model import Rate, Report
+from ._format import ci, duration, md_fence, md_inline, pct, pvalue, rate_text, signed
+from ._model import Report
 from ._viewer import script_json
-
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#!~])")
-
-
-def pct(value: float | None, digits: int = 1) -> str:
-    return "n/a" if value is None else f"{value * 100:.{digits}f}%"
-
-
-def ci(rate: Rate) -> str:
-    if rate.wilson_low is None or rate.wilson_high is None:
-        return "[n/a]"
-    return f"[{pct(rate.wilson_low)}, {pct(rate.wilson_high)}]"
-
-
-def rate_text(rate: Rate) -> str:
-    """``passed/n = pass@1 [low, high]``: every percentage with its n and interval."""
-    if rate.n == 0:
-        return "n/a (n = 0)"
-    return f"{rate.passed}/{rate.n} = {pct(rate.pass_at_1)} {ci(rate)}"
-
-
-def duration(ms: float | None) -> str:
-    if ms is None:
-        return "–"
-    if ms < 1000:
-        return f"{ms:.0f} ms"
-    if ms < 60_000:
-        return f"{ms / 1000:.1f} s"
-    return f"{ms / 60_000:.1f} min"
-
-
-def signed(value: float | None) -> str:
-    return "n/a" if value is None else f"{value * 100:+.1f} pp"
-
-
-def pvalue(value: float | None) -> str:
-    if value is None:
-        return "–"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
-
-
-def md_inline(value: Any) -> str:
-    """Text safe inside a Markdown table cell or line: no markup, no HTML, one line."""
-    text = terminal_safe("" if value is None else str(value))
-    text = text.replace("&", "&amp;")
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    return " ".join(text.split())
-
-
-def md_fence(value: Any, info: str = "text") -> str:
-    """A fenced code block that no backtick run inside the text can close early."""
-    text = terminal_safe("" if value is None else str(value))
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{info}\n{text}\n{fence}"
 
 
 def _environment(html: bool) -> Any:

@@ -140,7 +140,7 @@ def render_ttft_markdown(section: TtftSection | None) -> str:
     """The section as Markdown (empty when nothing streamed)."""
     if section is None:
         return ""
-    from ._render import duration
+    from ._format import duration
 
     lines = [
         "## Time to first text (streamed turns)",

@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._aggregate import CODE_NAME, Aggregator, SlotKey
+from ._aggregate import Aggregator
 from ._details import clip, describe_evidence, fetch_records
 from ._model import tier_key
 from ._raters import analyse_raters
+from ._slots import CODE_NAME, SlotKey
 
 #: Per-text limits in the viewer (the run file holds the whole text).
 PROMPT_LIMIT, REPLY_LIMIT, TRACE_LIMIT, VALUE_LIMIT = 2000, 4000, 4000, 1000

@@ -1,0 +1,120 @@
+"""The aggregate's small records: what it keeps per attempt slot and per grade, the verdict
+codes and judge modes it compares, and the per-block :class:`Tally` and :class:`RunFile` it
+hands out. Named fields, so no reader counts positions; NamedTuples, so the hot loop of
+:mod:`._aggregate` stays as fast as with plain tuples.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any, NamedTuple
+
+from agenttest.results import ReadNotes
+
+
+class Code(IntEnum):
+    """A verdict as the aggregate holds it: small, ordered, cheap to compare."""
+
+    UNKNOWN = -1  # no verdict recorded
+    FAIL = 0
+    PASS = 1
+    ERROR = 2
+    OTHER = 3  # a verdict string this version does not know
+
+
+PASS, FAIL, ERROR, OTHER, UNKNOWN = Code.PASS, Code.FAIL, Code.ERROR, Code.OTHER, Code.UNKNOWN
+CODE_NAME = {code: code.name for code in Code}
+
+SlotKey = tuple[str, str, int]  # (run_id, test_id, run)
+
+
+class Slot(NamedTuple):
+    """What is kept of one attempt record: the newest one of its (run, test, number)."""
+
+    code: Code
+    latency_ms: Any
+    cause: str | None  # the error cause, for ERROR
+    rater: str
+    file: int  # index of the run file
+    ordinal: int  # index of the record in its file
+    started: int  # hash of started_at: grades name the attempt they graded by it
+    judged: bool  # a judge decided the verdict
+
+
+class GradeEntry(NamedTuple):
+    """What is kept of the newest grade record of one rater for one slot."""
+
+    graded_at: float | None  # as a timestamp
+    code: Code
+    cause: str | None
+    file: int
+    ordinal: int
+    judged: bool
+
+
+class JudgeMode(IntEnum):
+    """How a rater's verdicts depend on a judge: never, always, or per record (``rules+judge``)."""
+
+    NEVER = 0
+    ALWAYS = 1
+    PER_RECORD = 2
+
+
+NEVER, ALWAYS, PER_RECORD = JudgeMode.NEVER, JudgeMode.ALWAYS, JudgeMode.PER_RECORD
+
+
+class Decision(NamedTuple):
+    """Which verdict of a slot counts, and who decided it."""
+
+    code: Code
+    cause: str | None
+    rater: str
+    graded: bool  # a grade record decided, not the attempt record
+    uncalibrated: bool  # an uncalibrated judge decided PASS/FAIL
+    awaiting: bool  # ... and nobody chose that judge: left out, "awaiting calibration"
+
+
+@dataclass
+class RunFile:
+    """One run file: its header, its tail, and what the reader skipped."""
+
+    path: str
+    run_id: str
+    meta: dict[str, Any]
+    notes: ReadNotes
+    run_end: dict[str, Any] | None = None
+    last_completed_at: str | None = None
+    attempts: int = 0
+
+    @property
+    def digest(self) -> str | None:
+        battery = self.meta.get("battery")
+        digest = battery.get("digest") if isinstance(battery, dict) else None
+        return str(digest) if digest else None
+
+
+@dataclass
+class Tally:
+    """Counts of one block under one choice of rater."""
+
+    test_id: str
+    tier: str | None
+    k: int
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    unknown: int = 0
+    other: int = 0
+    unrated: int = 0
+    uncalibrated: int = 0  # counted although an uncalibrated judge decided (chosen rater)
+    excluded: int = 0  # left out: an uncalibrated judge decided and nobody chose it
+    uncalibrated_by: set[str] = field(default_factory=set)
+    causes: Counter[str] = field(default_factory=Counter)
+    latencies: list[float] = field(default_factory=list)
+    # (slot, deciding rater, whether a grade record decided it rather than the attempt)
+    failing: list[tuple[SlotKey, str, bool]] = field(default_factory=list)
+    # verdicts an uncalibrated judge decided, left out of the rates: "awaiting calibration"
+    awaiting: list[tuple[SlotKey, str, bool]] = field(default_factory=list)
+    critical: list[tuple[SlotKey, str]] = field(default_factory=list)
