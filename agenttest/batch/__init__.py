@@ -3,13 +3,11 @@
 ``batch_exit_code(run_batch("nightly.yaml"))`` is what `agenttest batch` does.
 """
 
+from ._batch_file import Batch, Job, load_batch
 from ._nightly import (
-    Batch,
-    Job,
     JobOutcome,
     batch_exit_code,
     batch_lock,
-    load_batch,
     previous_run,
     run_batch,
     run_job,
