@@ -42,6 +42,7 @@ from ._slots import (
     Slot,
     SlotKey,
     Tally,
+    TokenCounts,
 )
 
 _VCODE = {"PASS": PASS, "FAIL": FAIL, "ERROR": ERROR}
@@ -94,8 +95,8 @@ class Aggregator:
         self.stale_grades = 0
         self.malformed = 0
         self.unknown_records = 0
-        # token counts where the attempt reported them: (total, input, output, file index)
-        self.usage: dict[SlotKey, tuple[int | None, int | None, int | None, int]] = {}
+        # token counts where the attempt reported them
+        self.usage: dict[SlotKey, TokenCounts] = {}
         self._names: dict[str, str] = {}
         self._modes: dict[str, JudgeMode] = {}
 
@@ -192,7 +193,7 @@ class Aggregator:
         total = count(rec.get("cost_tokens"))
         if total is None and inp is not None and out is not None:
             total = inp + out
-        self.usage[key] = (total, inp, out, index)
+        self.usage[key] = TokenCounts(total, inp, out, index)
 
     def _open(
         self, path: str | Path, meta: dict[str, Any], notes: ReadNotes, index: int

@@ -54,6 +54,15 @@ class GradeEntry(NamedTuple):
     judged: bool
 
 
+class TokenCounts(NamedTuple):
+    """The token counts one attempt reported (None where it did not say)."""
+
+    total: int | None
+    input: int | None
+    output: int | None
+    file: int  # index of the run file: its agent config's prices apply
+
+
 class JudgeMode(IntEnum):
     """How a rater's verdicts depend on a judge: never, always, or per record (``rules+judge``)."""
 

@@ -3,13 +3,19 @@ and the prices in the run's agent config (``prices:``, per million tokens)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._aggregate import Aggregator
 from ._model import Usage
 
 
-def _prices(meta: dict[str, Any]) -> tuple[float, float, str] | None:
+class _Prices(NamedTuple):
+    input: float  # per million tokens
+    output: float
+    currency: str
+
+
+def _prices(meta: dict[str, Any]) -> _Prices | None:
     agent = meta.get("agent")
     prices = agent.get("prices") if isinstance(agent, dict) else None
     if not isinstance(prices, dict):
@@ -21,20 +27,23 @@ def _prices(meta: dict[str, Any]) -> tuple[float, float, str] | None:
         )
     except (TypeError, ValueError):
         return None
-    return pin, pout, str(prices.get("currency") or "USD")
+    return _Prices(pin, pout, str(prices.get("currency") or "USD"))
 
 
 def block_usage(agg: Aggregator) -> dict[str, Usage]:
     """Per block: tokens the attempts reported, and what they cost at the run's prices."""
     prices = [_prices(f.meta) for f in agg.files]
     per_block: dict[str, list[Usage | None]] = {}
-    for key, (total, inp, out, index) in agg.usage.items():
+    for key, counts in agg.usage.items():
+        total, inp, out = counts.total, counts.input, counts.output
         if key not in agg.slots or total is None:
             continue
-        price = prices[index]
+        price = prices[counts.file]
         cost = None
         if price is not None and inp is not None and out is not None:
-            cost = (inp * price[0] + out * price[1]) / 1_000_000
-        one = Usage(1, total, inp, out, cost, price[2] if price and cost is not None else None)
+            cost = (inp * price.input + out * price.output) / 1_000_000
+        one = Usage(
+            1, total, inp, out, cost, price.currency if price and cost is not None else None
+        )
         per_block.setdefault(key[1], []).append(one)
     return {t: u for t, parts in per_block.items() if (u := Usage.total(parts)) is not None}
