@@ -63,7 +63,9 @@ def _runs(tmp: Path) -> tuple[Path, Path]:
     records = [
         meta("run-a", [], tester="alice"),
         attempt("L1-A", 1, "PASS", response="the needle is here"),
-        attempt("L1-A", 2, "PASS", response="nothing to see"),
+        attempt("L1-A", 2, "PASS", response="nothing to see", fixtures_applied=False,
+                strict_warnings=[{"criterion": PAYLOADS["says"], "says": PAYLOADS["reply"],
+                                  "state": "failed", "evidence": {"note": PAYLOADS["evidence"]}}]),
         _failing("L1-B", 1, "a plain failing reply", rater=HUMAN),
         attempt("SEC-01", 1, "FAIL", tier="SEC", turns=[hostile], critical=[hit], criteria=[
             {"id": "F1", "tag": "STATE", "kind": "fail", "triggered": True, "passed": False,
@@ -191,6 +193,12 @@ def test_hostile_agent_text_stays_text_in_every_viewer_path(tmp_path: Path) -> N
     with Browser(1280, 900) as b:
         b.open(page.as_uri())
         _untouched(b)
+        # the trust section is there, and a hostile criterion id in it is text
+        assert b.js("document.getElementById('trust-warnings').textContent") == "1"
+        assert b.js("document.getElementById('trust-unfixed').textContent") == "1"
+        b.js("document.getElementById('trust-attempts').open = true")
+        _untouched(b)
+        assert PAYLOADS["says"] in b.js("document.getElementById('trust-attempts').textContent")
         # open every attempt: transcript, tool call, result, trace, criteria, critical hit
         b.js("document.querySelectorAll('#v-rows button.open').forEach(x => x.click())")
         _untouched(b)

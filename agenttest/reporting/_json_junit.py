@@ -4,7 +4,8 @@ JSON: ``run_type``, ``overall``, ``tiers`` (keyed by tier) and ``blocks`` (keyed
 id), each with ``passed``, ``failed``, ``errors``, ``n``, ``pass_at_1``, ``wilson_low``,
 ``wilson_high``; blocks add ``k``, ``pass_at_k``, ``pass_hat_k``; tiers and overall add
 ``blocks_all_pass`` and ``blocks_none_pass``. Rates with n = 0 are ``null``. Every other
-section of the report follows under its own key.
+section of the report follows under its own key; ``trust`` holds the methodology verdict's
+companions: strict-check warnings, attempts graded without fixtures, ERROR (precondition).
 
 JUnit: one ``testsuite`` per tier, one ``testcase`` per block, failing when the block
 fails its rule (:func:`agenttest.reporting._build.block_rule`), ``skipped`` when its only
@@ -19,6 +20,8 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from typing import Any
+
+from agenttest.verdicts import TrustSummary
 
 from ._cases import cases_dict
 from ._format import pct, rate_text
@@ -114,6 +117,24 @@ def report_dict(report: Report) -> dict[str, Any]:
         "regression": to_plain(report.regression),
         "checklist": to_plain(report.checklist),
         "cases": cases_dict(report.cases),
+        "trust": trust_dict(report.trust),
+    }
+
+
+def trust_dict(trust: TrustSummary | None) -> dict[str, Any] | None:
+    """The trust section: counts, per-block counts as mappings, and the attempts behind them."""
+    if trust is None:
+        return None
+    return {
+        "strict": trust.strict,
+        "strict_warnings": trust.warnings,
+        "attempts_with_warnings": trust.attempts_with_warnings,
+        "warnings_by_block": dict(trust.by_block),
+        "warning_attempts": to_plain(trust.warning_attempts),
+        "without_fixtures": trust.without_fixtures,
+        "without_fixtures_by_block": dict(trust.without_fixtures_by_block),
+        "precondition_errors": trust.precondition_errors,
+        "precondition_attempts": to_plain(trust.precondition_attempts),
     }
 
 
