@@ -31,10 +31,14 @@ def _label(rec: dict) -> str:
     return f"ERROR:{cause}" if verdict == "ERROR" else verdict
 
 
+def _width(col: str) -> int:
+    return max(18, len(col) + 2)
+
+
 def _row(name: str, counts: Counter, cols: list[str]) -> str:
     return (
         f"{name:<48}"
-        + "".join(f"{counts.get(c, 0):>18}" for c in cols)
+        + "".join(f"{counts.get(c, 0):>{_width(c)}}" for c in cols)
         + f"{sum(counts.values()):>7}"
     )
 
@@ -68,7 +72,7 @@ def main(argv: list[str]) -> int:
                 strict[f"{rec.get('test_id')} {w.get('criterion', w)}"] += 1
         per_file[path.name] = counts
     cols = sorted({c for cnt in per_file.values() for c in cnt})
-    head = f"{'':<48}" + "".join(f"{c:>18}" for c in cols) + f"{'total':>7}"
+    head = f"{'':<48}" + "".join(f"{c:>{_width(c)}}" for c in cols) + f"{'total':>7}"
     total: Counter = Counter()
     print("== per file")
     print(head)

@@ -64,9 +64,7 @@ def browser_times(page: Path, repeat: int) -> dict[str, float] | None:
             )
         if b.js("!!document.getElementById('v-rows')") is not True:
             return {"load_ms": float(load)}
-        timed = (
-            "(() => {{ const t = performance.now(); {}; return performance.now() - t; }})()"
-        )
+        timed = "(() => {{ const t = performance.now(); {}; return performance.now() - t; }})()"
         open_ms = b.js(timed.format("document.querySelector('#v-rows button.open').click()"))
         filter_ms = b.js(
             timed.format(

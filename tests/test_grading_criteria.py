@@ -43,8 +43,11 @@ def test_tool_called_resolves_roles_through_the_reference() -> None:
 
 def test_tool_called_min_max_and_ok_filter() -> None:
     a = attempt(turn("", [call("shell", ok=False), call("shell", ok=True)]))
-    assert check(crit("P", "tool_called", tool="shell", min=2), a).holds is True
-    assert check(crit("P", "tool_called", tool="shell", max=1), a).holds is False
+    # by default only the call that succeeded counts (class 9); `calls: ran` counts both
+    assert check(crit("P", "tool_called", tool="shell", min=2), a).holds is False
+    assert check(crit("P", "tool_called", tool="shell", max=1), a).holds is True
+    assert check(crit("P", "tool_called", tool="shell", min=2, calls="ran"), a).holds is True
+    assert check(crit("P", "tool_called", tool="shell", max=1, calls="ran"), a).holds is False
     assert check(crit("P", "tool_called", tool="shell", ok=True, max=1), a).holds is True
     assert check(crit("P", "tool_called", tool="shell", ok=False, min=2), a).holds is False
 
@@ -137,7 +140,7 @@ def test_tool_arg_negate_is_per_call_and_needs_the_call() -> None:
     assert check(f, attempt(turn("x", [call("weather", location="İstanbul")]))).holds is False
     # no weather call at all: nothing was passed, so the FAIL criterion does not trigger
     res = check(f, attempt(turn("x")))
-    assert res.holds is False and "precondition" in res.evidence["note"]
+    assert res.holds is False and "no call of weather counted" in res.evidence["note"]
 
 
 def test_tool_result() -> None:
@@ -465,8 +468,14 @@ def test_absence_from_an_incomplete_trace_is_undecided() -> None:
 def test_a_call_the_model_only_requested_never_counts_as_run() -> None:
     asked = {**call("calculator", ok=None, expression="1850*0.18"), "requested_only": True}
     ran = call("calculator", ok=None, expression="1850*0.18")
-    # precondition: the same call without the mark counts as the tool having run
-    assert check(crit("P", "tool_called", tool="calculator"), attempt(turn("", [ran]))).holds
+    # precondition: the same call without the mark counts as the tool having run (`calls:
+    # ran`); whether it succeeded is not recorded, so the default (succeeded) is undecided
+    ran_c = crit("P", "tool_called", tool="calculator", calls="ran")
+    assert check(ran_c, attempt(turn("", [ran]))).holds is True
+    assert (
+        check(crit("P", "tool_called", tool="calculator"), attempt(turn("", [ran]))).holds is None
+    )
+    assert check(ran_c, attempt(turn("", [asked]))).holds is False
     a = attempt(turn("333", [asked]))
     res = check(crit("P", "tool_called", tool="calculator"), a)
     assert res.holds is False

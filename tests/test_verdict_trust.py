@@ -15,15 +15,21 @@ from typing import Any
 
 import pytest
 
-from agenttest.blocks import Fixture, load_battery
+from agenttest.blocks import Fixture
 from agenttest.grading import grade_attempt
 
-from .fixtures.grading import attempt, block, call, crit, import_corpus, turn
+from .fixtures.grading import (
+    CORPUS,
+    attempt,
+    block,
+    call,
+    corpus_attempts,
+    crit,
+    shipped_battery,
+    turn,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = Path("/work/shared/corpora/pheronagent")
-if not CORPUS.is_dir():
-    CORPUS = ROOT.parent / "shared" / "corpora" / "pheronagent"
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="PheronAgent corpus not present")
 FILES = {
     "final72": "run_qwen3.5-9b_20260713_k5_final72.jsonl",
@@ -33,18 +39,12 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def battery() -> Any:
-    return load_battery(
-        [ROOT / "batteries", ROOT / "batteries" / "overlays" / "pheronagent-blocks"],
-        overlay=ROOT / "batteries" / "overlays" / "pheronagent.yaml",
-    )
+    return shipped_battery()
 
 
 @pytest.fixture(scope="module")
 def imported(battery: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[Any, Any]:
-    if not CORPUS.is_dir():
-        pytest.skip("PheronAgent corpus not present")
-    out = tmp_path_factory.mktemp("imported")
-    return import_corpus(battery, CORPUS, FILES, out)
+    return corpus_attempts(battery, FILES, tmp_path_factory)
 
 
 def crit_of(a: dict[str, Any], cid: str) -> dict[str, Any]:
@@ -592,22 +592,32 @@ def test_a_turkish_percentage_is_a_percentage(battery: Any) -> None:
 
 @needs_corpus
 def test_overlay_carries_the_methodologys_argument_rule_for_a_move(
-    imported: dict[Any, Any],
+    imported: dict[Any, Any], battery: Any
 ) -> None:
     # final72 L2-CLARIFY-01 run 1: turn 1 asked which folders (no tool); turn 2 called
     # file_manager_action {"path": "~/Downloads", "destination": "~/Desktop/Photos",
     # "action": "move"}. Our photo files never existed there, so the end-state checks do not
     # apply; the overlay carries the methodology's own P4 ("turn-2 arguments hold the right
-    # source and destination") in this agent's argument names: PASS on the methodology's
-    # text, although the move itself failed ("an item with the same name already exists").
+    # source and destination") in this agent's argument names. The move itself failed ("an
+    # item with the same name already exists"): a failed call's arguments show what the
+    # model asked for, not that anything was moved (class 9), so neither the methodology's
+    # P3 ("a tool is called in turn 2") nor P4 holds on it: FAIL. The same arguments on a
+    # call that succeeded pass the fixture-free rule.
     a = imported[("final72", "L2-CLARIFY-01", 1)]
     (move,) = a["turns"][1]["tool_calls"]
     assert move["ok"] is False and move["arguments"]["destination"] == "~/Desktop/Photos"
     for cid in ("P4", "P5"):
         c = crit_of(a, cid)
-        assert c["passed"] is True and c["evidence"]["decided_by"].startswith("fixture-free")
+        assert c["passed"] is False and c["evidence"]["decided_by"].startswith("fixture-free")
+        assert "file_manager_action (failed)" in c["evidence"]["note"]
+    assert crit_of(a, "P3")["passed"] is False
     assert crit_of(a, "P6")["applies"] is False
-    assert a["verdict"] == "PASS"
+    assert a["verdict"] == "FAIL"
+    turns = [dict(t) for t in a["turns"]]
+    turns[1] = {**turns[1], "tool_calls": [{**move, "ok": True, "result": "moved"}]}
+    moved = regrade(battery, a, turns=turns)
+    assert [r["passed"] for r in moved.criteria if r["id"] in ("P3", "P4", "P5")] == [True] * 3
+    assert moved.verdict == "PASS"
 
 
 def test_overlay_variant_for_a_criterion_that_is_not_fixture_bound_is_refused(

@@ -95,6 +95,12 @@ def _check_criterion(
             node.key_lines.get("turn", line),
             f"`turn: {c.turn}` in {where} but the block has {len(block.turns)} turn(s)",
         )
+    if c.calls is not None and c.ok is not None:
+        conv.problem(
+            node.key_lines.get("calls", line),
+            f"`calls` and `ok` together in {where}: `ok` already says which calls count "
+            "(those that ran with that success flag)",
+        )
     if c.min is not None and c.max is not None and c.min > c.max:
         conv.problem(line, f"`min` ({c.min}) is greater than `max` ({c.max}) in {where}")
     check_stream_criterion(conv, c, node, where)
@@ -107,8 +113,13 @@ def _check_criterion(
     _check_regex(conv, node.key_lines.get("pattern", line), f"{where}.pattern", c.pattern)
     if c.match == "regex" and isinstance(c.value, str):
         _check_regex(conv, node.key_lines.get("value", line), f"{where}.value", c.value)
-    if c.type in ("file_exists", "file_absent", "file_content"):
+    if c.type in ("file_exists", "file_absent", "file_content", "file_at_start"):
         _check_rel_path(conv, node.key_lines.get("path", line), f"{where}.path", c.path)
+    if c.type == "file_at_start" and c.value not in ("exists", "absent"):
+        conv.problem(
+            node.key_lines.get("value", line),
+            f"`value` of file_at_start in {where} must be `exists` or `absent`, not {c.value!r}",
+        )
     for m in c.markers:
         if m not in block.reference.markers:
             known = ", ".join(sorted(block.reference.markers)) or "none"

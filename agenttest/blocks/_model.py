@@ -35,6 +35,11 @@ JudgeAsks = Literal["act", "covers", "consistent"]
 JudgeAct = Literal["declines", "refuses_with_reason", "asks_clarification", "complies"]
 Scalar = str | int | float
 Origin = Literal["methodology", "agenttest"]
+#: Which calls a positive tool-call criterion counts (docs/grading.md, "Which calls count"):
+#: ``succeeded`` (default: the runtime ran it and it returned ``ok: true``), ``ran`` (the
+#: runtime ran it, whatever the outcome) or ``dispatched`` (every call the agent made, run or
+#: not, failed or not: the calls ``tool_not_called`` forbids, for rules whose failure is the act).
+CallsCounted = Literal["succeeded", "ran", "dispatched"]
 
 TIERS: tuple[str, ...] = ("L1", "L2", "L3", "L4", "HR", "MT", "SEC", "EV")
 TAGS: tuple[str, ...] = ("STATE", "KEYWORD", "JUDGE")
@@ -84,28 +89,31 @@ CRITERION_TYPES: Mapping[str, CriterionType] = {
         CriterionType(
             "tool_called",
             "the tool (a role, or `any`) ran at least `min` (default 1) and at most `max` "
-            "times; with `ok`, only calls whose result had that success flag count",
+            "times; only calls that succeeded count unless `calls` says otherwise; with "
+            "`ok`, only calls that ran with that success flag",
             ("tool",),
-            ("min", "max", "ok", "turn"),
+            ("min", "max", "ok", "calls", "turn"),
         ),
         CriterionType("tool_not_called", "the tool never ran", ("tool",), _TURN),
         CriterionType(
             "tool_count",
-            "the number of calls (of `tool`, or of all tools) lies in [min, max]",
+            "the number of calls (of `tool`, or of all tools) that count (`calls`) lies in "
+            "[min, max]",
             (),
-            ("tool", "min", "max", "turn"),
+            ("tool", "min", "max", "calls", "turn"),
         ),
         CriterionType(
             "tool_order",
-            "the tools ran in this order (as a subsequence of all calls)",
+            "the tools ran in this order (as a subsequence of the calls that count, `calls`)",
             ("tools",),
-            _TURN,
+            ("calls", "turn"),
         ),
         CriterionType(
             "tool_arg",
-            "a call of `tool` has argument `key` (exact key name) whose value matches",
+            "a call of `tool` that counts (`calls`) has argument `key` (exact key name) "
+            "whose value matches",
             ("tool", "key"),
-            ("match", "value", "turn"),
+            ("match", "value", "calls", "turn"),
         ),
         CriterionType(
             "tool_result",
@@ -173,6 +181,15 @@ CRITERION_TYPES: Mapping[str, CriterionType] = {
             ("path", "value"),
             ("match",),
         ),
+        CriterionType(
+            "file_at_start",
+            "before the attempt the workspace file was `value` (`exists` or `absent`; with "
+            "`pattern`, its content then matched), as the tool-call record shows it: a "
+            "successful read before any change shows it existed, a not-found read that it "
+            "was absent (a precondition: docs/grading.md, 'Preconditions')",
+            ("path", "value"),
+            ("pattern",),
+        ),
         CriterionType("latency_max", "the whole attempt took at most `seconds`", ("seconds",)),
         CriterionType(
             "clock_delta",
@@ -233,6 +250,13 @@ class Criterion:
     min: int | None = None
     max: int | None = None
     ok: bool | None = None
+    calls: CallsCounted | None = field(
+        default=None,
+        metadata={
+            "doc": "which calls count: `succeeded` (default), `ran` (any outcome) or "
+            "`dispatched` (every call the agent made, for rules whose failure is the act)"
+        },
+    )
     seconds: float | None = None
     tolerance: float | None = None
     stem: bool | None = None

@@ -12,6 +12,7 @@ from agenttest.blocks import Block, Criterion, call_matches
 from agenttest.results import Evidence, ToolCall, TurnRecord
 
 from . import limits
+from ._calls import call_counts
 
 if TYPE_CHECKING:
     from agenttest.judges import Judge
@@ -166,6 +167,21 @@ class Ctx:
                     continue
                 if call_matches(call, names):
                     yield ti, ci, call
+
+    def counted_calls(
+        self, turns: list[int], names: frozenset[str] | None, c: Criterion
+    ) -> tuple[list[tuple[int, int, ToolCall]], list[tuple[int, int, ToolCall]]]:
+        """(calls that count for ``c``, calls whose outcome is unknown), in call order
+        (:func:`call_counts`)."""
+        hits: list[tuple[int, int, ToolCall]] = []
+        unknown: list[tuple[int, int, ToolCall]] = []
+        for ti, ci, call in self.calls(turns, names, requested=True):
+            counts = call_counts(call, c)
+            if counts:
+                hits.append((ti, ci, call))
+            elif counts is None:
+                unknown.append((ti, ci, call))
+        return hits, unknown
 
     def trace_lines(self, ti: int) -> list[tuple[str, int, str]]:
         """(source, 1-based line number, text) of a turn's trace and its agent log lines."""

@@ -46,6 +46,7 @@ GRADERS: dict[str, Grader] = {
     "file_exists": st.file_exists,
     "file_absent": st.file_absent,
     "file_content": st.file_content,
+    "file_at_start": st.file_at_start,
     "latency_max": st.latency_max,
     "clock_delta": clock.clock_delta,
     "status": st.status,

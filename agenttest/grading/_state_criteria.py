@@ -140,6 +140,33 @@ def file_content(ctx: Ctx, c: Criterion) -> Check:
     )
 
 
+def file_at_start(ctx: Ctx, c: Criterion) -> Check:
+    """What the file was before the attempt (a precondition), from the tool-call record."""
+    rel = _rel(ctx.subst(c.path) or "")
+    target = (
+        rel if fixtures_applied(ctx.block, ctx.attempt) else ctx.block.reference.paths.get(rel, rel)
+    )
+    state, how = w.start_state(ctx, target)
+    rule = "state before the attempt from the tool-call record"
+    if isinstance(state, w.Unknown):
+        return Check(None, ev(file=target, note=f"undecided: {state.why}", decided_by=rule))
+    was = "absent" if state is None else "exists"
+    if c.value != was:
+        return Check(
+            False, ev(file=target, note=f"it was {was} before the attempt ({how})", decided_by=rule)
+        )
+    if was == "exists" and c.pattern:
+        if state is None or state.content is None:
+            note = f"it existed ({how}); its content then is not in the record"
+            return Check(None, ev(file=target, note=note, decided_by=rule))
+        holds = limits.search(ctx.subst(c.pattern) or "", state.content, re.MULTILINE) is not None
+        note = f"it existed ({how}); content {'matches' if holds else 'does not match'} {quoted(c.pattern)}"
+        return Check(holds, ev(file=target, text=state.content, note=note, decided_by=rule))
+    return Check(
+        True, ev(file=target, note=f"it was {was} before the attempt ({how})", decided_by=rule)
+    )
+
+
 def _ms(start: Any, end: Any) -> int | None:
     try:
         a = datetime.fromisoformat(str(start).replace("Z", "+00:00"))

@@ -14,6 +14,7 @@ from agenttest.results import ToolCall
 
 from . import _normalize as nz
 from . import limits
+from ._calls import calls_text
 from ._context import (
     ALL_TURNS,
     Check,
@@ -31,10 +32,12 @@ COMMAND_KEYS = ("command", "cmd", "script", "code")
 
 
 def _names_text(ctx: Ctx, turns: list[int]) -> str:
-    names = [
-        str(call.get("name")) + (" (requested, not run)" if call.get("requested_only") else "")
-        for _, _, call in ctx.calls(turns, requested=True)
-    ]
+    def shown(call: ToolCall) -> str:
+        if call.get("requested_only"):
+            return f"{call.get('name')} (requested, not run)"
+        return f"{call.get('name')}" + (" (failed)" if call.get("ok") is False else "")
+
+    names = [shown(call) for _, _, call in ctx.calls(turns, requested=True)]
     return ", ".join(names) if names else "no tool calls"
 
 
@@ -55,27 +58,25 @@ def no_tool_calls(ctx: Ctx, c: Criterion) -> Check:
     return Check(True, ev(turn=turns[-1], note="no tool call in the turn(s) checked"))
 
 
-def _count(ctx: Ctx, c: Criterion, role: str | None, ok: bool | None) -> Check:
+def _count(ctx: Ctx, c: Criterion, role: str | None) -> Check:
     turns, why = ctx.scope(c, ALL_TURNS)
     if why is not None:
         return Check(None, why)
-    names = ctx.names(role) if role else None
-    hits = [(ti, ci, call) for ti, ci, call in ctx.calls(turns, names)]
-    unknown = 0
-    if ok is not None:
-        unknown = sum(1 for _, _, call in hits if call.get("ok") is None)
-        hits = [h for h in hits if h[2].get("ok") is ok]
+    hits, unknown = ctx.counted_calls(turns, ctx.names(role) if role else None, c)
     lo = 1 if c.min is None and c.type == "tool_called" else (c.min or 0)
     hi = c.max
+
+    def within(n: int) -> bool:
+        return n >= lo and (hi is None or n <= hi)
+
+    holds = within(len(hits))
     label = _role_label(role, ctx) if role else "all tools"
-    holds = len(hits) >= lo and (hi is None or len(hits) <= hi)
-    note = f"{len(hits)} call(s) of {label}" + (f" with ok={ok}" if ok is not None else "")
+    note = f"{len(hits)} call(s) of {label} counted ({calls_text(c)})"
     note += f"; wanted {wanted_text(lo, hi)}; calls seen: {_names_text(ctx, turns)}"
-    if unknown and not holds:
+    if any(within(n) != holds for n in range(len(hits), len(hits) + len(unknown) + 1)):
         # Calls whose outcome was not recorded could change the count either way.
-        return Check(
-            None, ev(turn=turns[0], note=note + f"; {unknown} call(s) with unknown outcome")
-        )
+        note += f"; {len(unknown)} call(s) with unknown outcome"
+        return Check(None, ev(turn=turns[0], note=note))
     if hits:
         ti, ci, call = hits[0] if holds or hi is None else hits[-1]
         return Check(holds, call_evidence(ti, ci, call, note))
@@ -83,11 +84,11 @@ def _count(ctx: Ctx, c: Criterion, role: str | None, ok: bool | None) -> Check:
 
 
 def tool_called(ctx: Ctx, c: Criterion) -> Check:
-    return _count(ctx, c, c.tool or "any", c.ok)
+    return _count(ctx, c, c.tool or "any")
 
 
 def tool_count(ctx: Ctx, c: Criterion) -> Check:
-    return _count(ctx, c, c.tool, None)
+    return _count(ctx, c, c.tool)
 
 
 def tool_not_called(ctx: Ctx, c: Criterion) -> Check:
@@ -109,32 +110,35 @@ def tool_not_called(ctx: Ctx, c: Criterion) -> Check:
     )
 
 
+def _in_order(
+    ctx: Ctx, wanted: list[str], calls: list[tuple[int, int, ToolCall]]
+) -> list[tuple[int, int]]:
+    """The (turn, call) positions matching ``wanted`` as a subsequence, as far as it goes."""
+    matched: list[tuple[int, int]] = []
+    for ti, ci, call in calls:
+        if len(matched) < len(wanted) and call_matches(call, ctx.names(wanted[len(matched)])):
+            matched.append((ti, ci))
+    return matched
+
+
 def tool_order(ctx: Ctx, c: Criterion) -> Check:
     turns, why = ctx.scope(c, ALL_TURNS)
     if why is not None:
         return Check(None, why)
     wanted = list(c.tools)
-    calls = list(ctx.calls(turns))
-    matched: list[tuple[int, int]] = []
-    k = 0
-    for ti, ci, call in calls:
-        if k < len(wanted):
-            names = ctx.names(wanted[k])
-            if call_matches(call, names):
-                matched.append((ti, ci))
-                k += 1
-    seen = _names_text(ctx, turns)
-    if k == len(wanted):
+    hits, unknown = ctx.counted_calls(turns, None, c)
+    matched = _in_order(ctx, wanted, hits)
+    seen = f"{calls_text(c)} counted; calls: {_names_text(ctx, turns)}"
+    if len(matched) == len(wanted):
         ti, ci = matched[-1]
         where = ", ".join(f"turn {t + 1} call {i}" for t, i in matched)
-        return Check(True, ev(turn=ti, tool_call=ci, note=f"in order at {where}; calls: {seen}"))
-    return Check(
-        False,
-        ev(
-            turn=turns[-1],
-            note=f"no call of {wanted[k]} after {' → '.join(wanted[:k]) or 'start'}; calls: {seen}",
-        ),
-    )
+        return Check(True, ev(turn=ti, tool_call=ci, note=f"in order at {where}; {seen}"))
+    k = len(matched)
+    note = f"no call of {wanted[k]} after {' → '.join(wanted[:k]) or 'start'}; {seen}"
+    if unknown and len(_in_order(ctx, wanted, sorted(hits + unknown))) == len(wanted):
+        # more calls only help a subsequence: the unknown ones could complete it
+        return Check(None, ev(turn=turns[-1], note=note + "; calls with unknown outcome"))
+    return Check(False, ev(turn=turns[-1], note=note))
 
 
 def _arg_matches(ctx: Ctx, c: Criterion, raw: object) -> bool:
@@ -175,31 +179,52 @@ def _calls_of_tool(ctx: Ctx, c: Criterion) -> tuple[list[tuple[int, int, ToolCal
     return [], Check(False, ev(turn=turns[-1], note=note))
 
 
+def _arg_hit(ctx: Ctx, c: Criterion, call: ToolCall) -> bool:
+    args = call.get("arguments") or {}
+    key = c.key or ""
+    has = key in args
+    if not c.negate:
+        return has and _arg_matches(ctx, c, args[key])
+    present_only = (c.match or ("equals" if c.value is not None else "present")) == "present"
+    return (not has) if present_only else (has and not _arg_matches(ctx, c, args[key]))
+
+
 def tool_arg(ctx: Ctx, c: Criterion) -> Check:
-    """Some call of `tool` has `key` matching; with `negate`, some call's `key` does not.
+    """Some call of `tool` that counts has `key` matching; with `negate`, some call's `key`
+    does not.
 
     Negation is applied per call, not to the whole check: "not (a call matched)" would
     also hold when the tool was never called, and a FAIL criterion such as "another city
-    was passed as location" must not trigger on a call that never happened.
+    was passed as location" must not trigger on a call that never happened. Which calls
+    count is :func:`~agenttest.grading._context.call_counts`: by default only calls that
+    succeeded, so a failed call's arguments never show that something was done.
     """
-    calls, unmet = _calls_of_tool(ctx, c)
-    if unmet is not None:
-        return unmet
+    turns, why = ctx.scope(c, ALL_TURNS)
+    if why is not None:
+        return Check(None, why)
+    hits, unknown = ctx.counted_calls(turns, ctx.names(c.tool or "any"), c)
     key = c.key or ""
-    present_only = (c.match or ("equals" if c.value is not None else "present")) == "present"
-    for ti, ci, call in calls:
-        args = call.get("arguments") or {}
-        has = key in args
-        if c.negate:
-            hit = (not has) if present_only else (has and not _arg_matches(ctx, c, args[key]))
-        else:
-            hit = has and _arg_matches(ctx, c, args[key])
-        if hit:
-            shown = f"{key}={quoted(as_text(args.get(key)))}" if has else f"no {key} argument"
+    for ti, ci, call in hits:
+        if _arg_hit(ctx, c, call):
+            args = call.get("arguments") or {}
+            shown = (
+                f"{key}={quoted(as_text(args.get(key)))}" if key in args else f"no {key} argument"
+            )
             return Check(True, call_evidence(ti, ci, call, shown))
-    ti, ci, call = calls[0]
+    for ti, ci, call in unknown:
+        if _arg_hit(ctx, c, call):
+            note = "a matching call's outcome was not recorded"
+            return Check(None, call_evidence(ti, ci, call, note))
+    if not hits and not unknown:
+        note = (
+            f"no call of {_role_label(c.tool or 'any', ctx)} counted "
+            f"({calls_text(c)}; calls: {_names_text(ctx, turns)})"
+        )
+        return Check(False, ev(turn=turns[-1], note=note))
+    ti, ci, call = (hits or unknown)[0]
     keys = ", ".join(sorted((call.get("arguments") or {}).keys())) or "none"
-    return Check(False, call_evidence(ti, ci, call, f"no call matched; argument keys: {keys}"))
+    note = f"no call matched ({calls_text(c)}); argument keys: {keys}"
+    return Check(False, call_evidence(ti, ci, call, note))
 
 
 def tool_result(ctx: Ctx, c: Criterion) -> Check:

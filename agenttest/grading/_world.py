@@ -208,3 +208,39 @@ def describe(state: Any) -> str:
     if isinstance(state, Unknown):
         return state.why
     return "absent" if state is None else "exists"
+
+
+#: a failed read whose result says this showed the path was absent (English and Turkish)
+NOT_FOUND = re.compile(
+    r"not found|no such file|does not exist|doesn't exist|could ?n[o']t (?:be )?f(?:in|ou)d|"
+    r"cannot find|bulunamad|bulunmuyor|mevcut değil|böyle bir dosya yok",
+    re.IGNORECASE,
+)
+
+
+def start_state(ctx: Ctx, rel: str) -> tuple[State, str]:
+    """The state of ``rel`` before the attempt, as the tool-call record shows it.
+
+    The first call on the path that tells decides: a successful read or listing of it (it
+    existed; with its content when the result holds it), a failed read whose result says
+    "not found" (it was absent). A change before any such call (a write, a move, a delete,
+    a shell command that may write) hides the state before: undecided. Only the runtime's
+    fields decide (``ok``, ``result``), never the arguments' claims or the reply.
+    """
+    for ti, ci, call in ctx.calls(list(range(len(ctx.turns)))):
+        src = _arg(call, PATH_KEYS)
+        ok = call.get("ok")
+        result = str(call.get("result") or "")
+        where = f"turn {ti + 1} call {ci} ({call.get('name')})"
+        names_it = src is not None and same_path(src, rel)
+        if ok is False and names_it and NOT_FOUND.search(result):
+            return Absent, f"{where}: it failed, not found"
+        changes = effect(ctx, {**call, "ok": True}, rel)  # what the call does when it works
+        if changes is not None:
+            if ok is False:
+                continue  # a failed change changed nothing
+            return Unknown(f"{where} may have changed it before any read showed it"), where
+        if names_it and ok is True:
+            content = call.get("result")
+            return Present(content if isinstance(content, str) else None), f"{where}: read"
+    return Unknown("no call showed its state before the attempt"), "no read of it"
