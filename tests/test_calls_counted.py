@@ -289,6 +289,7 @@ def test_a_missing_file_that_an_earlier_attempt_created_is_a_precondition_error(
     assert (a["verdict"], a["error_cause"]) == ("ERROR", "precondition")
     assert a["precondition"]["id"] == "PRE2"
     assert a["precondition"]["evidence"]["file"] == "/tmp/yok_abc.txt"
+    assert a["precondition"]["evidence"]["note"].startswith("it existed before the attempt")
     # the same attempt with the read failing as the block intends is graded on its criteria
     missing = {**read, "ok": False, "result": "Tool Execution Error: File not found"}
     turns = [{**a["turns"][0], "tool_calls": [missing]}]

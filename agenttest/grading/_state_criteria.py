@@ -151,10 +151,9 @@ def file_at_start(ctx: Ctx, c: Criterion) -> Check:
     if isinstance(state, w.Unknown):
         return Check(None, ev(file=target, note=f"undecided: {state.why}", decided_by=rule))
     was = "absent" if state is None else "exists"
+    said = f"{'it was absent' if state is None else 'it existed'} before the attempt ({how})"
     if c.value != was:
-        return Check(
-            False, ev(file=target, note=f"it was {was} before the attempt ({how})", decided_by=rule)
-        )
+        return Check(False, ev(file=target, note=said, decided_by=rule))
     if was == "exists" and c.pattern:
         if state is None or state.content is None:
             note = f"it existed ({how}); its content then is not in the record"
@@ -162,9 +161,7 @@ def file_at_start(ctx: Ctx, c: Criterion) -> Check:
         holds = limits.search(ctx.subst(c.pattern) or "", state.content, re.MULTILINE) is not None
         note = f"it existed ({how}); content {'matches' if holds else 'does not match'} {quoted(c.pattern)}"
         return Check(holds, ev(file=target, text=state.content, note=note, decided_by=rule))
-    return Check(
-        True, ev(file=target, note=f"it was {was} before the attempt ({how})", decided_by=rule)
-    )
+    return Check(True, ev(file=target, note=said, decided_by=rule))
 
 
 def _ms(start: Any, end: Any) -> int | None:
