@@ -43,23 +43,29 @@ def _battery(tmp: Path, *ids: str) -> Path:
     return folder
 
 
-def test_the_model_chooses_the_tools_and_the_bundled_tools_run_them(tmp_path: Path) -> None:
-    def chat(_method: str, body: Any) -> tuple[int, Any]:
-        tool_results = [m for m in body["messages"] if m["role"] == "tool"]
-        if not tool_results:  # first request: ask for the calculator
-            call = {"id": "c1", "type": "function", "function": {
-                "name": "calculator", "arguments": json.dumps({"expression": "1850*0.18"})}}  # fmt: skip
-            message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
-        else:  # then answer from what the tool returned
-            message = {"role": "assistant", "content": f"It is {tool_results[-1]['content']}."}
-        usage = {"prompt_tokens": 120, "completion_tokens": 9, "total_tokens": 129}
-        return 200, {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                     "usage": usage}  # fmt: skip
+def _chat(_method: str, body: Any) -> tuple[int, Any]:
+    """A scripted model: first it asks for the calculator, then answers from its result."""
+    tool_results = [m for m in body["messages"] if m["role"] == "tool"]
+    if not tool_results:
+        call = {"id": "c1", "type": "function", "function": {
+            "name": "calculator", "arguments": json.dumps({"expression": "1850*0.18"})}}  # fmt: skip
+        message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
+    else:
+        message = {"role": "assistant", "content": f"It is {tool_results[-1]['content']}."}
+    usage = {"prompt_tokens": 120, "completion_tokens": 9, "total_tokens": 129}
+    return 200, {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                 "usage": usage}  # fmt: skip
 
-    routes = {
-        "/v1/models": lambda m, b: (200, {"data": [{"id": "scripted-7b"}]}),
-        "/v1/chat/completions": chat,
+
+def _routes(name: str = "scripted-7b") -> dict[str, Any]:
+    return {
+        "/v1/models": lambda m, b: (200, {"data": [{"id": name}]}),
+        "/v1/chat/completions": _chat,
     }
+
+
+def test_the_model_chooses_the_tools_and_the_bundled_tools_run_them(tmp_path: Path) -> None:
+    routes = _routes()
     battery = _battery(tmp_path, "L1-CALC-01")
     with RouteServer(routes) as server:
         result = run_cli("run", str(battery), "--agent", "example", "--model-url",
@@ -98,6 +104,110 @@ def test_model_url_needs_the_bundled_agent_and_a_reachable_server(tmp_path: Path
     lonely = run_cli("run", str(battery), "--agent", "example", "--model", "x", *common)
     assert lonely.returncode == 2 and "--model-url" in lonely.stderr
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+def _model_config(tmp: Path, url: str, extra: str = "") -> Path:
+    config = tmp / "model.yaml"
+    config.write_text(
+        "name: scripted-in-the-loop\n"
+        "example:\n"
+        f"  model_url: ${{SCRIPTED_URL:-{url}}}\n"
+        "  args: --openai-max-steps 4 --seed 1\n"
+        f"{extra}"
+        "timeouts: {answer_s: 90}\n",
+        encoding="utf-8",
+    )
+    return config
+
+
+def _outcome(path: Path) -> tuple[Any, ...]:
+    meta, (attempt,) = _records(path)
+    calls = [(c["name"], c["ok"], str(c["result"])) for c in attempt["turns"][0]["tool_calls"]]
+    verdicts = sorted((c["id"], c["passed"]) for c in attempt["criteria"])
+    sel = meta["selection"]
+    return (meta["model"], sel["model_url"], sel["model"], calls, verdicts, attempt["verdict"],
+            attempt["usage"])  # fmt: skip
+
+
+def test_an_agent_config_with_example_runs_like_the_flags(tmp_path: Path) -> None:
+    battery = _battery(tmp_path, "L1-CALC-01")
+    common = ["--k", "1", "--allow-temp", "--quiet"]
+    with RouteServer(_routes()) as server:
+        url = server.url + "/v1"
+        flags = run_cli("run", str(battery), "--agent", "example", "--model-url", url,
+                        "--example-args", "--openai-max-steps 4 --seed 1",
+                        "--out", str(tmp_path / "flags"), *common)  # fmt: skip
+        by_flags = len(server.state.bodies)
+        config = _model_config(tmp_path, url)
+        filed = run_cli("run", str(battery), "--agent", str(config),
+                        "--out", str(tmp_path / "file"), *common)  # fmt: skip
+        by_file = len(server.state.bodies) - by_flags
+    assert flags.returncode == 0 and filed.returncode == 0, flags.stderr + filed.stderr
+    # precondition: the flag run went through the model and passed
+    flag_run = _outcome(Path(flags.stdout.strip()))
+    assert flag_run[0] == "scripted-7b" and flag_run[5] == "PASS", flag_run
+    assert _outcome(Path(filed.stdout.strip())) == flag_run
+    assert by_file == by_flags > 0
+    meta, _ = _records(Path(filed.stdout.strip()))
+    # the file's shared keys describe the started agent; where it listens is the runner's
+    agent = meta["agent"]
+    assert agent["name"] == "scripted-in-the-loop" and agent["timeouts"]["answer_s"] == 90
+    assert agent["source"] == str(config.resolve()) and agent["example"]["model_url"] == url
+    assert agent["base_url"].startswith("http://127.0.0.1:") and agent["base_url"] != (
+        "http://127.0.0.1:1"
+    )
+    # the natural resume of a file run, then a file edited to test another model
+    again = run_cli("run", "--resume", filed.stdout.strip(), *common)
+    assert again.returncode == 0, again.stderr
+    moved = _model_config(tmp_path, "http://127.0.0.1:9/v1", extra="  model: other\n")
+    refused = run_cli("run", "--resume", filed.stdout.strip(), "--agent", str(moved), *common)
+    assert refused.returncode == 2 and "http://127.0.0.1:9/v1" in refused.stderr
+    assert url in refused.stderr, refused.stderr
+
+
+def test_flags_win_over_the_config_keys(tmp_path: Path) -> None:
+    battery = _battery(tmp_path, "L1-CALC-01")
+    with RouteServer(_routes("from-file")) as filed, RouteServer(_routes("from-flag")) as flag:
+        config = _model_config(tmp_path, filed.url + "/v1", extra="  model: file-model\n")
+        result = run_cli("run", str(battery), "--agent", str(config), "--model-url",
+                         flag.url + "/v1", "--model", "flag-model", "--k", "1", "--out",
+                         str(tmp_path / "out"), "--allow-temp", "--quiet")  # fmt: skip
+        sent_file, sent_flag = filed.state.bodies, flag.state.bodies
+    assert result.returncode == 0, result.stderr
+    meta, _ = _records(Path(result.stdout.strip()))
+    assert meta["model"] == "flag-model" and meta["selection"]["model_url"] == flag.url + "/v1"
+    assert sent_file == [] and sent_flag
+    assert {b["body"]["model"] for b in sent_flag if b["path"] == "/v1/chat/completions"} == {
+        "flag-model"
+    }
+
+
+def test_a_bad_example_config_names_file_and_line(tmp_path: Path) -> None:
+    battery = _battery(tmp_path, "L1-CALC-01")
+    config = tmp_path / "bad.yaml"
+    config.write_text(
+        "name: x\n"
+        "base_url: http://127.0.0.1:9\n"
+        "example:\n"
+        "  model: lonely\n"
+        "  args: --port 9 --frobnicate\n"
+        "  replicas: 0\n"
+        "  model_url: ftp://nowhere\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    result = run_cli("run", str(battery), "--agent", str(config), "--out", str(out),
+                     "--allow-temp", "--quiet")  # fmt: skip
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.startswith(str(config))]
+    assert any(":2: `base_url` cannot be given with `example:`" in x for x in lines), lines
+    assert any(":5: `example.args`: --port is set by the runner" in x for x in lines)
+    assert any(
+        ":5: `example.args`: --frobnicate is not an example-agent option" in x for x in lines
+    )
+    assert any(":6: `example.replicas` must be >= 1" in x for x in lines)
+    assert any(":7: `example.model_url` must be an http(s) URL" in x for x in lines)
+    assert not out.exists()
 
 
 def _llama_python() -> tuple[str | None, str]:

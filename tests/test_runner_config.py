@@ -119,6 +119,9 @@ def test_shipped_examples_load(monkeypatch: pytest.MonkeyPatch) -> None:
     assert openai.openai is not None and openai.openai.params["temperature"] == 0
     assert native.workspace and native.workspace.startswith(str(Path.home()))
     assert (ROOT / "docs" / "agents.md").is_file()
+    model = load_agent_config(EXAMPLES / "model.yaml")
+    assert model.example is not None and model.example.model == "gemma3-270m"
+    assert model.example.options == ("--openai-max-steps", "3")
 
 
 def test_progress_kinds() -> None:

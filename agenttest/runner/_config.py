@@ -30,6 +30,9 @@ from agenttest._util.located_yaml import Located, load_located
 from agenttest.errors import InputError, Problem
 from agenttest.sanitize import redact_url
 
+from . import _config_example
+from ._config_example import ExampleSpec
+
 Mode = Literal["native", "rest", "openai"]
 REDACTED = "***"
 # ``${NAME}`` (required) or ``${NAME:-default}`` (the default when unset or empty, as in sh)
@@ -204,6 +207,10 @@ class AgentConfig:
     store: Store | None = field(
         default=None, metadata={"doc": "read stored replies back (native: the protocol's path)"}
     )
+    example: ExampleSpec | None = field(
+        default=None,
+        metadata={"doc": "start the bundled agent (loop) instead: see docs/agents.md"},
+    )
     source: str | None = field(default=None, metadata={"internal": True})
 
     @property
@@ -225,6 +232,8 @@ class AgentConfig:
         data["base_url"] = redact_url(self.base_url)
         for entry in data["replicas"]:
             entry["base_url"] = redact_url(entry["base_url"])
+        if data.get("example") and data["example"].get("model_url"):
+            data["example"]["model_url"] = redact_url(data["example"]["model_url"])
         redacted: dict[str, Any] = _redact_secrets(data)
         return redacted
 
@@ -334,8 +343,14 @@ def parse_agent_config(text: str, filename: str, base_dir: Path | None = None) -
     if "base_url" in top:
         _substitute(conv, top["base_url"], "base_url")
     _replica_urls(conv, top)
+    example = top.get("example")
+    if example is not None and isinstance(example.value, dict) and "model_url" in example.value:
+        _substitute(conv, example.value["model_url"], "example.model_url")
+    problems += _config_example.prepare(located, filename)
     cfg = conv.record(AgentConfig, located, "agent config")
     problems += conv.problems
+    if isinstance(cfg, AgentConfig) and cfg.example is not None:
+        problems += _config_example.check(cfg.example, top.get("example"), filename)
     if cfg is MISSING or problems:
         raise InputError(problems or [Problem(filename, located.line, "invalid agent config")])
     assert isinstance(cfg, AgentConfig)

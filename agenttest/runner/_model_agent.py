@@ -8,14 +8,18 @@ battery grades what happened — tool blocks can pass, unlike a bare chat-comple
 
 The choice becomes example-agent options (``--brain openai --openai-base-url …
 --openai-model …``); ``run_meta.selection`` stores ``model_url`` and ``model``, so a
-resumed run talks to the same model.
+resumed run talks to the same model. An agent config's ``example:`` says the same in a
+file (:mod:`._config_example`); :func:`launch_for` merges the two, flags first.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from agenttest.errors import UsageError
+
+from ._config_example import ExampleSpec
 
 DEFAULT_MODEL = "example-agent"
 
@@ -37,11 +41,14 @@ def discover_model(url: str, timeout_s: float = 10.0) -> str:
         name = data[0].get("id") if data and isinstance(data[0], dict) else None
     except (httpx.HTTPError, ValueError, AttributeError) as exc:
         raise UsageError(
-            f"--model-url {url}: could not list its models at {where} ({exc}); "
-            "is the server running? Pass --model NAME to name the model yourself"
+            f"model URL {url}: could not list its models at {where} ({exc}); "
+            "is the server running? Pass --model NAME (or `example.model` in the agent "
+            "config) to name the model yourself"
         ) from None
     if not isinstance(name, str) or not name:
-        raise UsageError(f"--model-url {url}: {where} lists no model; pass --model NAME")
+        raise UsageError(
+            f"model URL {url}: {where} lists no model; pass --model NAME (or `example.model`)"
+        )
     return name
 
 
@@ -51,3 +58,42 @@ def model_args(url: str, model: str) -> tuple[str, ...]:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"--model-url must be an http(s) URL, got {url!r}")
     return ("--brain", "openai", "--openai-base-url", url, "--openai-model", model)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How to start the bundled agent: from ``--agent example`` and its flags, or from an
+    agent config's ``example:`` with the flags winning over its keys."""
+
+    args: tuple[str, ...]  # example-agent options, the brain's first
+    replicas: int
+    model_url: str | None
+    model: str | None  # the brain's model, when a model drives the loop
+
+    @property
+    def tested(self) -> str:
+        """The run's model: the brain's, else the bundled rules agent's name."""
+        return self.model or DEFAULT_MODEL
+
+
+def launch_for(
+    spec: ExampleSpec | None,
+    model_url: str | None = None,
+    model: str | None = None,
+    example_args: tuple[str, ...] = (),
+    replicas: int | None = None,
+) -> Launch:
+    """Flags over keys: ``--model-url`` replaces ``example.model_url`` (and with it the
+    model, which is then ``--model`` or the new server's first); ``--model`` replaces
+    ``example.model``; ``--example-args`` replaces ``example.args``; ``--replicas`` replaces
+    ``example.replicas``."""
+    spec = spec or ExampleSpec()
+    url = model_url or spec.model_url
+    name = model or (None if model_url else spec.model)
+    if url and not name:
+        name = discover_model(url)
+    args = tuple(example_args) or spec.options
+    if url:
+        assert name is not None
+        args = (*model_args(url, name), *args)
+    return Launch(args, replicas or spec.replicas, url, name if url else None)

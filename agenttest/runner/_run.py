@@ -41,7 +41,7 @@ from ._config import AgentConfig, load_agent_config
 from ._config_stop import ConfigErrorWatch
 from ._decide import EarlyStop
 from ._example import ExampleAgent, start_examples
-from ._model_agent import DEFAULT_MODEL, discover_model, model_args
+from ._model_agent import Launch, launch_for, model_args
 from ._parity import LabelledWriter, labels
 from ._plan import (
     Key,
@@ -105,9 +105,8 @@ class _Session:
     run_id: str
     meta: RunMeta | None  # to write first (a new run), None when resuming
     retry_errors: bool
-    example_args: tuple[str, ...] = ()  # fault knobs etc. of `--agent example`, kept for resume
+    launch: Launch | None = None  # how to start the bundled agent (None: the config's agent)
     until_decided: bool = False
-    replicas: int = 1  # of the example agent
     baseline: Path | None = None
     model: str = "example-agent"  # what the run tests (the brain's model with --model-url)
 
@@ -130,14 +129,19 @@ def _plan_new(req: RunRequest) -> _Session:
         req = dataclasses.replace(req, agent=EXAMPLE)
     if req.agent is None:
         raise UsageError("--agent is required: `example` or an agent config file")
-    if req.model_url and req.agent != EXAMPLE:
-        raise UsageError(
-            "--model-url tests a model through the bundled agent loop: use it with "
-            "--agent example (an agent config file brings its own model)"
-        )
     if req.k is not None and req.k < 1:
         raise UsageError(f"--k must be at least 1, got {req.k}")
-    if req.replicas is not None and (req.replicas < 1 or req.agent != EXAMPLE):
+    config = _agent_config(req.agent)
+    bundled = config is None or config.example is not None
+    if req.model_url and not bundled:
+        raise UsageError(
+            "--model-url tests a model through the bundled agent loop: use it with "
+            "--agent example or a config with `example:` (an agent config file brings its "
+            "own model)"
+        )
+    if req.model and not req.model_url and (config is None or not _config_url(config)):
+        raise UsageError("--model names the model at --model-url; give --model-url URL too")
+    if req.replicas is not None and (req.replicas < 1 or not bundled):
         raise UsageError(
             "--replicas N starts N example agents (--agent example, N >= 1); "
             "for your own agent list its instances under `replicas:` in the agent config"
@@ -146,13 +150,11 @@ def _plan_new(req: RunRequest) -> _Session:
     battery = load_battery(list(req.paths), overlay=req.overlay)
     blocks = select_blocks(battery, req.only, req.tiers)
     plan = make_plan(blocks, req.k)
-    example_args = tuple(req.example_args)
-    brain_model = None
-    if req.model_url:
-        brain_model = req.model or discover_model(req.model_url)
-        example_args = (*model_args(req.model_url, brain_model), *example_args)
-    config = _agent_config(req.agent)
-    model = config.model if config else (brain_model or DEFAULT_MODEL)
+    launch = None
+    if bundled:
+        spec = config.example if config is not None else None
+        launch = launch_for(spec, req.model_url, req.model, tuple(req.example_args), req.replicas)
+    model = launch.tested if launch is not None else _tested(config)
     k_nom = nominal_k(blocks, req.k)
     req.out.mkdir(parents=True, exist_ok=True)
     path = unused_path(req.out, run_file_name(model, k_nom, req.label))
@@ -182,8 +184,8 @@ def _plan_new(req: RunRequest) -> _Session:
             "example_args": list(req.example_args),
             "until_decided": req.until_decided,
             "replicas": req.replicas,
-            "model_url": req.model_url,
-            "model": brain_model,
+            "model_url": launch.model_url if launch else None,
+            "model": launch.model if launch else None,
             "stream": req.stream,
         },
         label=req.label,
@@ -198,12 +200,20 @@ def _plan_new(req: RunRequest) -> _Session:
         run_id=run_id,
         meta=meta,
         retry_errors=False,
-        example_args=example_args,
+        launch=launch,
         until_decided=req.until_decided,
-        replicas=req.replicas or 1,
         baseline=req.baseline,
         model=model,
     )
+
+
+def _config_url(config: AgentConfig) -> str | None:
+    return config.example.model_url if config.example is not None else None
+
+
+def _tested(config: AgentConfig | None) -> str:
+    assert config is not None
+    return config.model
 
 
 def _check_resume_options(
@@ -265,7 +275,10 @@ def _plan_resume(req: RunRequest, path: Path) -> _Session:
     battery_meta = meta.get("battery") or {}
     selection = meta.get("selection") or {}
     # checked first: a file edited to move the example agent is refused before anything runs
-    stored_args = _stored_example_args(path, selection.get("example_args"))
+    # (options given again on the command line replace the stored ones: nothing to check)
+    stored_args = (
+        () if req.example_args else _stored_example_args(path, selection.get("example_args"))
+    )
     paths = battery_meta.get("paths") or []
     battery = load_battery(paths, overlay=battery_meta.get("overlay"))
     if battery.digest != battery_meta.get("digest"):
@@ -280,11 +293,8 @@ def _plan_resume(req: RunRequest, path: Path) -> _Session:
     if not agent:
         raise UsageError(f"{path} does not say which agent config it used; pass --agent")
     config = _agent_config(agent)
-    example_args = tuple(req.example_args) or stored_args
-    model = config.model if config else DEFAULT_MODEL
-    if config is None and selection.get("model_url"):
-        model = str(selection.get("model"))
-        example_args = (*model_args(str(selection["model_url"]), model), *example_args)
+    launch = _resumed_launch(req, path, config, selection, stored_args)
+    model = launch.tested if launch is not None else _tested(config)
     if model != meta.get("model"):
         raise UsageError(
             f"{path} is a run of model {meta.get('model')!r}; the agent config says {model!r}. "
@@ -300,12 +310,41 @@ def _plan_resume(req: RunRequest, path: Path) -> _Session:
         run_id=str(meta.get("run_id", "")),
         meta=None,
         retry_errors=req.retry_errors,
-        example_args=example_args,
+        launch=launch,
         until_decided=bool(selection.get("until_decided")),
-        replicas=int(selection.get("replicas") or 1),
         baseline=req.baseline,
         model=model,
     )
+
+
+def _resumed_launch(
+    req: RunRequest,
+    path: Path,
+    config: AgentConfig | None,
+    selection: dict[str, Any],
+    stored_args: tuple[str, ...],
+) -> Launch | None:
+    """The bundled agent as the run started it: ``--agent example`` from what the run file
+    stored, an agent config's ``example:`` from the file again (flags still win)."""
+    stored_url, stored_model = selection.get("model_url"), selection.get("model")
+    replicas = int(req.replicas or selection.get("replicas") or 0) or None
+    if config is None:
+        args = tuple(req.example_args) or stored_args
+        if stored_url:
+            args = (*model_args(str(stored_url), str(stored_model)), *args)
+        return Launch(args, replicas or 1, stored_url, stored_model if stored_url else None)
+    spec = config.example
+    if spec is None:
+        return None
+    url = req.model_url or spec.model_url
+    model = req.model or spec.model or (str(stored_model) if url == stored_url else None)
+    launch = launch_for(spec, url, model, tuple(req.example_args), replicas)
+    if launch.model_url != stored_url:
+        raise UsageError(
+            f"--resume {path}: the agent config's model URL {_shown(launch.model_url)} "
+            f"differs from the run file's {_shown(stored_url)}; one run file tests one model"
+        )
+    return launch
 
 
 #: The example-agent options a run file may carry into a resumed run: only how it misbehaves.
@@ -313,6 +352,9 @@ def _plan_resume(req: RunRequest, path: Path) -> _Session:
 #: and the user's to say; an edited run file must not move the sandbox or send prompts away.
 RESUMABLE_EXAMPLE_OPTIONS = frozenset(
     {
+        "--openai-max-steps",
+        "--openai-timeout-s",
+        "--openai-seed",
         "--loading-s",
         "--busy-probability",
         "--turn-delay-s",
@@ -343,6 +385,30 @@ def _stored_example_args(path: Path, stored: Any) -> tuple[str, ...]:
             "or pass the options again after --resume"
         )
     return tuple(args)
+
+
+def _parity_launch(config: AgentConfig | None, first: Launch | None) -> Launch | None:
+    """A --parity agent's own launch: its config's ``example:``, or the first agent's flags
+    for a second ``--agent example``."""
+    if config is None:
+        return first or launch_for(None)
+    return launch_for(config.example) if config.example is not None else None
+
+
+def _bundled(template: AgentConfig | None, started: AgentConfig, model: str) -> AgentConfig:
+    """The started agent's config: where it listens from ``started``, every shared key
+    (timeouts, prices, name, ...) from the config file's ``example:`` agent, if any."""
+    if template is None:
+        return dataclasses.replace(started, model=model)
+    return dataclasses.replace(
+        template,
+        base_url=started.base_url,
+        workspace=started.workspace,
+        log_file=started.log_file,
+        replicas=started.replicas,
+        store=template.store or started.store,
+        model=model,
+    )
 
 
 def _user() -> str:
@@ -398,11 +464,13 @@ def run(
         if req.parity:
             agents += [(a, _agent_config(a)) for a in req.parity]
         started = []
-        for _source, config in agents:
-            if config is None:
-                mine = [ExampleAgent(session.example_args) for _ in range(session.replicas)]
+        for i, (_source, config) in enumerate(agents):
+            launch = session.launch if i == 0 else _parity_launch(config, session.launch)
+            if launch is not None:
+                mine = [ExampleAgent(launch.args) for _ in range(launch.replicas)]
                 examples += mine
-                config = dataclasses.replace(start_examples(mine), model=session.model)
+                config = _bundled(config, start_examples(mine), launch.tested)
+            assert config is not None
             started.append(dataclasses.replace(config, stream=True) if req.stream else config)
         config = started[0]
         names = labels([c.display_name for c in started])
