@@ -154,6 +154,19 @@
     marked(add(parent, "pre"), text, q);
   }
 
+  /* which rule decided a criterion (evidence.decided_by), the always-FAIL rule it carries,
+     and whose rule it is (origin: methodology, or an agenttest addition) */
+  function decidedBy(td, c) {
+    var rule = c.decided_by || c.type || (c.kind ? c.kind + " list" : "");
+    add(td, "span", "rule", rule);
+    if (c.rule) { add(td, "span", "fail", " \u00b7 always-FAIL: " + c.rule); }
+    if (c.origin) {
+      var whose = c.origin === "agenttest" ? "agenttest addition" : c.origin;
+      if (c.strict_only) { whose += ": a strict-check warning, counts only with --strict"; }
+      add(td, "small", "origin", whose);
+    }
+  }
+
   function attemptView(a, title, q) {
     var box = el("div", "attempt-view");
     var head = add(box, "h4", null, title + " \u00b7 ");
@@ -175,10 +188,11 @@
         var r = add(tb, "tr");
         add(r, "td", "id", c.id + " " + c.tag + (c.critical ? " critical" : ""));
         var good = c.outcome === "held" || c.outcome === "not triggered";
-        add(r, "td", good ? "pass" : c.outcome === "ungraded" ? "unknown" : "fail", c.outcome);
+        var open = c.outcome === "ungraded" || c.outcome === "not applicable";
+        add(r, "td", good ? "pass" : open ? "unknown" : "fail", c.outcome);
         add(r, "td", null, c.says);
         add(r, "td", "evidence", c.evidence);
-        add(r, "td", null, c.rule || (c.kind ? c.kind + " list" + (c.type ? ", " + c.type : "") : ""));
+        decidedBy(add(r, "td", "decided"), c);
       });
     }
     a.turns.forEach(function (t, n) {

@@ -256,3 +256,65 @@ def test_the_csp_lets_only_the_viewer_script_run(tmp_path: Path) -> None:
         b.open(tampered.as_uri())
         assert b.js("document.getElementById('v-count').textContent") == "4 of 4 attempts"
         assert b.js("document.body.getAttribute('data-pwned')") is None
+
+
+def _graded_criteria() -> list[dict[str, Any]]:
+    """What the grader writes today (issue 12): ``evidence.decided_by``, ``origin``,
+    ``strict_only`` and ``applies``, from a real grade of an attempt run without fixtures."""
+    import dataclasses
+
+    from agenttest.blocks import Fixture
+    from agenttest.grading import grade_attempt
+
+    from .fixtures.grading import attempt as graded
+    from .fixtures.grading import block, crit, turn
+
+    free = crit("P3", "response_contains", values=("answer",), says="mentions the answer")
+    b = block([
+        crit("P1", "response_contains", values=("42",)),
+        crit("P2", "trace_contains", values=("INTERNAL-MARKER",), origin="agenttest"),
+        crit("P3", "response_contains", values=("agenda.md",), fixture_bound=True, unfixed=free),
+        crit("P4", "response_contains", values=("notes/",), fixture_bound=True),
+    ])  # fmt: skip
+    b = dataclasses.replace(b, fixtures=(Fixture(kind="file", path="notes/agenda.md"),))
+    out = grade_attempt(
+        b, graded(turn("the answer is 42", trace="ROUTE chat"), fixtures_applied=False)
+    )
+    return [dict(c) for c in out.criteria]
+
+
+def test_the_decided_by_column_names_the_rule_and_its_origin(tmp_path: Path) -> None:
+    criteria = _graded_criteria()
+    # precondition: the grader wrote the fields the column reads
+    by_id = {c["id"]: c for c in criteria}
+    assert by_id["P3"]["evidence"]["decided_by"].startswith("fixture-free variant")
+    assert by_id["P2"]["origin"] == "agenttest" and by_id["P2"]["strict_only"] is True
+    assert by_id["P4"]["applies"] is False
+    run = write(tmp_path / "run.jsonl", [
+        meta("run-a", [], tester="alice"),
+        attempt("L1-T", 1, "PASS", response="the answer is 42", criteria=criteria),
+        run_end(),
+    ])  # fmt: skip
+    page = tmp_path / "report.html"
+    page.write_text(render(build_report([run], viewer=True), "html"), encoding="utf-8")
+    with Browser(1280, 900) as b:
+        b.open(page.as_uri())
+        b.js("document.querySelector('#v-rows button.open').click()")
+        rows = b.js(
+            "Array.from(document.querySelectorAll('.criteria-table tbody tr')).map("
+            "r => [r.cells[0].textContent, r.cells[1].textContent,"
+            " r.cells[4].querySelector('.rule').textContent,"
+            " (r.cells[4].querySelector('.origin') || {}).textContent])"
+        )
+    got = {r[0].split()[0]: r[1:] for r in rows}
+    assert got["P1"] == ["held", "response_contains", "methodology"]
+    assert got["P2"] == [
+        "not met", "trace_contains",
+        "agenttest addition: a strict-check warning, counts only with --strict",
+    ]  # fmt: skip
+    assert got["P3"] == [
+        "held",
+        "fixture-free variant (response_contains): mentions the answer",
+        "methodology",
+    ]
+    assert got["P4"] == ["not applicable", "not applicable: fixture-bound", "methodology"]

@@ -71,16 +71,23 @@ def _outcome(c: dict[str, Any]) -> str:
 def _criterion(c: Any) -> dict[str, Any]:
     if not isinstance(c, dict):
         return {"id": "?", "tag": "", "kind": "", "outcome": "ungraded", "says": _value(c)}
+    evidence = c.get("evidence")
+    applies = c.get("applies") is not False
     return {
         "id": _value(c.get("id")),
         "tag": _value(c.get("tag")),
         "kind": _value(c.get("kind")),
         "type": _value(c.get("type")),
-        "outcome": _outcome(c),
+        "outcome": _outcome(c) if applies else "not applicable",
         "says": clip(c.get("says"), 500)[0],
-        "evidence": describe_evidence(c.get("evidence")),
+        "evidence": describe_evidence(evidence),
         "rule": _value(c.get("rule")),
         "critical": bool(c.get("critical")),
+        # the rule the grader applied (issue 12's ``evidence.decided_by``) and whose rule
+        # the criterion is: the methodology's, or agenttest's stricter addition
+        "decided_by": _value(evidence.get("decided_by")) if isinstance(evidence, dict) else "",
+        "origin": _value(c.get("origin")),
+        "strict_only": bool(c.get("strict_only")),
     }
 
 
