@@ -167,19 +167,35 @@ def test_an_agent_config_with_example_runs_like_the_flags(tmp_path: Path) -> Non
 
 def test_flags_win_over_the_config_keys(tmp_path: Path) -> None:
     battery = _battery(tmp_path, "L1-CALC-01")
+    common = ["--k", "1", "--allow-temp", "--quiet"]
+
+    def models(server: RouteServer) -> set[str]:
+        return {
+            b["body"]["model"] for b in server.state.bodies if b["path"].endswith("/completions")
+        }
+
     with RouteServer(_routes("from-file")) as filed, RouteServer(_routes("from-flag")) as flag:
         config = _model_config(tmp_path, filed.url + "/v1", extra="  model: file-model\n")
-        result = run_cli("run", str(battery), "--agent", str(config), "--model-url",
-                         flag.url + "/v1", "--model", "flag-model", "--k", "1", "--out",
-                         str(tmp_path / "out"), "--allow-temp", "--quiet")  # fmt: skip
-        sent_file, sent_flag = filed.state.bodies, flag.state.bodies
-    assert result.returncode == 0, result.stderr
-    meta, _ = _records(Path(result.stdout.strip()))
+        both = run_cli("run", str(battery), "--agent", str(config), "--model-url",
+                       flag.url + "/v1", "--model", "flag-model", "--out",
+                       str(tmp_path / "both"), *common)  # fmt: skip
+        assert both.returncode == 0, both.stderr
+        assert filed.state.bodies == [] and models(flag) == {"flag-model"}
+        # --model-url alone: the file's model belongs to the file's server, so the new
+        # server's first model is asked for
+        url_only = run_cli("run", str(battery), "--agent", str(config), "--model-url",
+                           flag.url + "/v1", "--out", str(tmp_path / "url"), *common)  # fmt: skip
+        assert url_only.returncode == 0, url_only.stderr
+        assert filed.state.bodies == [] and models(flag) == {"flag-model", "from-flag"}
+        # --model alone replaces example.model and keeps the file's server
+        alone = run_cli("run", str(battery), "--agent", str(config), "--model", "other-model",
+                        "--out", str(tmp_path / "alone"), *common)  # fmt: skip
+        assert alone.returncode == 0, alone.stderr
+        assert models(filed) == {"other-model"}
+    meta, _ = _records(Path(both.stdout.strip()))
     assert meta["model"] == "flag-model" and meta["selection"]["model_url"] == flag.url + "/v1"
-    assert sent_file == [] and sent_flag
-    assert {b["body"]["model"] for b in sent_flag if b["path"] == "/v1/chat/completions"} == {
-        "flag-model"
-    }
+    assert _records(Path(url_only.stdout.strip()))[0]["model"] == "from-flag"
+    assert _records(Path(alone.stdout.strip()))[0]["model"] == "other-model"
 
 
 def test_a_bad_example_config_names_file_and_line(tmp_path: Path) -> None:

@@ -123,14 +123,16 @@ def _agent_config(agent: str) -> AgentConfig | None:
 def _plan_new(req: RunRequest) -> _Session:
     if not req.paths:
         raise UsageError("give the battery: agenttest run PATH... --agent example|FILE")
-    if req.model and not req.model_url:
-        raise UsageError("--model names the model at --model-url; give --model-url URL too")
     if req.agent is None and req.model_url:
         req = dataclasses.replace(req, agent=EXAMPLE)
     if req.agent is None:
         raise UsageError("--agent is required: `example` or an agent config file")
     if req.k is not None and req.k < 1:
         raise UsageError(f"--k must be at least 1, got {req.k}")
+    check_not_temp(req.out, req.allow_temp)
+    battery = load_battery(list(req.paths), overlay=req.overlay)
+    blocks = select_blocks(battery, req.only, req.tiers)
+    plan = make_plan(blocks, req.k)
     config = _agent_config(req.agent)
     bundled = config is None or config.example is not None
     if req.model_url and not bundled:
@@ -146,10 +148,6 @@ def _plan_new(req: RunRequest) -> _Session:
             "--replicas N starts N example agents (--agent example, N >= 1); "
             "for your own agent list its instances under `replicas:` in the agent config"
         )
-    check_not_temp(req.out, req.allow_temp)
-    battery = load_battery(list(req.paths), overlay=req.overlay)
-    blocks = select_blocks(battery, req.only, req.tiers)
-    plan = make_plan(blocks, req.k)
     launch = None
     if bundled:
         spec = config.example if config is not None else None
