@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from agenttest import __version__
 from agenttest.blocks import Battery, Criterion, load_battery
-from agenttest.errors import AgentUnavailable, Interrupted, UsageError
+from agenttest.errors import AgentTestError, AgentUnavailable, Interrupted, UsageError
 from agenttest.results import (
     RunEnd,
     RunMeta,
@@ -129,25 +129,28 @@ def _plan_new(req: RunRequest) -> _Session:
         raise UsageError("--agent is required: `example` or an agent config file")
     if req.k is not None and req.k < 1:
         raise UsageError(f"--k must be at least 1, got {req.k}")
-    check_not_temp(req.out, req.allow_temp)
-    battery = load_battery(list(req.paths), overlay=req.overlay)
-    blocks = select_blocks(battery, req.only, req.tiers)
-    plan = make_plan(blocks, req.k)
-    config = _agent_config(req.agent)
-    bundled = config is None or config.example is not None
+    # the flags are checked first (nothing written, no battery read); a config that does not
+    # load counts as not bundled here and reports its own problems after the battery's
+    peek = _peek_config(req.agent)
+    bundled = req.agent == EXAMPLE or (peek is not None and peek.example is not None)
     if req.model_url and not bundled:
         raise UsageError(
             "--model-url tests a model through the bundled agent loop: use it with "
             "--agent example or a config with `example:` (an agent config file brings its "
             "own model)"
         )
-    if req.model and not req.model_url and (config is None or not _config_url(config)):
+    if req.model and not req.model_url and (peek is None or not _config_url(peek)):
         raise UsageError("--model names the model at --model-url; give --model-url URL too")
     if req.replicas is not None and (req.replicas < 1 or not bundled):
         raise UsageError(
             "--replicas N starts N example agents (--agent example, N >= 1); "
             "for your own agent list its instances under `replicas:` in the agent config"
         )
+    check_not_temp(req.out, req.allow_temp)
+    battery = load_battery(list(req.paths), overlay=req.overlay)
+    blocks = select_blocks(battery, req.only, req.tiers)
+    plan = make_plan(blocks, req.k)
+    config = _agent_config(req.agent)
     launch = None
     if bundled:
         spec = config.example if config is not None else None
@@ -203,6 +206,13 @@ def _plan_new(req: RunRequest) -> _Session:
         baseline=req.baseline,
         model=model,
     )
+
+
+def _peek_config(agent: str) -> AgentConfig | None:
+    try:
+        return _agent_config(agent)
+    except AgentTestError:
+        return None
 
 
 def _config_url(config: AgentConfig) -> str | None:
