@@ -138,6 +138,11 @@ def test_report_groups_cases_by_category_with_intervals(tmp_path: Path) -> None:
     assert "## Case categories" in md and "| EV-T-01 | other | 1 | 0/2 |" in md
     data = json.loads(render_json(report))
     assert data["cases"]["EV-T-01"]["categories"]["echo"]["n"] == 4
+    # the tier table counts the parameterised block once, its three cases apart
+    assert (report.overall.blocks, report.overall.cases) == (1, 3)
+    assert (data["tiers"]["EV"]["blocks"], data["tiers"]["EV"]["cases"]) == (1, 3)
+    assert "| Tier | Blocks | Cases | Attempts |" in md and "| **all** | 1 | 3 | 6 |" in md
+    assert report.overall.blocks_none_pass == 0  # only one case of the block never passed
 
 
 def test_json_schema_knows_cases_inverse_ev_and_the_grounding_criteria() -> None:

@@ -318,3 +318,85 @@ def test_the_decided_by_column_names_the_rule_and_its_origin(tmp_path: Path) -> 
         "methodology",
     ]
     assert got["P4"] == ["not applicable", "not applicable: fixture-bound", "methodology"]
+
+
+JUDGE = "rules@sha256:5e1c0a7d93b2f468+openvino@sha256:0a1b2c3d"
+
+
+def _judged(note: str, text: str) -> list[dict[str, Any]]:
+    return [{"id": "P2", "tag": "JUDGE", "kind": "pass", "passed": None, "says": "declines",
+             "evidence": {"note": note, "text": text}}]  # fmt: skip
+
+
+def _sections_run(tmp: Path) -> Path:
+    """A parity run (agents `<b>alpha</b>` and `beta`) of a parameterised block with three
+    cases and a plain block whose judge decided one of two JUDGE criteria."""
+    hostile = PAYLOADS["says"]
+    records = [meta("run-a", [], tester="alice")]
+    for agent, verdicts in (
+        (hostile, ("PASS", "FAIL", "PASS")),
+        ("beta", ("FAIL", "FAIL", "PASS")),
+    ):
+        for case, verdict in zip("abc", verdicts, strict=True):
+            records.append(attempt(f"EV-T-01#{case}", 1, verdict, tier="EV", agent=agent))
+        records.append(attempt("L1-A", 1, "PASS", agent=agent))
+    records += [
+        attempt("L1-J", 1, "PASS", rater=JUDGE,
+                criteria=_judged("judge openvino: PASS (0.81)", "act: declines and says why")),
+        attempt("L1-J", 2, "PASS", rater=JUDGE,
+                criteria=_judged("judge openvino: UNDECIDED cues disagree; left to a human",
+                                 "covers: the page's items")),
+        run_end(),
+    ]  # fmt: skip
+    return write(tmp / "run.jsonl", records)
+
+
+def _table(b: Browser, table_id: str) -> list[list[str]]:
+    return list(
+        b.js(
+            f"Array.from(document.querySelectorAll('#{table_id} tr')).map("
+            "r => Array.from(r.cells).map(c => c.textContent))"
+        )
+    )
+
+
+def test_case_categories_parity_and_judge_coverage_are_sections_of_their_own(
+    tmp_path: Path,
+) -> None:
+    run = _sections_run(tmp_path)
+    report = build_report([run], viewer=True)
+    # precondition: the run has all three to show
+    assert report.cases and report.parity is not None and report.coverage
+    html = render(report, "html")
+    page = tmp_path / "report.html"
+    page.write_text(html, encoding="utf-8")
+    plain = tmp_path / "plain.html"
+    plain.write_text(render(build_report([_runs(tmp_path)[0]], viewer=True), "html"), "utf-8")
+
+    def policy(text: str) -> str:
+        return text.split('http-equiv="Content-Security-Policy" content="')[1].split("sha256-")[0]
+
+    assert policy(html) == policy(plain.read_text(encoding="utf-8"))  # the CSP is unchanged
+    with Browser(1280, 900) as b:
+        b.open(page.as_uri())
+        _untouched(b)  # the hostile agent label is a parity column heading, as text
+        cases = _table(b, "cases-table")
+        assert cases[0][:3] == ["Block", "Category", "Cases"]
+        assert [row[:4] for row in cases[1:]] == [["EV-T-01", "(none)", "3", "3/6"]]
+        parity = _table(b, "parity-table")
+        assert parity[0] == ["Block", "Tier", PAYLOADS["says"], "beta"]
+        assert parity[1:] == [["EV-T-01#a", "EV", "pass 1/1", "FAIL 0/1"]]
+        coverage = _table(b, "coverage-table")
+        assert coverage[1] == [JUDGE, "1/2", "50.0%", "act 1/1 · covers 0/1"]
+        # the tier table counts the parameterised block once and its cases apart
+        tiers = b.js(
+            "Array.from(document.querySelectorAll('#tiers + svg + .scroll tr')).map("
+            "r => Array.from(r.cells).slice(0, 3).map(c => c.textContent))"
+        )
+        assert tiers[0] == ["Tier", "Blocks", "Cases"]
+        assert {row[0]: row[1:] for row in tiers[1:]}["EV"] == ["1", "3"]
+        if os.environ.get("AGENTTEST_SCREENSHOT_DIR"):
+            keep = Path(os.environ["AGENTTEST_SCREENSHOT_DIR"])
+            keep.mkdir(parents=True, exist_ok=True)
+            b.js("document.getElementById('cases').scrollIntoView()")
+            b.screenshot(keep / "sections_1280.png")

@@ -19,17 +19,20 @@ from ._agreement import (
     format_agreement,
     rater_agreement,
 )
+from ._coverage import Coverage, judge_coverage
 from ._rate import RateSummary, human_rater, rate_run, render_attempt, stdin_answers
 
 __all__ = [
     "KAPPA_THRESHOLD",
     "MIN_SAMPLES",
     "AgreementReport",
+    "Coverage",
     "PairAgreement",
     "RateSummary",
     "RaterSummary",
     "format_agreement",
     "human_rater",
+    "judge_coverage",
     "rate_run",
     "rater_agreement",
     "rater_kind",

@@ -23,6 +23,7 @@ from ._build import (
 from ._checklist import evaluate_checklist
 from ._compare import DEFAULT_ALPHA, calibrate, check_gate, compare_reports, compare_runs
 from ._compare_table import compare_table
+from ._coverage import coverage_section
 from ._json_junit import render_json, render_junit, report_dict, to_plain
 from ._model import Comparison, Rate, Report
 from ._parity import parity, render_parity_markdown
@@ -83,6 +84,7 @@ def build_report(
         checklist=evaluate_checklist(report, regression),
         ttft=ttft_section(paths),
         parity=parity(paths),
+        coverage=coverage_section(paths),
     )
 
 

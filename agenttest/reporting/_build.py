@@ -20,7 +20,7 @@ from agenttest.results import parse_timestamp as timestamp
 from agenttest.stats import percentile
 
 from ._aggregate import Aggregator
-from ._cases import case_families
+from ._cases import block_of, case_families
 from ._details import MAX_FAILING_DETAILS, attempt_detail, describe_evidence, fetch_records
 from ._model import (
     ASI_NAMES,
@@ -178,15 +178,22 @@ def _group(name: str, blocks: list[BlockResult], exploratory: bool) -> GroupResu
         sum(b.rate.failed for b in blocks),
         sum(b.rate.errors for b in blocks),
     )
+    # a parameterised block is one block however many cases it ran: its cases are counted
+    # apart, and it passes all (none) only when every case does
+    families: dict[str, list[BlockResult]] = {}
+    for b in blocks:
+        families.setdefault(block_of(b.test_id), []).append(b)
+    members = list(families.values())
     return GroupResult(
         name=name,
-        blocks=len(blocks),
+        blocks=len(families),
         rate=rate,
-        blocks_all_pass=sum(b.all_pass for b in blocks),
-        blocks_none_pass=sum(b.none_pass for b in blocks),
+        blocks_all_pass=sum(all(b.all_pass for b in f) for f in members),
+        blocks_none_pass=sum(all(b.none_pass for b in f) for f in members),
         exploratory=exploratory or any(b.exploratory for b in blocks),
-        blocks_awaiting=sum(b.awaiting_calibration for b in blocks),
+        blocks_awaiting=sum(any(b.awaiting_calibration for b in f) for f in members),
         usage=Usage.total([b.usage for b in blocks]),
+        cases=sum(b.test_id != block_of(b.test_id) for b in blocks),
     )
 
 

@@ -44,6 +44,11 @@ class CaseFamily:
     rate: Rate
 
 
+def block_of(test_id: str) -> str:
+    """The block a result row belongs to: a case row (``BLOCK#case``) to its block."""
+    return test_id.split("#", 1)[0]
+
+
 def _family_of(test_id: str, battery: Battery | None) -> tuple[str, str] | None:
     """(block id, category) of a case attempt id, or None for a plain block."""
     if "#" not in test_id:

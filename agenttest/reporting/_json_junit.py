@@ -24,6 +24,7 @@ from typing import Any
 from agenttest.verdicts import TrustSummary
 
 from ._cases import cases_dict
+from ._coverage import coverage_dict
 from ._format import pct, rate_text
 from ._model import BlockResult, GroupResult, Rate, Report
 
@@ -50,6 +51,7 @@ def _group(g: GroupResult) -> dict[str, Any]:
         "blocks_all_pass": g.blocks_all_pass,
         "blocks_none_pass": g.blocks_none_pass,
         "blocks_awaiting_calibration": g.blocks_awaiting,
+        "cases": g.cases,
         "usage": to_plain(g.usage),
         "exploratory": g.exploratory,
     }
@@ -118,6 +120,7 @@ def report_dict(report: Report) -> dict[str, Any]:
         "checklist": to_plain(report.checklist),
         "cases": cases_dict(report.cases),
         "trust": trust_dict(report.trust),
+        "judge_coverage": coverage_dict(report.coverage),
     }
 
 

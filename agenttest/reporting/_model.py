@@ -220,6 +220,7 @@ class GroupResult:
     blocks_none_pass: int
     exploratory: bool
     blocks_awaiting: int = 0  # blocks awaiting calibration: counted apart, in no rate
+    cases: int = 0  # rows of parameterised blocks (BLOCK#case); `blocks` counts each block once
     usage: Usage | None = None
 
 
@@ -395,6 +396,7 @@ class Report:
     viewer: dict[str, Any] | None = None
     ttft: Any = None  # TtftSection (reporting._ttft) when any turn streamed
     parity: Any = None  # Parity (reporting._parity) of a `run --parity` file
+    coverage: tuple[Any, ...] = ()  # rating.Coverage per judge rater: decided / asked
 
     def block(self, test_id: str) -> BlockResult | None:
         return next((b for b in self.blocks if b.test_id == test_id), None)

@@ -14,7 +14,7 @@ from typing import Any
 
 from agenttest._resources import templates_dir
 
-from ._cases import cases_markdown
+from ._cases import block_of, cases_markdown
 from ._charts import latency_chart, tier_chart
 from ._format import ci, duration, md_fence, md_inline, pct, pvalue, rate_text, signed
 from ._model import Report
@@ -87,9 +87,10 @@ def render_markdown(report: Report) -> str:
 def render_summary(report: Report) -> str:
     """A short GitHub-flavoured Markdown summary, sized for a pull-request comment."""
     failing = [b for b in report.blocks if b.rule_passed is False]
-    by_tier: dict[str, int] = {}
+    failing_blocks: dict[str, set[str]] = {}  # a parameterised block fails once, as in `Blocks`
     for b in failing:
-        by_tier[b.tier] = by_tier.get(b.tier, 0) + 1
+        failing_blocks.setdefault(b.tier, set()).add(block_of(b.test_id))
+    by_tier = {tier: len(ids) for tier, ids in failing_blocks.items()}
     context = {**_context(report), "failing": failing, "failing_by_tier": by_tier}
     return str(_environment(False).get_template("report_summary.md.j2").render(context))
 
