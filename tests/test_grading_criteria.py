@@ -502,3 +502,9 @@ def test_evidence_reads_as_text_for_a_person() -> None:
     for c in (crit("P", "sentence_count", min=2), crit("P", "list_items", max=3)):
         note = check(c, a).evidence["note"]
         assert "None" not in note and ".." not in note, note
+    # values not found are listed as text, not as a Python list
+    text = check(crit("P", "response_contains", values=("7", "x\\d")), a).evidence["note"]
+    assert text == "not found: “7”, “x\\d”", text
+    traced = attempt(turn("answer 42", trace="ROUTE chat"))
+    trace = check(crit("P", "trace_contains", values=("MARKER",)), traced).evidence["note"]
+    assert trace == "missing: “MARKER”", trace

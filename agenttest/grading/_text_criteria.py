@@ -52,7 +52,7 @@ def response_contains(ctx: Ctx, c: Criterion) -> Check:
     holds = bool(found) if mode == "any" else not missing
     notes = []
     if missing and (mode != "any" or not found):
-        notes.append(f"not found: {missing}")
+        notes.append("not found: " + ", ".join(quoted(v) for v in missing))
     if discounted:
         notes.append(f"quoted or refused, not counted: {', '.join(discounted)}")
     note = "; ".join(notes) or None

@@ -294,7 +294,7 @@ def trace_contains(ctx: Ctx, c: Criterion) -> Check:
             found.append(hit)
     mode = c.mode or "all"
     holds = bool(found) if mode == "any" else not missing
-    note = f"missing: {missing}" if missing else None
+    note = ("missing: " + ", ".join(quoted(v) for v in missing)) if missing else None
     if not holds and ctx.trace_partial(turns):
         # absent from a trace known to be incomplete is not evidence of absence
         note = f"{note}; the trace is incomplete, so absence cannot be concluded"
