@@ -23,7 +23,7 @@ import pytest
 
 from agenttest.results import iter_records
 
-from ._servers import RouteServer, free_port
+from ._servers import LoopbackAgent, RouteServer, free_port
 from .conftest import ROOT, run_cli
 
 BATTERIES = ROOT / "batteries"
@@ -169,7 +169,7 @@ def test_flags_win_over_the_config_keys(tmp_path: Path) -> None:
     battery = _battery(tmp_path, "L1-CALC-01")
     common = ["--k", "1", "--allow-temp", "--quiet"]
 
-    def models(server: RouteServer) -> set[str]:
+    def models(server: LoopbackAgent) -> set[str]:
         return {
             b["body"]["model"] for b in server.state.bodies if b["path"].endswith("/completions")
         }
