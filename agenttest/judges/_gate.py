@@ -26,7 +26,7 @@ def gate_reason(kind: str) -> str | None:
         return f"{kind}: no held-out calibration for this kind"
     if kappa < GATE_KAPPA:
         return (
-            f"{kind} criteria are left to a human: the judge's held-out κ {kappa:.2f} is below "
+            f"{kind}: left to a human, the judge's held-out κ {kappa:.2f} is below "
             f"the {GATE_KAPPA} calibration gate"
         )
     return None
