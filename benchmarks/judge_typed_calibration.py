@@ -57,7 +57,7 @@ def verdicts(rows: list[dict[str, object]], judge: object) -> list[tuple[str, st
 def _kappa(labels: list[str], got: list[str]) -> str:
     if not labels:
         return "—"
-    if len(set(labels) | set(got)) < 2:
+    if len(set(labels)) < 2:  # κ needs both labels among the rows
         return "undef."
     return f"{cohen_kappa(labels, got):.2f}"
 

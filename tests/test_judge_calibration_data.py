@@ -48,10 +48,12 @@ def test_split_is_by_reference_and_the_labeller_sees_no_split_or_source() -> Non
     data = _bench("judge_typed_data")
     split_of: dict[object, set[object]] = {}
     for r in _rows():
-        split_of.setdefault(r["reference_id"], set()).add(r["split"])
+        if r["split"] != "fresh":  # fresh: new replies to all questions, split by source
+            split_of.setdefault(r["reference_id"], set()).add(r["split"])
         seen = data.blind(r)  # type: ignore[attr-defined]
         assert set(seen) == {"id", "question", "reference", "reply"}
     assert all(len(s) == 1 for s in split_of.values()), split_of
+    assert {next(iter(s)) for s in split_of.values()} == {"tune", "heldout"}
 
 
 def test_the_gate_holds_the_measured_held_out_kappa() -> None:
