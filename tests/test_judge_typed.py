@@ -185,7 +185,9 @@ def test_consistent_version_mismatch_fails(procedure: Judge) -> None:
     assert "0.16.2" in bad.evidence
 
 
-def test_consistent_swapped_entity_fails_although_the_reference_names_both(procedure: Judge) -> None:
+def test_consistent_swapped_entity_fails_although_the_reference_names_both(
+    procedure: Judge,
+) -> None:
     ref = "The capital of Turkey is Ankara. Its largest city is İstanbul."
     r = _ask(procedure, "consistent", ref, "The capital of Turkey is İstanbul.")
     assert r.verdict == "FAIL", r.evidence
