@@ -25,9 +25,9 @@ from ._compare import DEFAULT_ALPHA, calibrate, check_gate, compare_reports, com
 from ._compare_table import compare_table
 from ._json_junit import render_json, render_junit, report_dict, to_plain
 from ._model import Comparison, Rate, Report
-from ._parity import parity, render_parity_markdown
+from ._parity import ParitySink, parity, render_parity_markdown
 from ._render import render_html, render_markdown, render_summary
-from ._ttft import ttft_section
+from ._ttft import TtftSink
 from ._viewer import collect_attempts
 
 FORMATS = ("md", "html", "json", "junit")
@@ -53,6 +53,7 @@ def build_report(
     verdicts of the baseline and reference runs where that rater graded them. ``viewer``
     reads every attempt (and the baseline's) back for the HTML report's attempt viewer.
     """
+    ttft, parity_sink = TtftSink(), ParitySink()  # fed in the aggregator's one pass
     report = aggregate_report(
         paths,
         rater=rater,
@@ -60,6 +61,7 @@ def build_report(
         allow_mixed=allow_mixed,
         details=details,
         strict=strict,
+        sinks=(ttft, parity_sink),
     )
     regression: Comparison | None = None
     if baseline:
@@ -81,8 +83,8 @@ def build_report(
         regression=regression,
         calibration=calibration,
         checklist=evaluate_checklist(report, regression),
-        ttft=ttft_section(paths),
-        parity=parity(paths),
+        ttft=ttft.section(),
+        parity=parity_sink.result(),
     )
 
 

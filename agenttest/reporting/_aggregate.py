@@ -17,6 +17,7 @@ What is kept while reading (everything else of a record is dropped as soon as it
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from agenttest.results import ReadNotes, iter_records, rater_kind
 from agenttest.results import parse_timestamp as timestamp
 from agenttest.verdicts import TrustCounts, counted_verdict, is_retry, is_stale
 
+from ._sinks import AttemptSink, run_id_of
 from ._slots import (
     ALWAYS,
     ERROR,
@@ -80,8 +82,11 @@ def _cause(rec: dict[str, Any]) -> str:
 class Aggregator:
     """Reads run files one record at a time; see the module docstring for what it keeps."""
 
-    def __init__(self, *, allow_mixed: bool = False, strict: bool = False) -> None:
+    def __init__(
+        self, *, allow_mixed: bool = False, strict: bool = False, sinks: Sequence[AttemptSink] = ()
+    ) -> None:
         self.allow_mixed = allow_mixed
+        self.sinks = tuple(sinks)  # sections fed in this pass (reporting._sinks)
         self.strict = strict  # agenttest-origin criteria count (agenttest.verdicts)
         self.trust = TrustCounts()
         self.files: list[RunFile] = []
@@ -116,7 +121,7 @@ class Aggregator:
         run: RunFile | None = None
         run_id = ""
         slots, tests, names, vcode = self.slots, self.tests, self._names, _VCODE
-        modes = self._modes
+        modes, sinks = self._modes, self.sinks
         last: dict[str, Any] | None = None  # the newest attempt: its completed_at dates the run
         count = 0
         # The hot loop of every report: one dict lookup per field, no helper calls on the
@@ -130,6 +135,8 @@ class Aggregator:
                     self.malformed += 1
                     continue
                 test_id = names.setdefault(test_id, test_id)
+                for sink in sinks:
+                    sink.attempt(run_id, rec)
                 verdict = counted_verdict(rec, True) if self.strict else get("verdict")
                 code = UNKNOWN if verdict is None else vcode.get(verdict, OTHER)
                 cause = self._intern(_cause(rec)) if code == ERROR else None
@@ -198,7 +205,7 @@ class Aggregator:
     def _open(
         self, path: str | Path, meta: dict[str, Any], notes: ReadNotes, index: int
     ) -> RunFile:
-        run_id = str(meta.get("run_id") or f"file{index + 1}")
+        run_id = run_id_of(meta, index)
         run = RunFile(str(path), self._intern(run_id), meta, notes)
         if not self.allow_mixed:
             first = next((f for f in self.files if f.digest), None)

@@ -39,6 +39,7 @@ from ._model import (
     tier_key,
 )
 from ._raters import analyse_raters
+from ._sinks import AttemptSink
 from ._slots import CODE_NAME, SlotKey, Tally
 from ._usage import block_usage
 
@@ -234,11 +235,14 @@ def aggregate_report(
     allow_mixed: bool = False,
     details: bool = True,
     strict: bool = False,
+    sinks: Sequence[AttemptSink] = (),
 ) -> Report:
-    """Read the run files (several merge) into a report without cross-run sections."""
+    """Read the run files (several merge) into a report without cross-run sections.
+
+    ``sinks`` are sections fed every attempt in the same pass (see :mod:`._sinks`)."""
     if not paths:
         raise UsageError("no run files given")
-    agg = Aggregator(allow_mixed=allow_mixed, strict=strict)
+    agg = Aggregator(allow_mixed=allow_mixed, strict=strict, sinks=sinks)
     for path in paths:
         agg.add(path)
     agreement, uncalibrated = analyse_raters(agg, rater)
