@@ -93,15 +93,27 @@ def test_bad_input_is_refused_with_its_whole_message(
         fn(*args, **kwargs)
 
 
-def test_bootstrap_interval_matches_an_independent_resampling() -> None:
-    # the defaults: 2000 resamples of random.Random(0), 2.5th and 97.5th percentiles
-    rng = random.Random(0)
+def _resampled(a: list[str], b: list[str], n_boot: int, seed: int) -> list[float]:
+    rng = random.Random(seed)
     kappas = []
-    for _ in range(2000):
-        picks = [rng.randrange(len(A)) for _ in A]
-        kappas.append(stats.cohen_kappa([A[i] for i in picks], [B[i] for i in picks]))
-    low, high = np.percentile(kappas, [2.5, 97.5])
-    assert stats.bootstrap_kappa_interval(A, B) == pytest.approx((low, high), abs=1e-12)
+    for _ in range(n_boot):
+        picks = [rng.randrange(len(a)) for _ in a]
+        kappas.append(stats.cohen_kappa([a[i] for i in picks], [b[i] for i in picks]))
+    return kappas
+
+
+def test_bootstrap_interval_matches_an_independent_resampling() -> None:
+    # 40 items of 3 labels: kappa takes enough values that one resample more, another seed
+    # or another percentile moves the bounds
+    rng = random.Random(7)
+    a = [rng.choice("abc") for _ in range(40)]
+    b = [x if rng.random() < 0.6 else rng.choice("abc") for x in a]
+    # the defaults: 2000 resamples of random.Random(0), the 2.5th and 97.5th percentiles
+    low, high = np.percentile(_resampled(a, b, 2000, 0), [2.5, 97.5])
+    assert stats.bootstrap_kappa_interval(a, b) == pytest.approx((low, high), abs=1e-12)
+    low, high = np.percentile(_resampled(a, b, 2000, 0), [5, 95])
+    got = stats.bootstrap_kappa_interval(a, b, confidence=0.9)
+    assert got == pytest.approx((low, high), abs=1e-12)
     assert low < high  # precondition: the interval is not degenerate
 
 
@@ -114,13 +126,26 @@ def test_one_category_only_is_perfect_agreement_not_an_error() -> None:
     assert stats.fleiss_kappa([[2], [2]]) == 1.0
 
 
-def test_newcombe_uses_the_confidence_it_is_given() -> None:
-    narrow = stats.newcombe_diff_interval(56, 70, 48, 80, confidence=0.5)
-    wide = stats.newcombe_diff_interval(56, 70, 48, 80)
-    assert wide[0] < narrow[0] < narrow[1] < wide[1]
+def test_newcombe_combines_the_wilson_intervals_at_its_own_confidence() -> None:
+    # Newcombe's hybrid score interval (method 10) from both groups' Wilson intervals
+    p1, p2 = 56 / 70, 48 / 80
+    l1, u1 = stats.wilson_interval(56, 70, 0.5)
+    l2, u2 = stats.wilson_interval(48, 80, 0.5)
+    low = p1 - p2 - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
+    high = p1 - p2 + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+    got = stats.newcombe_diff_interval(56, 70, 48, 80, confidence=0.5)
+    assert got == pytest.approx((low, high), abs=1e-12)
+    assert got != pytest.approx(stats.newcombe_diff_interval(56, 70, 48, 80))  # precondition
 
 
 def test_labels_sort_naturally_and_mixed_types_by_type_then_repr() -> None:
     assert stats.confusion_matrix([10, 9, 10], [9, 9, 10])["labels"] == [9, 10]  # not "10" < "9"
     mixed = stats.confusion_matrix([1, "b", "a"], ["c", "a", 1])["labels"]
     assert mixed == [1, "a", "b", "c"]
+
+
+def test_alpha_skips_a_unit_with_one_rating_and_reads_the_units_after_it() -> None:
+    data = [[1, 1, 2, 1, 2], [1, None, 2, 2, 2]]  # unit 2 has one rating: not pairable
+    without = [[1, 2, 1, 2], [1, 2, 2, 2]]
+    assert stats.krippendorff_alpha(data) == pytest.approx(stats.krippendorff_alpha(without))
+    assert stats.krippendorff_alpha(data) != pytest.approx(stats.krippendorff_alpha([[1], [1]]))
