@@ -145,7 +145,8 @@ def test_labels_sort_naturally_and_mixed_types_by_type_then_repr() -> None:
 
 
 def test_alpha_skips_a_unit_with_one_rating_and_reads_the_units_after_it() -> None:
-    data = [[1, 1, 2, 1, 2], [1, None, 2, 2, 2]]  # unit 2 has one rating: not pairable
-    without = [[1, 2, 1, 2], [1, 2, 2, 2]]
+    data: list[list[int | None]] = [[1, 1, 2, 1, 2], [1, None, 2, 2, 2]]  # unit 2: one rating
+    without: list[list[int | None]] = [[1, 2, 1, 2], [1, 2, 2, 2]]
     assert stats.krippendorff_alpha(data) == pytest.approx(stats.krippendorff_alpha(without))
-    assert stats.krippendorff_alpha(data) != pytest.approx(stats.krippendorff_alpha([[1], [1]]))
+    alone: list[list[int | None]] = [[1], [1]]  # what is left when the loop stops there
+    assert stats.krippendorff_alpha(data) != pytest.approx(stats.krippendorff_alpha(alone))
