@@ -30,7 +30,7 @@ RECORDS = [json.loads(line) for line in GOLDEN.read_text(encoding="utf-8").split
 RECORDS[0]["battery"]["paths"] = ["no-such-battery"]
 
 ODD = [
-    True, False, None, {}, [], "", "x", 0, -1, 1.5, 10**30, -(10**30),
+    True, False, None, {}, [], "", "x", 0, -1, 1.5, 10_001, 10**30, -(10**30),
     math.nan, math.inf, -math.inf, {"a": 1}, [1, "2", None], "\u202e\x1b[2J",
 ]  # fmt: skip
 

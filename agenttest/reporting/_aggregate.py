@@ -40,6 +40,7 @@ from ._slots import (
     Decision,
     GradeEntry,
     JudgeMode,
+    Missing,
     RunFile,
     Slot,
     SlotKey,
@@ -77,6 +78,17 @@ def judge_decided(rec: dict[str, Any]) -> bool:
 
 def _cause(rec: dict[str, Any]) -> str:
     return str(rec.get("error_cause") or rec.get("status") or "unspecified")
+
+
+def _plan_runs(run: RunFile) -> list[str]:
+    """The slot run ids a file's plan is run under: one, or one per agent of a --parity run
+    (whose attempts are keyed ``run_id@label``)."""
+    parity = run.meta.get("parity")
+    labels = (
+        [p.get("label") for p in parity if isinstance(p, dict)] if isinstance(parity, list) else []
+    )
+    ids = [f"{run.run_id}@{label}" for label in labels if isinstance(label, str)]
+    return ids or [run.run_id]
 
 
 class Aggregator:
@@ -355,23 +367,38 @@ class Aggregator:
                 t.other += 1
         return out
 
-    def missing(self) -> list[SlotKey]:
-        """Attempts the plans of the run files promised that no file holds."""
-        out: list[SlotKey] = []
+    def missing(self, examples: int = 10) -> Missing:
+        """Attempts the plans of the run files promised that no file holds.
+
+        Counted, not listed: a plan declares runs the file need not contain, so the work
+        here is bounded by the records read (and the first ``examples`` gaps), never by
+        what ``plan[].runs`` claims.
+        """
+        present: dict[tuple[str, str], set[int]] = {}
+        for slot_run, slot_test, number in self.slots:
+            present.setdefault((slot_run, slot_test), set()).add(number)
+        out = Missing()
         for run in self.files:
             plan = run.meta.get("plan")
-            if not isinstance(plan, list):
-                continue
-            for item in plan:
+            for item in plan if isinstance(plan, list) else ():
                 if not isinstance(item, dict):
                     continue
                 test_id, runs = item.get("test_id"), item.get("runs")
-                if not isinstance(test_id, str) or not isinstance(runs, int):
+                if not isinstance(test_id, str) or not isinstance(runs, int) or runs < 1:
                     continue
-                skipped = self.skipped.get((run.run_id, test_id), ())
-                for number in range(1, runs + 1):
-                    if (run.run_id, test_id, number) not in self.slots and number not in skipped:
-                        out.append((run.run_id, test_id, number))
+                skipped = self.skipped.get((run.run_id, test_id), set())
+                for run_id in _plan_runs(run):
+                    done = present.get((run_id, test_id), set()) | skipped
+                    gaps = runs - sum(1 for n in done if 1 <= n <= runs)
+                    if gaps <= 0:
+                        continue
+                    out.by_test[test_id] += gaps
+                    out.by_file[run.path] += gaps
+                    number = 0
+                    while len(out.examples) < examples and number < runs:
+                        number += 1
+                        if number not in done:
+                            out.examples.append((run_id, test_id, number))
         return out
 
     def plan_info(self) -> dict[str, dict[str, Any]]:

@@ -40,7 +40,7 @@ from ._model import (
 )
 from ._raters import analyse_raters
 from ._sinks import AttemptSink
-from ._slots import CODE_NAME, SlotKey, Tally
+from ._slots import CODE_NAME, Missing, SlotKey, Tally
 from ._usage import block_usage
 
 BatteryArg = Battery | str | Path | Literal["auto"] | None
@@ -252,7 +252,7 @@ def aggregate_report(
     loaded, notes = _resolve_battery(agg, battery)
     plan = agg.plan_info()
     missing = agg.missing()
-    missing_by_test = Counter(test_id for _, test_id, _ in missing)
+    missing_by_test = missing.by_test
     tallies = agg.tally(rater, uncalibrated)
     shown = _details(agg, tallies) if details else {}
     usages = block_usage(agg)
@@ -371,7 +371,7 @@ def _histogram(tallies: dict[str, Tally]) -> tuple[tuple[int, int | None, int], 
 
 
 def _integrity(
-    agg: Aggregator, tallies: dict[str, Tally], missing: list[SlotKey], notes: list[str]
+    agg: Aggregator, tallies: dict[str, Tally], missing: Missing, notes: list[str]
 ) -> Integrity:
     causes: Counter[str] = Counter()
     for t in tallies.values():
@@ -403,10 +403,10 @@ def _integrity(
     return Integrity(
         errors_by_cause=tuple(sorted(causes.items(), key=lambda kv: (-kv[1], kv[0]))),
         torn_lines=tuple(
-            (f.path, tuple(f.notes.torn_lines)) for f in agg.files if f.notes.torn_lines
+            (f.path, f.notes.torn, tuple(f.notes.torn_lines)) for f in agg.files if f.notes.torn
         ),
-        missing=len(missing),
-        missing_examples=tuple(f"{t} run {r} ({run})" for run, t, r in missing[:10]),
+        missing=missing.total,
+        missing_examples=tuple(f"{t} run {r} ({run})" for run, t, r in missing.examples),
         unknown_ids=tuple((t.test_id, t.unknown) for t in tallies.values() if t.unknown),
         unrecognised_verdicts=sum(t.other for t in tallies.values()),
         superseded=agg.superseded,

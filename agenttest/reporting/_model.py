@@ -234,7 +234,7 @@ class OwaspResult:
 @dataclass(frozen=True)
 class Integrity:
     errors_by_cause: tuple[tuple[str, int], ...]
-    torn_lines: tuple[tuple[str, tuple[int, ...]], ...]
+    torn_lines: tuple[tuple[str, int, tuple[int, ...]], ...]  # (file, count, first lines)
     missing: int
     missing_examples: tuple[str, ...]
     unknown_ids: tuple[tuple[str, int], ...]

@@ -86,6 +86,19 @@ class Decision(NamedTuple):
 
 
 @dataclass
+class Missing:
+    """Planned attempts no run file holds: counts per block and per file, the first few."""
+
+    by_test: Counter[str] = field(default_factory=Counter)
+    by_file: Counter[str] = field(default_factory=Counter)
+    examples: list[SlotKey] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_test.values())
+
+
+@dataclass
 class RunFile:
     """One run file: its header, its tail, and what the reader skipped."""
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agenttest import __version__
+from agenttest._util.limits import MAX_RUNS
 from agenttest.blocks import Battery, Criterion, load_battery
 from agenttest.errors import AgentUnavailable, Interrupted, UsageError
 from agenttest.results import (
@@ -137,6 +138,8 @@ def _plan_new(req: RunRequest) -> _Session:
         )
     if req.k is not None and req.k < 1:
         raise UsageError(f"--k must be at least 1, got {req.k}")
+    if req.k is not None and req.k > MAX_RUNS:
+        raise UsageError(f"--k must be at most {MAX_RUNS:,}, got {req.k:,}")
     if req.replicas is not None and (req.replicas < 1 or req.agent != EXAMPLE):
         raise UsageError(
             "--replicas N starts N example agents (--agent example, N >= 1); "
