@@ -388,10 +388,17 @@ class Aggregator:
                     continue
                 skipped = self.skipped.get((run.run_id, test_id), set())
                 for run_id in _plan_runs(run):
-                    done = present.get((run_id, test_id), set()) | skipped
-                    gaps = runs - sum(1 for n in done if 1 <= n <= runs)
+                    have = present.get((run_id, test_id), set())
+                    recorded = sum(1 for n in have if 1 <= n <= runs)
+                    passed_over = sum(1 for n in skipped if 1 <= n <= runs and n not in have)
+                    out.planned[run.path] += runs
+                    out.recorded[run.path] += recorded
+                    out.skipped[run.path] += passed_over
+                    out.planned_by_test[test_id] += runs
+                    gaps = runs - recorded - passed_over
                     if gaps <= 0:
                         continue
+                    done = have | skipped
                     out.by_test[test_id] += gaps
                     out.by_file[run.path] += gaps
                     number = 0

@@ -21,6 +21,7 @@ from agenttest.stats import percentile
 
 from ._aggregate import Aggregator
 from ._cases import case_families
+from ._completeness import Completeness, completeness, rule_settled
 from ._details import MAX_FAILING_DETAILS, attempt_detail, describe_evidence, fetch_records
 from ._model import (
     ASI_NAMES,
@@ -115,7 +116,9 @@ def _unique(values: Sequence[Any]) -> list[str]:
     return out
 
 
-def _header(agg: Aggregator, tallies: dict[str, Tally], battery: Battery | None) -> Header:
+def _header(
+    agg: Aggregator, tallies: dict[str, Tally], battery: Battery | None, done: Completeness
+) -> Header:
     metas = [f.meta for f in agg.files]
     reasons: list[str] = []
     ks = [m.get("k_nominal") for m in metas]
@@ -162,7 +165,8 @@ def _header(agg: Aggregator, tallies: dict[str, Tally], battery: Battery | None)
         exploratory_reasons=tuple(dict.fromkeys(reasons)),
         k=" / ".join(_unique(ks)) or "?",
         started_at=min(starts)[1] if starts else None,
-        completed_at=max(ends)[1] if ends else None,
+        # an incomplete run has no completion time: its last attempt is not its end
+        completed_at=max(ends)[1] if ends and done.complete else None,
         harness=", ".join(_unique(harness)) or "unknown",
         battery_digest=", ".join(_unique([f.digest for f in agg.files])) or "not recorded",
         run_ids=tuple(_unique([f.run_id for f in agg.files])),
@@ -170,6 +174,7 @@ def _header(agg: Aggregator, tallies: dict[str, Tally], battery: Battery | None)
         labels=tuple(_unique([m.get("label") for m in metas])),
         battery_source=source,
         generated_by=f"agenttest {__version__}",
+        completeness=done,
     )
 
 
@@ -256,7 +261,8 @@ def aggregate_report(
     tallies = agg.tally(rater, uncalibrated)
     shown = _details(agg, tallies) if details else {}
     usages = block_usage(agg)
-    header = _header(agg, tallies, loaded)
+    done = completeness(agg.files, missing)
+    header = _header(agg, tallies, loaded, done)
     blocks: list[BlockResult] = []
     critical: list[CriticalFail] = []
     for test_id, t in tallies.items():
@@ -277,6 +283,7 @@ def aggregate_report(
         at_k, hat_k = BlockResult.estimators(rate.n, rate.passed, k)
         lat = sorted(t.latencies)
         passed_rule, reason = block_rule(tier, rate, len(t.critical))
+        gaps = missing_by_test[test_id]
         if passed_rule is None and t.excluded:
             reason = (
                 f"awaiting calibration: {t.excluded} verdict(s) decided by the uncalibrated "
@@ -298,12 +305,15 @@ def aggregate_report(
                     percentile(lat, 95) if lat else None,
                     sum(lat),
                 ),
-                exploratory=header.exploratory or k < MIN_PUBLISHED_K,
+                # fewer attempts than planned: not a verdict at the planned confidence
+                exploratory=header.exploratory or k < MIN_PUBLISHED_K or gaps > 0,
                 critical=len(t.critical),
                 unknown=t.unknown,
                 unrated=t.unrated,
                 excluded=t.excluded,
-                missing=missing_by_test[test_id],
+                missing=gaps,
+                planned=missing.planned_by_test[test_id],
+                rule_settled=rule_settled(block_rule, tier, rate, len(t.critical), gaps),
                 rule_passed=passed_rule,
                 rule_reason=reason,
                 failing_total=len(t.failing),
