@@ -23,7 +23,7 @@ import pytest
 from agenttest._util.limits import MAX_RUNS
 from agenttest.cli import main
 from agenttest.errors import EXIT_OK, EXIT_USAGE, InputError
-from agenttest.reporting import aggregate_report
+from agenttest.reporting import build_report
 from agenttest.results import ReadNotes, iter_records
 from agenttest.results import _reader as reader
 
@@ -106,7 +106,7 @@ def test_missing_attempts_are_counted_not_listed(tmp_path: Path) -> None:
     path = _write(tmp_path / "run.jsonl", records[:2])
     tracemalloc.start()
     try:
-        report = aggregate_report([path], battery=None)
+        report = build_report([path], battery=None)
         _size, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
