@@ -191,6 +191,32 @@ def test_an_over_long_first_line_refuses_the_file(
     assert refused.value.lines() == [f"{path}:1: not a JSONL run file (first line is too long)"]
 
 
+def test_an_over_long_line_is_measured_not_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line over the cap is skipped without keeping any of it: the peak stays a few
+    chunks, not the cap (holding it up to the cap would cost 64 MiB here)."""
+    monkeypatch.setattr(reader, "MAX_LINE_BYTES", 64 * 1024 * 1024)
+    records = _records()
+    path = tmp_path / "run.jsonl"
+    with path.open("wb") as f:
+        f.write(json.dumps(records[0]).encode() + b"\n")
+        start = f.tell()
+        f.truncate(start + 100 * 1024 * 1024)  # sparse: 100 MiB of NUL bytes
+        f.seek(start + 100 * 1024 * 1024)
+        f.write(b"\n" + b"".join(json.dumps(r).encode() + b"\n" for r in records[1:]))
+    notes = ReadNotes(str(path))
+    tracemalloc.start()
+    try:
+        kinds = [r["record_type"] for r in iter_records(path, notes)]
+        _size, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert kinds == ["run_meta", "attempt", "attempt", "attempt", "grade", "run_end"]
+    assert notes.long_lines == [(2, 100 * 1024 * 1024)]
+    assert peak < 8 * 1024 * 1024, f"peak {peak / 2**20:.0f} MiB"
+
+
 _UNDER_A_MEMORY_LIMIT = """
 import resource, sys
 limit = int(sys.argv[1])

@@ -167,13 +167,13 @@ def _decoder() -> Callable[[bytes], Any]:
 
 
 def _long_line(handle: BinaryIO, start: bytes, cap: int) -> tuple[bytes | None, int]:
-    """The rest of a line longer than one chunk: (its bytes, size) while it fits ``cap``,
-    else (None, size) with the line read past and nothing of it kept. Chunks are read
-    with ``read`` and the position put back after the newline (``readline`` scans a long
-    line twenty times slower)."""
-    parts: list[bytes] | None = [start]
+    """The whole of a line longer than one chunk, and its size without the newline; None
+    for the bytes when the size is over ``cap``. The line is measured first, in chunks that
+    are not kept, and read again only when it fits: an over-long line never sits in memory
+    (chunks are read with ``read`` and the position put back after the newline, since
+    ``readline`` scans a long line twenty times slower)."""
+    begin = handle.tell() - len(start)
     size = len(start)
-    end = -1
     while True:
         chunk = handle.read(_SKIP_CHUNK)
         if not chunk:
@@ -181,15 +181,14 @@ def _long_line(handle: BinaryIO, start: bytes, cap: int) -> tuple[bytes | None, 
         end = chunk.find(b"\n")
         if end >= 0:
             handle.seek(end + 1 - len(chunk), io.SEEK_CUR)
-            chunk = chunk[: end + 1]
-        size += len(chunk)
-        if parts is not None and size - chunk.endswith(b"\n") <= cap:
-            parts.append(chunk)
-        else:
-            parts = None
-        if end >= 0:
+            size += end
             break
-    return (None if parts is None else b"".join(parts)), size - (1 if end >= 0 else 0)
+        size += len(chunk)
+    if size > cap:
+        return None, size
+    after = handle.tell()
+    handle.seek(begin)
+    return handle.read(after - begin), size
 
 
 def _lines(handle: BinaryIO, notes: ReadNotes) -> Iterator[tuple[int, bytes]]:
@@ -234,6 +233,8 @@ def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[d
             if not raw.strip():
                 continue
             try:
+                if raw[:1] != b"{" and raw.lstrip()[:1] != b"{":
+                    raise ValueError("not an object")  # garbage, refused before parsing
                 record = decode(raw)
                 if not isinstance(record, dict):
                     raise ValueError("not an object")
