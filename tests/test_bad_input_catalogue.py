@@ -200,6 +200,7 @@ def _cases(out: Path) -> list[tuple[str, list[str], int, str]]:
         ),
         ("cli: report format", ["report", str(GOLDEN), "--format", "pdf"], 2, "--format pdf"),
         ("cli: report without files", ["report"], 2, "Missing argument"),
+        ("cli: report -o a folder", ["report", str(GOLDEN), "-o", str(out)], 2, "is a folder"),
         ("cli: compare one file", ["compare", str(GOLDEN)], 2, "Missing argument"),
         (
             "cli: import unknown format",
