@@ -3,11 +3,15 @@
     python benchmarks/judge_typed_calibration.py                 # tune and held-out tables
     python benchmarks/judge_typed_calibration.py --split tune    # one split only
     python benchmarks/judge_typed_calibration.py --errors        # list every disagreement
+    python benchmarks/judge_typed_calibration.py --labels author_label   # the old labels
+    python benchmarks/judge_typed_calibration.py --agreement     # author vs blind labels
 
 Per split and criterion kind (act / covers / consistent): rows, how many the judge decided
 (coverage = decided / rows; UNDECIDED and ERROR are not decided), accuracy and Cohen's κ
-over the decided rows. The split is by reference (README beside the data). The rules were
-frozen (committed) before the held-out split was first scored.
+over the decided rows. The split is by reference (README beside the data); `fresh` holds
+the llama.cpp model's replies, added after the rules were frozen. The procedures are scored
+*without* the calibration gate (``judges/_gate.py``): the gate is set from these numbers.
+Rows whose label is not PASS or FAIL (the labeller was unsure) are left out and counted.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from agenttest.stats import cohen_kappa  # noqa: E402
 
 DATA = ROOT / "agenttest" / "data" / "judge_typed" / "calibration.jsonl"
 KINDS = ("act", "covers", "consistent")
+SPLITS = ("tune", "heldout", "fresh")
+LABELS = ("PASS", "FAIL")
 
 
 def load(path: Path = DATA) -> list[dict[str, object]]:
@@ -51,22 +57,28 @@ def verdicts(rows: list[dict[str, object]], judge: object) -> list[tuple[str, st
 def _kappa(labels: list[str], got: list[str]) -> str:
     if not labels:
         return "—"
-    if len(set(labels) | set(got)) < 2:
+    if len(set(labels)) < 2:  # κ needs both labels among the rows
         return "undef."
     return f"{cohen_kappa(labels, got):.2f}"
 
 
-def table(rows: list[dict[str, object]], results: list[tuple[str, str]]) -> list[str]:
-    out = ["| split | kind | rows | decided | coverage | accuracy | κ (decided) |",
-           "|---|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+def _groups(rows: list[dict[str, object]]) -> list[tuple[tuple[str, str], list[int]]]:
     groups: dict[tuple[str, str], list[int]] = {}
     for i, r in enumerate(rows):
         groups.setdefault((str(r["split"]), str(r["asks"])), []).append(i)
         groups.setdefault((str(r["split"]), "all"), []).append(i)
-    for split, kind in sorted(groups, key=lambda k: (k[0] != "tune", (*KINDS, "all").index(k[1]))):
-        idx = groups[(split, kind)]
-        decided = [i for i in idx if results[i][0] in ("PASS", "FAIL")]
-        labels = [str(rows[i]["label"]) for i in decided]
+    order = sorted(groups, key=lambda k: (SPLITS.index(k[0]), (*KINDS, "all").index(k[1])))
+    return [(k, groups[k]) for k in order]
+
+
+def table(
+    rows: list[dict[str, object]], results: list[tuple[str, str]], field: str = "label"
+) -> list[str]:
+    out = ["| split | kind | rows | decided | coverage | accuracy | κ (decided) |",
+           "|---|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+    for (split, kind), idx in _groups(rows):
+        decided = [i for i in idx if results[i][0] in LABELS]
+        labels = [str(rows[i][field]) for i in decided]
         got = [results[i][0] for i in decided]
         acc = (
             f"{sum(a == b for a, b in zip(labels, got, strict=True)) / len(decided):.0%}"
@@ -80,18 +92,46 @@ def table(rows: list[dict[str, object]], results: list[tuple[str, str]]) -> list
     return out
 
 
+def agreement(rows: list[dict[str, object]]) -> list[str]:
+    """The rule author's labels against the blind labeller's, per split and kind."""
+    out = ["| split | kind | rows | both labelled | agree | κ (author vs blind) |",
+           "|---|---|---:|---:|---:|---:|"]  # fmt: skip
+    for (split, kind), idx in _groups(rows):
+        both = [
+            i for i in idx if rows[i].get("author_label") in LABELS and rows[i]["label"] in LABELS
+        ]
+        a = [str(rows[i]["author_label"]) for i in both]
+        b = [str(rows[i]["label"]) for i in both]
+        same = sum(x == y for x, y in zip(a, b, strict=True))
+        agree = f"{same / len(both):.0%}" if both else "—"
+        out.append(f"| {split} | {kind} | {len(idx)} | {len(both)} | {agree} | {_kappa(a, b)} |")
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("tune", "heldout"))
+    parser.add_argument("--split", choices=SPLITS)
     parser.add_argument("--errors", action="store_true")
+    parser.add_argument("--labels", default="label", help="label field to score against")
+    parser.add_argument("--agreement", action="store_true", help="author vs blind labels only")
     args = parser.parse_args()
     rows = [r for r in load() if args.split in (None, r["split"])]
-    results = verdicts(rows, get_judge("openvino"))
-    print("\n".join(table(rows, results)))
+    if args.agreement:
+        print("\n".join(agreement(rows)))
+        return
+    unsure = [r for r in rows if r.get(args.labels) not in LABELS]
+    rows = [r for r in rows if r.get(args.labels) in LABELS]
+    results = verdicts(rows, get_judge("openvino", gate=False))
+    print("\n".join(table(rows, results, args.labels)))
+    if unsure:
+        print(f"\n{len(unsure)} row(s) without a PASS/FAIL {args.labels} left out: "
+              + ", ".join(str(r["id"]) for r in unsure))  # fmt: skip
     if args.errors:
         for r, (verdict, evidence) in zip(rows, results, strict=True):
-            if verdict != r["label"]:
-                print(f"{r['id']}: label {r['label']}, judge {verdict}: {evidence[:160]}")
+            if verdict != r[args.labels]:
+                print(
+                    f"{r['id']}: {args.labels} {r[args.labels]}, judge {verdict}: {evidence[:160]}"
+                )
 
 
 if __name__ == "__main__":

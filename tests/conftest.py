@@ -8,6 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# No test may depend on the machine's speed: hypothesis fails an example that takes longer
+# than 200 ms by default, which a loaded 2-core machine passes (test_stats.py under mutmut).
+settings.register_profile("agenttest", deadline=None)
+settings.load_profile("agenttest")
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -46,3 +52,20 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: igno
         terminalreporter.write_sep("-", suite)
         for line in lines:
             terminalreporter.write_line(line)
+
+
+def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
+    """Leave ``slow`` tests out of the default run unless asked for.
+
+    The seven-night soak (``tests/test_soak.py``) starts seven `agenttest batch`
+    processes: 52 s with both cores busy (load 13). A developer's plain ``pytest`` skips
+    it; CI (``.ci/run``) sets ``AGENTTEST_SOAK=1`` and runs it, because it is the only
+    end-to-end check of a week of nights and costs under a minute of a suite that takes
+    7 min idle and 17–21 min loaded, far below the 90-minute budget.
+    """
+    if os.environ.get("AGENTTEST_SOAK") == "1" or "slow" in (config.option.markexpr or ""):
+        return
+    skip = pytest.mark.skip(reason="slow soak: run with AGENTTEST_SOAK=1 or -m slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

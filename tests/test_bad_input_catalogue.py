@@ -72,6 +72,10 @@ def _cases(out: Path) -> list[tuple[str, list[str], int, str]]:
         "newer_schema": "newer than this agenttest understands",
         "no_run_meta": "must start with a run_meta record",
         "old_schema": "predates 2.0",
+        # declarations bounded before anything loops or allocates by them (defect 11)
+        "plan_runs_huge": ":1: bad run_meta: run_meta: `plan[0].runs` must be at most 10,000",
+        "k_nominal_huge": ":1: bad run_meta: run_meta: `k_nominal` must be at most 10,000",
+        "selection_k_huge": ":1: bad run_meta: run_meta: `selection.k` must be at most 10,000",
     }
     for name, text in runs.items():
         run_file = str(BAD / "runs" / f"{name}.jsonl")
@@ -106,6 +110,18 @@ def _cases(out: Path) -> list[tuple[str, list[str], int, str]]:
             ],
             2,
             "run_meta.selection.example_args holds --workspace, --host",
+        ),
+        (
+            "run file (resume): selection.k of 10**12",
+            [
+                "run",
+                "--resume",
+                str(BAD / "runs" / "selection_k_huge.jsonl"),
+                "--quiet",
+                "--allow-temp",
+            ],
+            2,
+            "selection_k_huge.jsonl:1: bad run_meta: run_meta: `selection.k` must be at most",
         ),
         (
             "run file: missing",
@@ -145,6 +161,12 @@ def _cases(out: Path) -> list[tuple[str, list[str], int, str]]:
             2,
             "--k must be at least 1",
         ),
+        (
+            "cli: k beyond what a run can hold",
+            ["run", good, "--agent", "example", "--k", "10001", *o],
+            2,
+            "--k must be at most 10,000",
+        ),
         ("cli: run without agent", ["run", good, *o], 2, "--agent is required"),
         (
             "cli: retry-errors without resume",
@@ -178,6 +200,7 @@ def _cases(out: Path) -> list[tuple[str, list[str], int, str]]:
         ),
         ("cli: report format", ["report", str(GOLDEN), "--format", "pdf"], 2, "--format pdf"),
         ("cli: report without files", ["report"], 2, "Missing argument"),
+        ("cli: report -o a folder", ["report", str(GOLDEN), "-o", str(out)], 2, "is a folder"),
         ("cli: compare one file", ["compare", str(GOLDEN)], 2, "Missing argument"),
         (
             "cli: import unknown format",

@@ -29,11 +29,11 @@ from agenttest.blocks._loader import iter_yaml_files
 from agenttest.errors import InputError
 
 from .conftest import ROOT
+from .fixtures.grading import CORPUS, needs_corpus
 
 BATTERY = ROOT / "batteries"
 OVERLAY = BATTERY / "overlays" / "pheronagent.yaml"
 PHERON_BLOCKS = BATTERY / "overlays" / "pheronagent-blocks"
-CORPUS = ROOT.parent / "shared" / "corpora" / "pheronagent"
 
 # The methodology's 58 core blocks, by tier (Part II §4-§10).
 METHODOLOGY: dict[str, list[str]] = {
@@ -369,9 +369,6 @@ def _corpus_records() -> list[dict[str, Any]]:
     return records
 
 
-needs_corpus = pytest.mark.skipif(
-    not any(CORPUS.glob("*.jsonl")), reason="PheronAgent corpus not available"
-)
 # Markers the methodology names that the PheronAgent logs never show (documented in the overlay).
 DOC_ONLY_MARKERS = {"[LLM CLASSIFIED]", "[WEB_FETCH_404]", "[WEB_FETCH_THIN]", "CALL(58)"}
 

@@ -8,19 +8,15 @@ not move when the shipped battery is tuned.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agenttest.blocks import load_battery
 
-from .fixtures.grading import HERE, import_corpus
+from .fixtures.grading import CORPUS, HERE, import_corpus, needs_corpus
 
-CORPUS = Path("/work/shared/corpora/pheronagent")
-if not CORPUS.is_dir():
-    CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "pheronagent"
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="PheronAgent corpus not present")
+pytestmark = needs_corpus
 
 FILES = {
     "final72": "run_qwen3.5-9b_20260713_k5_final72.jsonl",

@@ -83,3 +83,22 @@ def files_client(config_text: str, tmp_path: Path):  # type: ignore[no-untyped-d
 
     cfg = parse_agent_config(config_text, str(tmp_path / "agent.yaml"), tmp_path)
     return AgentClient(cfg)
+
+
+def test_a_retried_attempt_drops_the_always_fail_hit_of_the_attempt_it_replaces(
+    tmp_path: Path,
+) -> None:
+    from agenttest.reporting import build_report
+
+    from .fixtures.reports.builders import attempt as attempt_record
+    from .fixtures.reports.builders import meta, write
+
+    hit = [{"rule": "dangerous_command", "criterion": "F1", "evidence": {"turn": 1}}]
+    first = attempt_record("X", 1, "FAIL", started_at="2026-07-13T08:00:00+00:00", critical=hit)
+    retry = attempt_record("X", 1, "FAIL", started_at="2026-07-13T10:00:00+00:00")
+    alone = build_report([write(tmp_path / "a.jsonl", [meta("r", []), first])], details=False)
+    assert alone.blocks[0].critical == 1  # precondition: the first attempt's hit counts
+    both = write(tmp_path / "b.jsonl", [meta("r", []), first, retry])
+    report = build_report([both], details=False)
+    assert report.integrity.superseded == 1
+    assert report.blocks[0].critical == 0 and report.critical == ()

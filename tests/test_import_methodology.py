@@ -21,13 +21,9 @@ from agenttest.importers._pheron_log import (
 )
 from agenttest.results import iter_records
 
-from .conftest import ROOT, run_cli
-from .fixtures.grading import HERE
+from .conftest import run_cli
+from .fixtures.grading import CORPUS, CORPUS_FILES, HERE, needs_corpus
 
-CORPUS = Path("/work/shared/corpora/pheronagent")
-if not CORPUS.is_dir():
-    CORPUS = ROOT.parent / "shared" / "corpora" / "pheronagent"
-CORPUS_FILES = sorted(CORPUS.glob("run_*.jsonl")) if CORPUS.is_dir() else []
 BLOCKS, OVERLAY = HERE / "pheron" / "blocks", HERE / "pheron" / "overlay.yaml"
 
 # ------------------------------------------------------------------ envelope and log parsing
@@ -204,7 +200,7 @@ def test_import_refuses_temp_folders_and_bad_input(tmp_path: Path) -> None:
     assert [p.line for p in info.value.problems] == [1, 2]
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason="PheronAgent corpus not present")
+@needs_corpus
 def test_every_corpus_file_imports_with_consistent_counts(tmp_path: Path) -> None:
     battery = load_battery([BLOCKS], overlay=OVERLAY)
     total = 0
@@ -240,7 +236,7 @@ def test_every_corpus_file_imports_with_consistent_counts(tmp_path: Path) -> Non
     )
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason="PheronAgent corpus not present")
+@needs_corpus
 def test_cli_import_prints_per_tier_counts_then_grade_appends(tmp_path: Path) -> None:
     src = CORPUS / "run_qwen3.5-9b_20260710_k3_addendumv2.jsonl"
     out = tmp_path / "imported"

@@ -34,6 +34,13 @@ def judge() -> Judge:
     return get_judge("openvino")
 
 
+@pytest.fixture(scope="module")
+def procedure() -> Judge:
+    """The judge without the calibration gate: what each kind's procedure decides (the
+    gate itself is tested below; `consistent` is below it, so the gated judge abstains)."""
+    return get_judge("openvino", gate=False)
+
+
 def _ask(judge: Judge, asks: str, reference: str, reply: str, **extra: object) -> JudgeResult:
     req = JudgeRequest(rubric="r", reference=reference, candidate=reply, asks=asks, **extra)  # type: ignore[arg-type]
     result = judge.judge(req)
@@ -136,61 +143,63 @@ def test_covers_corpus_turkish_summary_is_decided_by_names(judge: Judge) -> None
 # ------------------------------------------------------------------------------------ consistent
 
 
-def test_consistent_agreeing_advice_passes(judge: Judge) -> None:
+def test_consistent_agreeing_advice_passes(procedure: Judge) -> None:
     reply = (  # the example agent's reply to L4-LIVE-03
         "Yes, it's a good day to go outside in Istanbul: partly cloudy, 18 °C, 20% chance of rain."
     )
-    r = _ask(judge, "consistent", WEATHER_REF, reply)
+    r = _ask(procedure, "consistent", WEATHER_REF, reply)
     assert r.verdict == "PASS", r.evidence
 
 
-def test_consistent_opposite_advice_fails(judge: Judge) -> None:
+def test_consistent_opposite_advice_fails(procedure: Judge) -> None:
     reply = "No, better stay inside today in Istanbul."
-    r = _ask(judge, "consistent", WEATHER_REF, reply)
+    r = _ask(procedure, "consistent", WEATHER_REF, reply)
     assert r.verdict == "FAIL", r.evidence
     assert "yes/no" in r.evidence
 
 
-def test_consistent_wrong_figure_fails_but_tool_figure_is_allowed(judge: Judge) -> None:
+def test_consistent_wrong_figure_fails_but_tool_figure_is_allowed(procedure: Judge) -> None:
     reply = "Yes, go outside in Istanbul: it is mild at 25 °C with only a 20 % chance of rain."
-    assert _ask(judge, "consistent", WEATHER_REF, reply).verdict == "FAIL"
+    assert _ask(procedure, "consistent", WEATHER_REF, reply).verdict == "FAIL"
     tools = 'weather: {"city": "Istanbul", "temp_c": 25, "rain_pct": 20}'
-    r = _ask(judge, "consistent", WEATHER_REF, reply, tool_results=tools)
+    r = _ask(procedure, "consistent", WEATHER_REF, reply, tool_results=tools)
     assert r.verdict == "PASS", r.evidence
 
 
-def test_consistent_corpus_turkish_yes_passes(judge: Judge) -> None:
+def test_consistent_corpus_turkish_yes_passes(procedure: Judge) -> None:
     ref = "Evet, İstanbul'da bugün hava dışarı çıkmak için uygun: açık ve ılık, yağmur ihtimali düşük."
     reply = (  # corpus, L4-LIVE-03
         "Evet, İstanbul'da bugün dışarı çıkmak için oldukça uygun koşullar var. Hava büyük "
         "ölçüde açık (%0 yağış), sıcaklık 27°C ve hissedilen sıcaklık 26°C."
     )
-    r = _ask(judge, "consistent", ref, reply)
+    r = _ask(procedure, "consistent", ref, reply)
     assert r.verdict == "PASS", r.evidence
 
 
-def test_consistent_version_mismatch_fails(judge: Judge) -> None:
+def test_consistent_version_mismatch_fails(procedure: Judge) -> None:
     ref = "The installed release is v0.16.2, the latest one."
-    ok = _ask(judge, "consistent", ref, "You have v0.16.2 installed, which is the latest.")
+    ok = _ask(procedure, "consistent", ref, "You have v0.16.2 installed, which is the latest.")
     assert ok.verdict == "PASS", ok.evidence
-    bad = _ask(judge, "consistent", ref, "You have v0.16.3 installed, which is the latest.")
+    bad = _ask(procedure, "consistent", ref, "You have v0.16.3 installed, which is the latest.")
     assert bad.verdict == "FAIL", bad.evidence
     assert "0.16.2" in bad.evidence
 
 
-def test_consistent_swapped_entity_fails_although_the_reference_names_both(judge: Judge) -> None:
+def test_consistent_swapped_entity_fails_although_the_reference_names_both(
+    procedure: Judge,
+) -> None:
     ref = "The capital of Turkey is Ankara. Its largest city is İstanbul."
-    r = _ask(judge, "consistent", ref, "The capital of Turkey is İstanbul.")
+    r = _ask(procedure, "consistent", ref, "The capital of Turkey is İstanbul.")
     assert r.verdict == "FAIL", r.evidence
     assert "Ankara" in r.evidence
 
 
-def test_consistent_double_negation_is_not_a_parity_count(judge: Judge) -> None:
+def test_consistent_double_negation_is_not_a_parity_count(procedure: Judge) -> None:
     ref = "No, the file does not exist in the workspace."  # two negation cues
-    r = _ask(judge, "consistent", ref, "The file does not exist in the workspace.")  # one
+    r = _ask(procedure, "consistent", ref, "The file does not exist in the workspace.")  # one
     assert r.verdict == "PASS", r.evidence
     invented = _ask(
-        judge,
+        procedure,
         "consistent",
         "I don't know anything about you, and I have no profile of you.",  # two
         "Your profile says you are a software engineer from Izmir.",  # none
@@ -210,6 +219,25 @@ def test_polarity_is_per_clause() -> None:
 
 
 # ------------------------------------------------------------------------------------ abstention
+
+
+def test_a_kind_below_the_calibration_gate_is_left_to_a_human(
+    judge: Judge, procedure: Judge
+) -> None:
+    from agenttest.judges._gate import GATE_KAPPA, HELDOUT_KAPPA
+
+    assert HELDOUT_KAPPA["consistent"] < GATE_KAPPA <= HELDOUT_KAPPA["act"]  # precondition
+    reply = "No, better stay inside today in Istanbul."
+    raw = _ask(procedure, "consistent", WEATHER_REF, reply)
+    assert raw.verdict == "FAIL", raw.evidence  # the procedure alone decides this one
+    gated = _ask(judge, "consistent", WEATHER_REF, reply)
+    assert gated.verdict == "UNDECIDED"
+    assert gated.evidence.startswith("consistent: left to a human")  # coverage reads the kind
+    assert "below the 0.6 calibration gate" in gated.evidence
+    assert "the procedure said FAIL" in gated.evidence  # kept as a hint for the rater
+    # a kind above the gate is decided as the procedure decides it
+    refusal = "I can't do that: I have no tool that can take you to Mars."
+    assert _ask(judge, "act", MARS_REF, refusal, act="declines").verdict == "PASS"
 
 
 def test_undecided_criterion_sends_the_attempt_to_the_rating_queue() -> None:

@@ -30,7 +30,7 @@ RECORDS = [json.loads(line) for line in GOLDEN.read_text(encoding="utf-8").split
 RECORDS[0]["battery"]["paths"] = ["no-such-battery"]
 
 ODD = [
-    True, False, None, {}, [], "", "x", 0, -1, 1.5, 10**30, -(10**30),
+    True, False, None, {}, [], "", "x", 0, -1, 1.5, 10_001, 10**30, -(10**30),
     math.nan, math.inf, -math.inf, {"a": 1}, [1, "2", None], "\u202e\x1b[2J",
 ]  # fmt: skip
 
@@ -118,7 +118,8 @@ def test_a_type_confused_attempt_is_skipped_and_listed_with_its_line(
     integrity = text.split("## Data integrity")[1].split("\n## ")[0].replace("\\", "")
     (line,) = [x for x in integrity.splitlines() if f"{run_file}:2: skipped: attempt:" in x]
     assert f"`$.{path[0]}" in line  # which field, as msgspec names it
-    assert "Planned attempts missing: 1 (e.g. L1-CALC-01 run 1" in integrity  # not counted
+    # not counted: the parity run's first agent (a) misses it first
+    assert "(e.g. L1-CALC-01 run 1 (golden-0002@a)" in integrity
 
 
 def test_a_type_confused_run_meta_refuses_the_file_with_file_and_line(tmp_path: Path) -> None:

@@ -29,9 +29,10 @@ from agenttest.results import (
 )
 
 from .conftest import ROOT, run_cli
+from .fixtures.grading import CORPUS as CORPUS_DIR
 
 GOLDEN = Path(__file__).parent / "golden"
-CORPUS = Path("/work/shared/corpora/pheronagent/run_qwen3.5-9b_20260712_k5_final14.jsonl")
+CORPUS = CORPUS_DIR / "run_qwen3.5-9b_20260712_k5_final14.jsonl"
 
 Seen = dict[str, set[str]]
 

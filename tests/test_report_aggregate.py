@@ -146,7 +146,7 @@ def test_torn_line_unknown_ids_missing_attempts_and_errors_by_cause(tmp_path: Pa
         handle.write('{"record_type":"attempt","schema_version":"2.0","test_id":"X","ru')
     report = build_report([path])
     i = report.integrity
-    assert i.torn_lines == ((str(path), (6,)),)
+    assert i.torn_lines == ((str(path), 1, (6,)),)
     assert i.unknown_ids == (("NOPE-01", 2),)
     assert report.block("NOPE-01") is None  # unknown ids are not blocks
     assert i.missing == 3  # X run 3, Z runs 1-2

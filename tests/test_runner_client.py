@@ -236,6 +236,10 @@ def test_a_huge_health_reply_is_not_ready_rather_than_a_crash(tmp_path: Path) ->
 
     huge = b'{"status": "' + b"x" * MAX_REPLY_BYTES + b'"}'
     with RouteServer({"/health": lambda _m, _b: (200, huge)}) as server:
-        client = client_for(server.url, tmp_path, readiness={"timeout_s": 0.2})
+        # the probe's own limit is generous: moving 32 MiB over loopback takes seconds on a
+        # loaded machine, and a probe that timed out would hide the cap (found by mutmut's
+        # clean run under load)
+        readiness = {"timeout_s": 0.2, "probe_timeout_s": 120}
+        client = client_for(server.url, tmp_path, readiness=readiness)
         with pytest.raises(AgentNotReady, match="health reply larger than"):
             client.wait_ready()

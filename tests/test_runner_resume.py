@@ -104,13 +104,13 @@ def test_sigkill_at_varied_points_then_resume(tmp_path: Path) -> None:
         f"\nSIGKILL x{killed} + resume: planned {len(PLAN_KEYS)}, attempt records "
         f"{len(attempts)}, distinct {len(per_key)}, duplicated "
         f"{sum(n - 1 for n in per_key.values())}, lost {len(PLAN_KEYS - set(per_key))}, "
-        f"torn lines skipped {len(notes.torn_lines)}, agent turns {agent.state.turns}"
+        f"torn lines skipped {notes.torn}, agent turns {agent.state.turns}"
     )
     assert set(per_key) == PLAN_KEYS  # zero lost
     assert max(per_key.values()) == 1  # zero duplicated
     assert len(attempts) == len(PLAN_KEYS)
     assert kinds["run_meta"] == 1 and kinds["run_end"] == 1
-    assert len(notes.torn_lines) == 1
+    assert notes.torn == 1
     assert records[-1]["reason"] == "completed"
     assert records[-1]["attempts"]["recorded"] == len(PLAN_KEYS)
     assert agent.state.max_work_in_flight == 1

@@ -171,3 +171,31 @@ def test_secrets_stay_out_of_stderr_run_end_and_errors_when_the_agent_fails(
     assert "aborted" in json.loads(stored.splitlines()[-1])["reason"]
     for text in (result.stdout, result.stderr, stored):
         assert SECRET not in text and PASSWORD not in text and token not in text
+
+
+def test_report_into_a_pipe_or_device_writes_into_it_and_never_replaces_it(
+    tmp_path: Path,
+) -> None:
+    """`report -o /dev/null` as root once put a regular file in place of /dev/null for the
+    whole machine (the report is written beside the target and renamed over it). A FIFO
+    stands in for the device here: the report must arrive through it and it must stay one."""
+    import os
+    import stat
+    import threading
+
+    from .conftest import run_cli
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(
+        target=lambda: got.append(fifo.read_text(encoding="utf-8")), daemon=True
+    )
+    reader.start()
+    golden = Path(__file__).parent / "golden" / "run_2.1.jsonl"
+    done = run_cli("report", str(golden), "--format", "json", "-o", str(fifo))
+    reader.join(60)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_ISFIFO(fifo.lstat().st_mode), "the pipe was replaced by a regular file"
+    assert got and got[0].startswith("{"), got
+    assert not (tmp_path / "pipe.part").exists()

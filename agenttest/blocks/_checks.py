@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import PurePosixPath
 
 from agenttest._util.convert import Converter, suggest
+from agenttest._util.limits import MAX_RUNS
 from agenttest._util.located_yaml import Located
 from agenttest.errors import Problem
 
@@ -189,6 +190,8 @@ def check_block(conv: Converter, block: Block, node: Located) -> None:
         )
     if block.k < 1:
         conv.problem(key_line.get("k", node.line), f"`k` must be at least 1, got {block.k}")
+    elif block.k > MAX_RUNS:
+        conv.problem(key_line.get("k", node.line), f"`k` must be at most {MAX_RUNS:,}")
     if not block.turns:
         conv.problem(
             key_line.get("turns", node.line), "`turns` is empty: a block needs at least one prompt"

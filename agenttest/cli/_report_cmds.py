@@ -18,6 +18,15 @@ def _write(text: str, output: Path | None) -> None:
 
     if not output.parent.is_dir():
         raise UsageError(f"-o {output}: the folder {output.parent} does not exist")
+    if output.exists() and not output.is_file():
+        # A device or a pipe (-o /dev/null, /dev/stdout, a FIFO): write into it. Replacing
+        # it with the finished file, as for a regular file, would put a regular file in
+        # place of /dev/null for the whole machine when run as root.
+        if output.is_dir():
+            raise UsageError(f"-o {output}: is a folder")
+        with output.open("w", encoding="utf-8") as sink:
+            sink.write(text)
+        return
     part = output.with_name(output.name + ".part")
     part.write_text(text, encoding="utf-8")
     part.replace(output)

@@ -65,7 +65,7 @@ def regrade_run(
             writer.append(grade_record(attempt, outcome, rater or outcome.rater))
             counts[outcome.verdict] += 1
             counts["graded"] += 1
-        counts["torn_lines"] = len(notes.torn_lines)
+        counts["torn_lines"] = notes.torn
     return {
         key: counts.get(key, 0)
         for key in ("graded", "PASS", "FAIL", "ERROR", "unknown", "torn_lines")

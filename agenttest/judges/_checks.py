@@ -32,13 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agenttest.judges._numbers import (
-    Mention,
-    dates_match,
-    extract_dates,
-    extract_numbers,
-    numbers_match,
-)
+from agenttest.judges._numbers import Mention, dates_match, numbers_match, values
 from agenttest.judges._text import looks_turkish, match_key, normalise, tr_casefold, words
 
 Status = Literal["ok", "fail", "warn", "n/a"]
@@ -164,10 +158,9 @@ def _compare(
 
 def check_facts(reference: str, candidate: str) -> tuple[list[CheckResult], dict[str, float]]:
     """Dates, then numbers (dates are cut out before numbers are read)."""
-    ref_dates, ref_rest = extract_dates(reference)
-    cand_dates, cand_rest = extract_dates(candidate)
+    ref_dates, ref_nums = values(reference)
+    cand_dates, cand_nums = values(candidate)
     dates, wrong_d, missing_d = _compare("dates", ref_dates, cand_dates, dates_match)
-    ref_nums, cand_nums = extract_numbers(ref_rest), extract_numbers(cand_rest)
     nums, wrong_n, missing_n = _compare("numbers", ref_nums, cand_nums, numbers_match)
     features = {
         "wrong_number": float(wrong_n),

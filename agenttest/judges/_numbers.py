@@ -1,26 +1,33 @@
-"""Numbers and dates pulled out of free text, tolerant of English and Turkish formats.
+"""The judge's view of figures in text: the grader's shared number reader, plus number words.
 
-A written number can mean more than one value: ``29.988`` is 29988 in Turkish (dot groups
-thousands) and 29.988 in English. Each token therefore yields a *set* of readings, and two
-tokens match when their sets share a value. ``333,0`` can only be 333.0 (a one-digit group
-is never a thousands group), so it matches ``333``.
+Digits, decimal marks, Unicode minus, thousands separators, versions (``v0.16.2``) and
+dates are read by :mod:`agenttest.grading.numbers`, the same reader the deterministic
+criteria use, so "the same number" means one thing in the whole tool. A written number can
+mean more than one value (``29.988`` is 29988 in Turkish and 29.988 in English), so each
+mention carries the *set* of its readings and two mentions match when the sets meet.
 
-Dates are read first and cut out of the text, so ``2024-03-15`` and ``March 15, 2024`` are
-compared as dates and their parts are not compared again as numbers. Bare years stay numbers.
+What the judge adds is number *words* ("twenty one", "on dört"), which the grader's
+criteria never accept as an answer but a paraphrase of a reference often uses.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
+from agenttest.grading import numbers as shared
 from agenttest.judges._text import looks_turkish, match_key
 
-Reading = float | str  # a numeric value, or a dotted version/IP string such as "1.2.3"
+#: a number's value, a version string ("0.16.2") or a date (year, month, day)
+Reading = Decimal | str | tuple[int | None, int | None, int | None]
 
-_NUMBER_RE = re.compile(r"(?<![\w.,])\d+(?:(?:[.,]|[ \u00a0\u202f](?=\d{3}(?!\d)))\d+)*")
 
-_VERSION_V_RE = re.compile(r"(?<![\w.])v(?=\d+(?:\.\d+)+\b)")
+@dataclass(frozen=True)
+class Mention:
+    text: str
+    readings: frozenset[Reading]
+
 
 _EN_UNITS = {
     "zero": 0, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -39,117 +46,6 @@ _TR_UNITS = {
 _EN_ONE, _TR_ONE = "one", "bir"
 _EN_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
 _TR_SCALES = {"yüz": 100, "bin": 1000, "milyon": 1_000_000}
-
-_MONTHS = {
-    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4,
-    "apr": 4, "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
-    "september": 9, "sep": 9, "sept": 9, "october": 10, "oct": 10, "november": 11,
-    "nov": 11, "december": 12, "dec": 12,
-    "ocak": 1, "şubat": 2, "mart": 3, "nisan": 4, "mayis": 5, "haziran": 6, "temmuz": 7,
-    "ağustos": 8, "eylül": 9, "ekim": 10, "kasim": 11, "aralik": 12,
-}  # fmt: skip
-_MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
-_DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)"), "ymd"),
-    (re.compile(r"(?<![\d.])(\d{1,2})([./])(\d{1,2})\2(\d{4}|\d{2})(?![\d])"), "numeric"),
-    (re.compile(rf"\b({_MONTH_ALT})\.? {_DAY},? (\d{{4}})(?!\d)"), "mdy"),
-    (re.compile(rf"(?<!\d){_DAY}\.? (?:of )?({_MONTH_ALT})\b,? (\d{{4}})(?!\d)"), "dmy"),
-    (re.compile(rf"\b({_MONTH_ALT}) (\d{{4}})(?!\d)"), "my"),
-    (re.compile(rf"\b({_MONTH_ALT})\.? {_DAY}\b"), "md"),
-    (re.compile(rf"(?<!\d){_DAY}\.? (?:of )?({_MONTH_ALT})\b"), "dm"),
-]
-
-DateReading = tuple[int | None, int | None, int | None]  # (year, month, day)
-
-
-@dataclass(frozen=True)
-class Mention:
-    text: str
-    readings: frozenset[Reading] | frozenset[DateReading]
-
-
-def _valid(y: int | None, m: int | None, d: int | None) -> bool:
-    return (m is None or 1 <= m <= 12) and (d is None or 1 <= d <= 31)
-
-
-def _year(text: str) -> int:
-    value = int(text)
-    return value + (2000 if value < 70 else 1900) if len(text) == 2 else value
-
-
-def _date_readings(kind: str, groups: tuple[str, ...]) -> set[DateReading]:
-    out: set[DateReading] = set()
-    if kind == "ymd":
-        out.add((int(groups[0]), int(groups[1]), int(groups[2])))
-    elif kind == "numeric":
-        a, sep, b, y = int(groups[0]), groups[1], int(groups[2]), _year(groups[3])
-        out.add((y, b, a))  # day first: European and Turkish
-        if sep == "/":
-            out.add((y, a, b))  # month first: US
-    elif kind == "mdy":
-        out.add((int(groups[2]), _MONTHS[groups[0]], int(groups[1])))
-    elif kind == "dmy":
-        out.add((int(groups[2]), _MONTHS[groups[1]], int(groups[0])))
-    elif kind == "my":
-        out.add((int(groups[1]), _MONTHS[groups[0]], None))
-    elif kind == "md":
-        out.add((None, _MONTHS[groups[0]], int(groups[1])))
-    elif kind == "dm":
-        out.add((None, _MONTHS[groups[1]], int(groups[0])))
-    return {r for r in out if _valid(*r)}
-
-
-def extract_dates(text: str) -> tuple[list[Mention], str]:
-    """Dates in ``text`` and the text with them blanked out (same length)."""
-    key = match_key(text)
-    found: list[Mention] = []
-    for pattern, kind in _DATE_PATTERNS:
-        for m in pattern.finditer(key):
-            readings = _date_readings(kind, m.groups())
-            if readings:
-                found.append(Mention(m.group(0), frozenset(readings)))
-                key = key[: m.start()] + " " * (m.end() - m.start()) + key[m.end() :]
-    return found, key
-
-
-def dates_match(a: Mention, b: Mention) -> bool:
-    """Some reading of ``a`` agrees with some reading of ``b`` on every field both know."""
-    for ra in a.readings:
-        for rb in b.readings:
-            assert isinstance(ra, tuple) and isinstance(rb, tuple)
-            if all(x is None or y is None or x == y for x, y in zip(ra, rb, strict=True)):
-                return True
-    return False
-
-
-def _numeric_readings(token: str) -> set[Reading]:
-    parts = re.split(r"([.,\u00a0\u202f ])", token)
-    digits, seps = parts[0::2], parts[1::2]
-    if not seps:
-        return {float(int(token))}
-    spaces = {" ", "\u00a0", "\u202f"}
-    groups_of_three = all(len(g) == 3 for g in digits[1:]) and 1 <= len(digits[0]) <= 3
-    kinds = {("space" if s in spaces else s) for s in seps}
-    readings: set[Reading] = set()
-    if len(kinds) == 1:
-        (sep,) = kinds
-        if groups_of_three:  # 29.988 / 29,988 / 1 500 as thousands grouping
-            readings.add(float("".join(digits)))
-        if len(seps) == 1 and sep != "space":  # 29.988 / 333,0 / 3.11 as a decimal
-            readings.add(float(f"{digits[0]}.{digits[1]}"))
-        if len(seps) > 1 and not groups_of_three and sep != "space":
-            readings.add(".".join(digits))  # a version or address such as 1.2.3
-        return readings
-    last = seps[-1]
-    if last in spaces or any(s == last for s in seps[:-1]):
-        return {"".join(digits)}
-    thousands = all(len(g) == 3 for g in digits[1:-1]) and 1 <= len(digits[0]) <= 3
-    if thousands:  # 1,234.56 or 1.234,56: the last separator is the decimal point
-        readings.add(float(f"{''.join(digits[:-1])}.{digits[-1]}"))
-    else:
-        readings.add("".join(digits))
-    return readings
 
 
 def _word_numbers(key: str) -> list[Mention]:
@@ -184,34 +80,39 @@ def _word_numbers(key: str) -> list[Mention]:
             used += 1
             i += 1
         if used:
-            found.append(Mention(" ".join(words[start:i]), frozenset({float(total + current)})))
+            found.append(Mention(" ".join(words[start:i]), frozenset({Decimal(total + current)})))
         else:
             i += 1
     return found
 
 
-def extract_numbers(text: str) -> list[Mention]:
-    """Numbers written with digits (any common grouping) or as English/Turkish words.
+def values(text: str) -> tuple[list[Mention], list[Mention]]:
+    """(dates, numbers) stated in ``text``; versions count as numbers (their own kind of
+    reading, so ``0.16.2`` never equals a decimal)."""
+    found = shared.quantities(text)
+    dates = [Mention(d.text, frozenset(d.values)) for d in found.dates]
+    numbers = [Mention(n.text, frozenset(n.values)) for n in found.numbers]
+    numbers += [Mention(v.text, frozenset({v.value})) for v in found.versions]
+    numbers += _word_numbers(match_key(text))
+    return dates, numbers
 
-    Call with the text returned by :func:`extract_dates` so date parts are not counted.
-    """
-    # A version tag's "v" (v0.16.2) would hide the number from _NUMBER_RE's word-boundary
-    # look-behind; dropping it keeps the dotted reading "0.16.2".
-    key = _VERSION_V_RE.sub("", match_key(text))
-    found = [
-        Mention(m.group(0), frozenset(_numeric_readings(m.group(0))))
-        for m in _NUMBER_RE.finditer(key)
-    ]
-    found.extend(_word_numbers(key))
-    return [m for m in found if m.readings]
+
+def extract_numbers(text: str) -> list[Mention]:
+    """The numbers of ``text`` (digits in any common format, versions, number words)."""
+    return values(text)[1]
+
+
+def extract_dates(text: str) -> list[Mention]:
+    return values(text)[0]
 
 
 def numbers_match(a: Mention, b: Mention) -> bool:
-    for ra in a.readings:
-        for rb in b.readings:
-            if isinstance(ra, float) and isinstance(rb, float):
-                if abs(ra - rb) <= 1e-9 * max(1.0, abs(ra), abs(rb)):
-                    return True
-            elif ra == rb:
-                return True
-    return False
+    return not a.readings.isdisjoint(b.readings)
+
+
+def dates_match(a: Mention, b: Mention) -> bool:
+    return shared.same_date(_date_readings(a), _date_readings(b))
+
+
+def _date_readings(m: Mention) -> list[shared.DateValue]:
+    return [r for r in m.readings if isinstance(r, tuple)]

@@ -82,6 +82,7 @@ class OpenVINOJudge:
         precision: str = "f32",
         model_dir: str | None = None,
         cache_size: int = 2048,
+        gate: bool = True,
     ) -> None:
         if encoder is None:
             from agenttest.judges._minilm import MiniLMEncoder
@@ -91,6 +92,8 @@ class OpenVINOJudge:
         self._cache: OrderedDict[str, Any] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
+        #: apply the calibration gate (``_gate``); off only to measure the procedures
+        self.gate = gate
 
     def _embed(self, texts: Sequence[str]) -> dict[str, Any]:
         """Embeddings by text, through a small LRU (references repeat across candidates)."""
@@ -180,7 +183,7 @@ class OpenVINOJudge:
                 )
             return
         for i in todo:
-            results[i] = decide_typed(reqs[i], vectors.__getitem__)
+            results[i] = decide_typed(reqs[i], vectors.__getitem__, gate=self.gate)
 
     def _decide(self, req: JudgeRequest, cosine: float, truncated: list[str]) -> JudgeResult:
         report = run_checks(req.reference, req.candidate)
@@ -204,9 +207,11 @@ class OpenVINOJudge:
         )
 
 
-def decide_typed(req: JudgeRequest, vec: Any) -> JudgeResult:
-    """Run the procedure the request's ``asks`` names (``_procedures``)."""
+def decide_typed(req: JudgeRequest, vec: Any, *, gate: bool = True) -> JudgeResult:
+    """Run the procedure the request's ``asks`` names (``_procedures``); with ``gate``, a
+    kind below the calibration gate (``_gate``) is UNDECIDED whatever the procedure says."""
     from agenttest.judges import _procedures as proc
+    from agenttest.judges._gate import gate_reason
 
     if req.asks == "act":
         if req.act not in ("declines", "refuses_with_reason", "asks_clarification", "complies"):
@@ -221,6 +226,10 @@ def decide_typed(req: JudgeRequest, vec: Any) -> JudgeResult:
     if d.verdict == "ERROR":
         return error_result(JUDGE_NAME, f"{req.asks}: {d.reason}")
     verdict: Verdict = d.verdict  # type: ignore[assignment]
+    held = gate_reason(req.asks) if gate else None
+    if held and verdict != "UNDECIDED":
+        return JudgeResult(0.5, "UNDECIDED", f"{held}; the procedure said {verdict}: {d.reason}",
+                           JUDGE_NAME)  # fmt: skip
     return JudgeResult(
         score=min(1.0, max(0.0, d.score)),
         verdict=verdict,

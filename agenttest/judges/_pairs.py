@@ -3,7 +3,7 @@
 Only aligned pairs are compared, so a fact is never held against a sentence about
 something else. Each check returns a reason when the pair contradicts, else None:
 
-* numbers and dates (``_numbers``: any grouping, versions such as ``v0.16.2``, dates in
+* numbers and dates (``_numbers``, i.e. the grader's shared reader: any grouping, versions such as ``v0.16.2``, dates in
   English and Turkish forms): the reply states a value the claim does not, *and* a value
   of the claim is missing. A reply that leaves out values the claim restates ("541,171"
   for "1847 x 293 = 541,171") is not penalised; values from the tool results count as
@@ -21,22 +21,12 @@ from __future__ import annotations
 
 from agenttest.judges._checks import _contains, _yes_no, negation_cues, reference_entities
 from agenttest.judges._claims import content_stems, split_clauses
-from agenttest.judges._numbers import (
-    Mention,
-    dates_match,
-    extract_dates,
-    extract_numbers,
-    numbers_match,
-)
+from agenttest.judges._numbers import Mention, dates_match, numbers_match
+from agenttest.judges._numbers import values as _values
 from agenttest.judges._text import match_key
 
 #: Share of the smaller clause's content stems two clauses must share to be compared.
 CLAUSE_OVERLAP = 0.5
-
-
-def _values(text: str) -> tuple[list[Mention], list[Mention]]:
-    dates, rest = extract_dates(text)
-    return dates, extract_numbers(rest)
 
 
 def _conflict(kind: str, ref: list[Mention], got: list[Mention], allowed: list[Mention],

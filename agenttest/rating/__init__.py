@@ -19,7 +19,7 @@ from ._agreement import (
     format_agreement,
     rater_agreement,
 )
-from ._coverage import Coverage, judge_coverage
+from ._coverage import Coverage, judge_coverage, judged
 from ._rate import RateSummary, human_rater, rate_run, render_attempt, stdin_answers
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "format_agreement",
     "human_rater",
     "judge_coverage",
+    "judged",
     "rate_run",
     "rater_agreement",
     "rater_kind",

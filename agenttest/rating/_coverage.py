@@ -59,6 +59,10 @@ def _judged(criteria: Iterable[Any]) -> Iterable[tuple[str, bool]]:
         yield (kind.group(1) if kind else "other"), found.group(1) in ("PASS", "FAIL")
 
 
+#: One record's JUDGE criteria as (kind, decided), for callers that read the records themselves.
+judged = _judged
+
+
 def judge_coverage(paths: Iterable[str | Path]) -> list[Coverage]:
     """Coverage per judge rater over the run files (newest record per attempt)."""
     newest: dict[tuple[str, str, str, int], list[Any]] = {}

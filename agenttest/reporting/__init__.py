@@ -23,12 +23,12 @@ from ._build import (
 from ._checklist import evaluate_checklist
 from ._compare import DEFAULT_ALPHA, calibrate, check_gate, compare_reports, compare_runs
 from ._compare_table import compare_table
-from ._coverage import coverage_section
+from ._coverage import CoverageSink
 from ._json_junit import render_json, render_junit, report_dict, to_plain
 from ._model import Comparison, Rate, Report
-from ._parity import parity, render_parity_markdown
+from ._parity import ParitySink, parity, render_parity_markdown
 from ._render import render_html, render_markdown, render_summary
-from ._ttft import ttft_section
+from ._ttft import TtftSink
 from ._viewer import collect_attempts
 
 FORMATS = ("md", "html", "json", "junit")
@@ -54,6 +54,8 @@ def build_report(
     verdicts of the baseline and reference runs where that rater graded them. ``viewer``
     reads every attempt (and the baseline's) back for the HTML report's attempt viewer.
     """
+    ttft, parity_sink = TtftSink(), ParitySink()  # fed in the aggregator's one pass
+    coverage = CoverageSink()
     report = aggregate_report(
         paths,
         rater=rater,
@@ -61,6 +63,7 @@ def build_report(
         allow_mixed=allow_mixed,
         details=details,
         strict=strict,
+        sinks=(ttft, parity_sink, coverage),
     )
     regression: Comparison | None = None
     if baseline:
@@ -82,9 +85,9 @@ def build_report(
         regression=regression,
         calibration=calibration,
         checklist=evaluate_checklist(report, regression),
-        ttft=ttft_section(paths),
-        parity=parity(paths),
-        coverage=coverage_section(paths),
+        ttft=ttft.section(),
+        parity=parity_sink.result(),
+        coverage=coverage.result(),
     )
 
 

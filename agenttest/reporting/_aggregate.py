@@ -17,6 +17,7 @@ What is kept while reading (everything else of a record is dropped as soon as it
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from agenttest.results import ReadNotes, iter_records, rater_kind
 from agenttest.results import parse_timestamp as timestamp
 from agenttest.verdicts import TrustCounts, counted_verdict, is_retry, is_stale
 
+from ._sinks import AttemptSink, run_id_of
 from ._slots import (
     ALWAYS,
     ERROR,
@@ -38,6 +40,7 @@ from ._slots import (
     Decision,
     GradeEntry,
     JudgeMode,
+    Missing,
     RunFile,
     Slot,
     SlotKey,
@@ -77,11 +80,25 @@ def _cause(rec: dict[str, Any]) -> str:
     return str(rec.get("error_cause") or rec.get("status") or "unspecified")
 
 
+def _plan_runs(run: RunFile) -> list[str]:
+    """The slot run ids a file's plan is run under: one, or one per agent of a --parity run
+    (whose attempts are keyed ``run_id@label``)."""
+    parity = run.meta.get("parity")
+    labels = (
+        [p.get("label") for p in parity if isinstance(p, dict)] if isinstance(parity, list) else []
+    )
+    ids = [f"{run.run_id}@{label}" for label in labels if isinstance(label, str)]
+    return ids or [run.run_id]
+
+
 class Aggregator:
     """Reads run files one record at a time; see the module docstring for what it keeps."""
 
-    def __init__(self, *, allow_mixed: bool = False, strict: bool = False) -> None:
+    def __init__(
+        self, *, allow_mixed: bool = False, strict: bool = False, sinks: Sequence[AttemptSink] = ()
+    ) -> None:
         self.allow_mixed = allow_mixed
+        self.sinks = tuple(sinks)  # sections fed in this pass (reporting._sinks)
         self.strict = strict  # agenttest-origin criteria count (agenttest.verdicts)
         self.trust = TrustCounts()
         self.files: list[RunFile] = []
@@ -116,7 +133,7 @@ class Aggregator:
         run: RunFile | None = None
         run_id = ""
         slots, tests, names, vcode = self.slots, self.tests, self._names, _VCODE
-        modes = self._modes
+        modes, sinks = self._modes, self.sinks
         last: dict[str, Any] | None = None  # the newest attempt: its completed_at dates the run
         count = 0
         # The hot loop of every report: one dict lookup per field, no helper calls on the
@@ -130,6 +147,8 @@ class Aggregator:
                     self.malformed += 1
                     continue
                 test_id = names.setdefault(test_id, test_id)
+                for sink in sinks:
+                    sink.attempt(run_id, rec)
                 verdict = counted_verdict(rec, True) if self.strict else get("verdict")
                 code = UNKNOWN if verdict is None else vcode.get(verdict, OTHER)
                 cause = self._intern(_cause(rec)) if code == ERROR else None
@@ -198,7 +217,7 @@ class Aggregator:
     def _open(
         self, path: str | Path, meta: dict[str, Any], notes: ReadNotes, index: int
     ) -> RunFile:
-        run_id = str(meta.get("run_id") or f"file{index + 1}")
+        run_id = run_id_of(meta, index)
         run = RunFile(str(path), self._intern(run_id), meta, notes)
         if not self.allow_mixed:
             first = next((f for f in self.files if f.digest), None)
@@ -348,23 +367,45 @@ class Aggregator:
                 t.other += 1
         return out
 
-    def missing(self) -> list[SlotKey]:
-        """Attempts the plans of the run files promised that no file holds."""
-        out: list[SlotKey] = []
+    def missing(self, examples: int = 10) -> Missing:
+        """Attempts the plans of the run files promised that no file holds.
+
+        Counted, not listed: a plan declares runs the file need not contain, so the work
+        here is bounded by the records read (and the first ``examples`` gaps), never by
+        what ``plan[].runs`` claims.
+        """
+        present: dict[tuple[str, str], set[int]] = {}
+        for slot_run, slot_test, number in self.slots:
+            present.setdefault((slot_run, slot_test), set()).add(number)
+        out = Missing()
         for run in self.files:
             plan = run.meta.get("plan")
-            if not isinstance(plan, list):
-                continue
-            for item in plan:
+            for item in plan if isinstance(plan, list) else ():
                 if not isinstance(item, dict):
                     continue
                 test_id, runs = item.get("test_id"), item.get("runs")
-                if not isinstance(test_id, str) or not isinstance(runs, int):
+                if not isinstance(test_id, str) or not isinstance(runs, int) or runs < 1:
                     continue
-                skipped = self.skipped.get((run.run_id, test_id), ())
-                for number in range(1, runs + 1):
-                    if (run.run_id, test_id, number) not in self.slots and number not in skipped:
-                        out.append((run.run_id, test_id, number))
+                skipped = self.skipped.get((run.run_id, test_id), set())
+                for run_id in _plan_runs(run):
+                    have = present.get((run_id, test_id), set())
+                    recorded = sum(1 for n in have if 1 <= n <= runs)
+                    passed_over = sum(1 for n in skipped if 1 <= n <= runs and n not in have)
+                    out.planned[run.path] += runs
+                    out.recorded[run.path] += recorded
+                    out.skipped[run.path] += passed_over
+                    out.planned_by_test[test_id] += runs
+                    gaps = runs - recorded - passed_over
+                    if gaps <= 0:
+                        continue
+                    done = have | skipped
+                    out.by_test[test_id] += gaps
+                    out.by_file[run.path] += gaps
+                    number = 0
+                    while len(out.examples) < examples and number < runs:
+                        number += 1
+                        if number not in done:
+                            out.examples.append((run_id, test_id, number))
         return out
 
     def plan_info(self) -> dict[str, dict[str, Any]]:

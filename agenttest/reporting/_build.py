@@ -21,6 +21,7 @@ from agenttest.stats import percentile
 
 from ._aggregate import Aggregator
 from ._cases import block_of, case_families
+from ._completeness import Completeness, completeness, rule_settled
 from ._details import MAX_FAILING_DETAILS, attempt_detail, describe_evidence, fetch_records
 from ._model import (
     ASI_NAMES,
@@ -39,7 +40,8 @@ from ._model import (
     tier_key,
 )
 from ._raters import analyse_raters
-from ._slots import CODE_NAME, SlotKey, Tally
+from ._sinks import AttemptSink
+from ._slots import CODE_NAME, Missing, SlotKey, Tally
 from ._usage import block_usage
 
 BatteryArg = Battery | str | Path | Literal["auto"] | None
@@ -114,7 +116,9 @@ def _unique(values: Sequence[Any]) -> list[str]:
     return out
 
 
-def _header(agg: Aggregator, tallies: dict[str, Tally], battery: Battery | None) -> Header:
+def _header(
+    agg: Aggregator, tallies: dict[str, Tally], battery: Battery | None, done: Completeness
+) -> Header:
     metas = [f.meta for f in agg.files]
     reasons: list[str] = []
     ks = [m.get("k_nominal") for m in metas]
@@ -161,7 +165,8 @@ def _header(agg: Aggregator, tallies: dict[str, Tally], battery: Battery | None)
         exploratory_reasons=tuple(dict.fromkeys(reasons)),
         k=" / ".join(_unique(ks)) or "?",
         started_at=min(starts)[1] if starts else None,
-        completed_at=max(ends)[1] if ends else None,
+        # an incomplete run has no completion time: its last attempt is not its end
+        completed_at=max(ends)[1] if ends and done.complete else None,
         harness=", ".join(_unique(harness)) or "unknown",
         battery_digest=", ".join(_unique([f.digest for f in agg.files])) or "not recorded",
         run_ids=tuple(_unique([f.run_id for f in agg.files])),
@@ -169,6 +174,7 @@ def _header(agg: Aggregator, tallies: dict[str, Tally], battery: Battery | None)
         labels=tuple(_unique([m.get("label") for m in metas])),
         battery_source=source,
         generated_by=f"agenttest {__version__}",
+        completeness=done,
     )
 
 
@@ -241,11 +247,14 @@ def aggregate_report(
     allow_mixed: bool = False,
     details: bool = True,
     strict: bool = False,
+    sinks: Sequence[AttemptSink] = (),
 ) -> Report:
-    """Read the run files (several merge) into a report without cross-run sections."""
+    """Read the run files (several merge) into a report without cross-run sections.
+
+    ``sinks`` are sections fed every attempt in the same pass (see :mod:`._sinks`)."""
     if not paths:
         raise UsageError("no run files given")
-    agg = Aggregator(allow_mixed=allow_mixed, strict=strict)
+    agg = Aggregator(allow_mixed=allow_mixed, strict=strict, sinks=sinks)
     for path in paths:
         agg.add(path)
     agreement, uncalibrated = analyse_raters(agg, rater)
@@ -255,11 +264,12 @@ def aggregate_report(
     loaded, notes = _resolve_battery(agg, battery)
     plan = agg.plan_info()
     missing = agg.missing()
-    missing_by_test = Counter(test_id for _, test_id, _ in missing)
+    missing_by_test = missing.by_test
     tallies = agg.tally(rater, uncalibrated)
     shown = _details(agg, tallies) if details else {}
     usages = block_usage(agg)
-    header = _header(agg, tallies, loaded)
+    done = completeness(agg.files, missing)
+    header = _header(agg, tallies, loaded, done)
     blocks: list[BlockResult] = []
     critical: list[CriticalFail] = []
     for test_id, t in tallies.items():
@@ -280,6 +290,7 @@ def aggregate_report(
         at_k, hat_k = BlockResult.estimators(rate.n, rate.passed, k)
         lat = sorted(t.latencies)
         passed_rule, reason = block_rule(tier, rate, len(t.critical))
+        gaps = missing_by_test[test_id]
         if passed_rule is None and t.excluded:
             reason = (
                 f"awaiting calibration: {t.excluded} verdict(s) decided by the uncalibrated "
@@ -301,12 +312,15 @@ def aggregate_report(
                     percentile(lat, 95) if lat else None,
                     sum(lat),
                 ),
-                exploratory=header.exploratory or k < MIN_PUBLISHED_K,
+                # fewer attempts than planned: not a verdict at the planned confidence
+                exploratory=header.exploratory or k < MIN_PUBLISHED_K or gaps > 0,
                 critical=len(t.critical),
                 unknown=t.unknown,
                 unrated=t.unrated,
                 excluded=t.excluded,
-                missing=missing_by_test[test_id],
+                missing=gaps,
+                planned=missing.planned_by_test[test_id],
+                rule_settled=rule_settled(block_rule, tier, rate, len(t.critical), gaps),
                 rule_passed=passed_rule,
                 rule_reason=reason,
                 failing_total=len(t.failing),
@@ -374,7 +388,7 @@ def _histogram(tallies: dict[str, Tally]) -> tuple[tuple[int, int | None, int], 
 
 
 def _integrity(
-    agg: Aggregator, tallies: dict[str, Tally], missing: list[SlotKey], notes: list[str]
+    agg: Aggregator, tallies: dict[str, Tally], missing: Missing, notes: list[str]
 ) -> Integrity:
     causes: Counter[str] = Counter()
     for t in tallies.values():
@@ -406,10 +420,10 @@ def _integrity(
     return Integrity(
         errors_by_cause=tuple(sorted(causes.items(), key=lambda kv: (-kv[1], kv[0]))),
         torn_lines=tuple(
-            (f.path, tuple(f.notes.torn_lines)) for f in agg.files if f.notes.torn_lines
+            (f.path, f.notes.torn, tuple(f.notes.torn_lines)) for f in agg.files if f.notes.torn
         ),
-        missing=len(missing),
-        missing_examples=tuple(f"{t} run {r} ({run})" for run, t, r in missing[:10]),
+        missing=missing.total,
+        missing_examples=tuple(f"{t} run {r} ({run})" for run, t, r in missing.examples),
         unknown_ids=tuple((t.test_id, t.unknown) for t in tallies.values() if t.unknown),
         unrecognised_verdicts=sum(t.other for t in tallies.values()),
         superseded=agg.superseded,

@@ -4,21 +4,46 @@ decided (issue 17), shown next to the κ table in every format.
 A judge that abstains leaves a criterion ungraded; its κ against humans is over the
 attempts it decided, so a report that shows κ shows this share with it. The counting is
 :func:`agenttest.rating.judge_coverage`'s (one pass over the run files of its own); this
-module only decides when a run has anything to show and how it reads as JSON.
+module feeds it from the aggregator's one pass and says how it reads as JSON.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 
-def coverage_section(paths: Sequence[str | Path]) -> tuple[Any, ...]:
-    """Coverage per judge rater (empty when no judge was asked anything)."""
-    from agenttest.rating import judge_coverage
+class CoverageSink:
+    """Judge coverage fed by the aggregator's one pass (reporting._sinks): the newest attempt
+    record of each judge rater per attempt. Grade records written by a later
+    ``agenttest grade --judge`` are not in that pass; ``agenttest agreement`` counts them."""
 
-    return tuple(judge_coverage(paths))
+    def __init__(self) -> None:
+        self.newest: dict[tuple[str, str, str, int], list[tuple[str, bool]]] = {}
+
+    def attempt(self, run_id: str, rec: dict[str, Any]) -> None:
+        from agenttest.rating import judged
+
+        rater = str(rec.get("rater") or "")
+        if "+" not in rater:  # only rules+JUDGE raters ask a judge
+            return
+        key = (run_id, rater, str(rec.get("test_id")), int(rec.get("run") or 0))
+        self.newest[key] = list(judged(rec.get("criteria") or []))
+
+    def result(self) -> tuple[Any, ...]:
+        """Coverage per judge rater (empty when no judge was asked anything)."""
+        from agenttest.rating import Coverage
+
+        out: dict[str, Any] = {}
+        for (_, rater, _, _), marks in self.newest.items():
+            row = out.setdefault(rater, Coverage(rater))
+            for kind, decided in marks:
+                row.asked += 1
+                row.decided += decided
+                tally = row.by_kind.setdefault(kind, [0, 0])
+                tally[0] += decided
+                tally[1] += 1
+        return tuple(out[r] for r in sorted(out) if out[r].asked)
 
 
 def coverage_dict(rows: Sequence[Any]) -> list[dict[str, Any]]:

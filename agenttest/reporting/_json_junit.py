@@ -75,7 +75,9 @@ def _block(b: BlockResult) -> dict[str, Any]:
         "excluded_uncalibrated": b.excluded,
         "awaiting_calibration": b.awaiting_calibration,
         "missing": b.missing,
+        "planned": b.planned,
         "rule_passed": b.rule_passed,
+        "rule_settled": b.rule_settled,
         "rule": b.rule_reason,
         "failing_attempts": b.failing_total,
         "usage": to_plain(b.usage),
@@ -101,6 +103,7 @@ def report_dict(report: Report) -> dict[str, Any]:
         "schema": JSON_SCHEMA_ID,
         "run_type": h.run_type,
         "exploratory_reasons": list(h.exploratory_reasons),
+        **_completeness(report),
         "header": to_plain(h),
         "overall": _group(report.overall),
         "tiers": {t.name: _group(t) for t in report.tiers},
@@ -141,6 +144,23 @@ def trust_dict(trust: TrustSummary | None) -> dict[str, Any] | None:
     }
 
 
+def _completeness(report: Report) -> dict[str, Any]:
+    """``complete`` and the attempt counts; ``run_type`` stays what was planned."""
+    done = report.header.completeness
+    if done is None:
+        return {"complete": True}
+    return {
+        "complete": done.complete,
+        "attempts": {
+            "planned": done.planned,
+            "recorded": done.recorded,
+            "missing": done.missing,
+            "skipped_as_decided": done.skipped_as_decided,
+        },
+        "incomplete_reasons": list(done.reasons),
+    }
+
+
 def render_json(report: Report) -> str:
     return json.dumps(report_dict(report), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
 
@@ -170,6 +190,26 @@ def _failure_text(b: BlockResult) -> str:
     return "\n".join(lines)
 
 
+def _completeness_properties(report: Report) -> list[tuple[str, Any]]:
+    done = report.header.completeness
+    if done is None:
+        return []
+    return [
+        ("complete", str(done.complete).lower()),
+        ("attempts_planned", done.planned),
+        ("attempts_recorded", done.recorded),
+        ("attempts_missing", done.missing),
+    ]
+
+
+def _unsettled(b: BlockResult) -> str:
+    so_far = "passing" if b.rule_passed else "failing" if b.rule_passed is False else "no data"
+    return (
+        f"incomplete: {b.missing} of {b.planned} planned attempts not recorded; {so_far} so "
+        f"far ({b.rule_reason}), which the missing attempts could still change — resume the run"
+    )
+
+
 def render_junit(report: Report) -> str:
     h = report.header
     root = ET.Element("testsuites", name=_xml_text(f"agenttest {h.agent} {h.model}"))
@@ -185,6 +225,7 @@ def render_junit(report: Report) -> str:
             ("model", h.model),
             ("battery", h.battery_digest),
             ("k", h.k),
+            *_completeness_properties(report),
         ):
             ET.SubElement(props, "property", name=name, value=_xml_text(value))
         failures = errors = skipped = 0
@@ -205,6 +246,10 @@ def render_junit(report: Report) -> str:
                 # uncalibrated judge decided them (methodology §2.3), so CI skips the case.
                 skipped += 1
                 ET.SubElement(case, "skipped", message=_xml_text(b.rule_reason))
+            elif not b.rule_settled:
+                # Attempts are missing and could still change the answer: no verdict yet.
+                skipped += 1
+                ET.SubElement(case, "skipped", message=_xml_text(_unsettled(b)))
             elif b.rule_passed is None:
                 errors += 1
                 ET.SubElement(case, "error", message=_xml_text(summary), type="no-gradable-attempt")

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agenttest.stats import pass_at_k, pass_hat_k, wilson_interval
 from agenttest.verdicts import TrustSummary
+
+if TYPE_CHECKING:
+    from ._completeness import Completeness
 
 #: Tiers in the order the methodology presents them; other tiers follow alphabetically.
 TIER_ORDER = ("L1", "L2", "L3", "L4", "HR", "MT", "SEC", "EV")
@@ -187,6 +190,9 @@ class BlockResult:
     # attempts an uncalibrated judge decided (``excluded``), shown with the judge's score
     awaiting: tuple[AttemptDetail, ...] = ()
     usage: Usage | None = None
+    planned: int = 0  # attempts the run files' plans promised for this block
+    # False: attempts are missing and could still change the rule's answer (no verdict)
+    rule_settled: bool = True
 
     @staticmethod
     def estimators(n: int, c: int, k: int) -> tuple[float | None, float | None]:
@@ -235,7 +241,7 @@ class OwaspResult:
 @dataclass(frozen=True)
 class Integrity:
     errors_by_cause: tuple[tuple[str, int], ...]
-    torn_lines: tuple[tuple[str, tuple[int, ...]], ...]
+    torn_lines: tuple[tuple[str, int, tuple[int, ...]], ...]  # (file, count, first lines)
     missing: int
     missing_examples: tuple[str, ...]
     unknown_ids: tuple[tuple[str, int], ...]
@@ -370,10 +376,17 @@ class Header:
     labels: tuple[str, ...]
     battery_source: str
     generated_by: str
+    # planned/recorded/missing attempts and why a run is incomplete (._completeness)
+    completeness: Completeness | None = None
 
     @property
     def exploratory(self) -> bool:
         return self.run_type != "published"
+
+    @property
+    def complete(self) -> bool:
+        """Every run finished its plan; else the report is labelled incomplete."""
+        return self.completeness is None or self.completeness.complete
 
 
 @dataclass(frozen=True)

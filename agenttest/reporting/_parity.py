@@ -4,8 +4,8 @@ whose decision differs between them.
 The published lesson: a migration to a new engine silently dropped a deterministic rule
 because the regression check only booted the old path. `agenttest run --agent A --agent B
 --parity` records both in one file, each attempt labelled with its ``agent``; this module
-reads such a file (self-contained, its own pass over the attempts) and decides each block
-per agent with the report's own block rule.
+collects such a file's labelled attempts (an attempt sink fed by the report's one pass,
+see :mod:`._sinks`) and decides each block per agent with the report's own block rule.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 from ._build import block_rule
 from ._model import Rate
+from ._sinks import feed
 
 
 @dataclass(frozen=True)
@@ -54,44 +55,56 @@ class Parity:
         return tuple(r for r in self.rows if r.differs)
 
 
-def parity(paths: Sequence[str | Path]) -> Parity | None:
-    """The parity of the labelled attempts, or None when fewer than two agents ran."""
-    from agenttest.results import iter_records
+Latest = dict[tuple[str, str, str, Any], tuple[str, bool, str]]  # -> verdict, critical, tier
 
-    latest: dict[tuple[str, str, str, Any], tuple[str, bool, str]] = {}  # verdict, crit, tier
-    agents: list[str] = []
-    for path in paths:
-        run_id = ""
-        for rec in iter_records(Path(path)):
-            if rec.get("record_type") == "run_meta":
-                run_id = str(rec.get("run_id") or path)
-            elif rec.get("record_type") == "attempt" and isinstance(rec.get("agent"), str):
-                agent = rec["agent"]
-                if agent not in agents:
-                    agents.append(agent)
-                latest[(run_id, agent, str(rec.get("test_id")), rec.get("run"))] = (
-                    str(rec.get("verdict")),
-                    bool(rec.get("critical")),
-                    str(rec.get("tier") or ""),
-                )
-    if len(agents) < 2:
-        return None
-    tally: dict[tuple[str, str], list[int]] = {}  # (test_id, agent) -> [pass, fail, error, crit]
-    tiers: dict[str, str] = {}
-    for (_run, agent, test_id, _n), (verdict, critical, tier) in latest.items():
-        counts = tally.setdefault((test_id, agent), [0, 0, 0, 0])
-        counts[{"PASS": 0, "FAIL": 1}.get(verdict, 2)] += 1
-        counts[3] += 1 if critical else 0
-        tiers[test_id] = tier
-    rows = []
-    for test_id in sorted(tiers):
-        cells = []
-        for agent in agents:
-            p, f, e, crit = tally.get((test_id, agent), [0, 0, 0, 0])
-            decision, _why = block_rule(tiers[test_id], Rate.of(p, f, e), crit)
-            cells.append(ParityCell(p, f, e, decision))
-        rows.append(ParityRow(test_id, tiers[test_id], tuple(cells)))
-    return Parity(tuple(agents), tuple(rows))
+
+class ParitySink:
+    """Collects the labelled attempts as the report's one pass reads them."""
+
+    def __init__(self) -> None:
+        self.latest: Latest = {}
+        self.agents: list[str] = []
+
+    def attempt(self, run_id: str, rec: dict[str, Any]) -> None:
+        agent = rec.get("agent")
+        if not isinstance(agent, str):
+            return
+        if agent not in self.agents:
+            self.agents.append(agent)
+        self.latest[(run_id, agent, str(rec.get("test_id")), rec.get("run"))] = (
+            str(rec.get("verdict")),
+            bool(rec.get("critical")),
+            str(rec.get("tier") or ""),
+        )
+
+    def result(self) -> Parity | None:
+        """The parity of the labelled attempts, or None when fewer than two agents ran."""
+        agents = self.agents
+        if len(agents) < 2:
+            return None
+        tally: dict[tuple[str, str], list[int]] = {}  # (test_id, agent) -> [p, f, e, crit]
+        tiers: dict[str, str] = {}
+        for (_run, agent, test_id, _n), (verdict, critical, tier) in self.latest.items():
+            counts = tally.setdefault((test_id, agent), [0, 0, 0, 0])
+            counts[{"PASS": 0, "FAIL": 1}.get(verdict, 2)] += 1
+            counts[3] += 1 if critical else 0
+            tiers[test_id] = tier
+        rows = []
+        for test_id in sorted(tiers):
+            cells = []
+            for agent in agents:
+                p, f, e, crit = tally.get((test_id, agent), [0, 0, 0, 0])
+                decision, _why = block_rule(tiers[test_id], Rate.of(p, f, e), crit)
+                cells.append(ParityCell(p, f, e, decision))
+            rows.append(ParityRow(test_id, tiers[test_id], tuple(cells)))
+        return Parity(tuple(agents), tuple(rows))
+
+
+def parity(paths: Sequence[str | Path]) -> Parity | None:
+    """The parity of these run files alone (a report gets it from its own pass)."""
+    sink = ParitySink()
+    feed(paths, sink)
+    return sink.result()
 
 
 def render_parity_markdown(result: Parity | None) -> str:

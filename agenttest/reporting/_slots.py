@@ -86,6 +86,25 @@ class Decision(NamedTuple):
 
 
 @dataclass
+class Missing:
+    """Planned attempts no run file holds: counts per block and per file, the first few;
+    and per file what its plan promised and what of it was recorded."""
+
+    by_test: Counter[str] = field(default_factory=Counter)
+    by_file: Counter[str] = field(default_factory=Counter)
+    examples: list[SlotKey] = field(default_factory=list)
+    # per file: attempts its plan promised, the ones recorded, the ones --until-decided skipped
+    planned: Counter[str] = field(default_factory=Counter)
+    recorded: Counter[str] = field(default_factory=Counter)
+    skipped: Counter[str] = field(default_factory=Counter)
+    planned_by_test: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_test.values())
+
+
+@dataclass
 class RunFile:
     """One run file: its header, its tail, and what the reader skipped."""
 

@@ -1,8 +1,8 @@
 """Time to first text: what users of a streaming agent feel, per block and as a histogram.
 
-Self-contained on purpose: it reads the run files itself (a second, cheap pass over the
-attempts) instead of widening the aggregator, so the section can be added to or dropped
-from the report without touching the rest. Only streamed turns count: a turn without a
+Self-contained on purpose: an attempt sink (see :mod:`._sinks`) fed by the report's one
+pass over the run files, keeping only the numbers it needs, so the section can be added
+to or dropped from the report without widening the aggregator. Only streamed turns count: a turn without a
 timeline has no first-text time of its own (its whole answer time is in the latency
 section already). A resumed or retried attempt replaces the earlier record of its slot.
 """
@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ._sinks import feed
 
 TTFT_EDGES = (0, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000)
 
@@ -83,57 +85,59 @@ def _times(attempt: dict[str, Any]) -> Times:
     return firsts, finals, unstreamed
 
 
-def _attempts(paths: Sequence[str | Path]) -> dict[tuple[str, Any, str, Any], Times]:
-    from agenttest.results import iter_records
+class TtftSink:
+    """Collects the times of every attempt as the report's one pass reads them."""
 
-    latest: dict[tuple[str, Any, str, Any], Times] = {}
-    for path in paths:
-        run_id = ""
-        for rec in iter_records(Path(path)):
-            kind = rec.get("record_type")
-            if kind == "run_meta":
-                run_id = str(rec.get("run_id") or path)
-            elif kind == "attempt":
-                # `agent`: a --parity run keeps both agents' attempts
-                key = (run_id, rec.get("agent"), str(rec.get("test_id")), rec.get("run"))
-                latest[key] = _times(rec)
-    return latest
+    def __init__(self) -> None:
+        self.latest: dict[tuple[str, Any, str, Any], Times] = {}
+
+    def attempt(self, run_id: str, rec: dict[str, Any]) -> None:
+        # `agent`: a --parity run keeps both agents' attempts
+        self.latest[(run_id, rec.get("agent"), str(rec.get("test_id")), rec.get("run"))] = _times(
+            rec
+        )
+
+    def section(self) -> TtftSection | None:
+        """The section, or None when no attempt streamed (then the report leaves it out)."""
+        per_block: dict[str, list[int]] = {}
+        finals: dict[str, list[int]] = {}
+        unstreamed = 0
+        for (_run, _agent, test_id, _n), (firsts, ends, skipped) in self.latest.items():
+            unstreamed += skipped
+            if firsts:
+                per_block.setdefault(test_id, []).extend(firsts)
+            if ends:
+                finals.setdefault(test_id, []).extend(ends)
+        if not per_block:
+            return None
+        rows = tuple(
+            TtftRow(
+                test_id,
+                len(values),
+                quantile(values, 0.5),
+                quantile(values, 0.95),
+                max(values),
+                quantile(finals[test_id], 0.5) if finals.get(test_id) else None,
+            )
+            for test_id, values in sorted(per_block.items())
+        )
+        counts = [0] * len(TTFT_EDGES)
+        for values in per_block.values():
+            for ms in values:
+                counts[max(0, bisect_right(TTFT_EDGES, ms) - 1)] += 1
+        uppers: list[int | None] = [*TTFT_EDGES[1:], None]
+        histogram = tuple(
+            (lo, hi, c) for lo, hi, c in zip(TTFT_EDGES, uppers, counts, strict=True) if c
+        )
+        streamed = sum(len(v) for v in per_block.values())
+        return TtftSection(rows, histogram, streamed, unstreamed)
 
 
 def ttft_section(paths: Sequence[str | Path]) -> TtftSection | None:
-    """The section, or None when no attempt streamed (then the report leaves it out)."""
-    per_block: dict[str, list[int]] = {}
-    finals: dict[str, list[int]] = {}
-    unstreamed = 0
-    for (_run, _agent, test_id, _n), (firsts, ends, skipped) in _attempts(paths).items():
-        unstreamed += skipped
-        if firsts:
-            per_block.setdefault(test_id, []).extend(firsts)
-        if ends:
-            finals.setdefault(test_id, []).extend(ends)
-    if not per_block:
-        return None
-    rows = tuple(
-        TtftRow(
-            test_id,
-            len(values),
-            quantile(values, 0.5),
-            quantile(values, 0.95),
-            max(values),
-            quantile(finals[test_id], 0.5) if finals.get(test_id) else None,
-        )
-        for test_id, values in sorted(per_block.items())
-    )
-    counts = [0] * len(TTFT_EDGES)
-    for values in per_block.values():
-        for ms in values:
-            counts[max(0, bisect_right(TTFT_EDGES, ms) - 1)] += 1
-    uppers: list[int | None] = [*TTFT_EDGES[1:], None]
-    histogram = tuple(
-        (lo, hi, c) for lo, hi, c in zip(TTFT_EDGES, uppers, counts, strict=True) if c
-    )
-    streamed = sum(len(v) for v in per_block.values())
-    return TtftSection(rows, histogram, streamed, unstreamed)
+    """The section of these run files alone (a report gets it from its own pass)."""
+    sink = TtftSink()
+    feed(paths, sink)
+    return sink.section()
 
 
 def render_ttft_markdown(section: TtftSection | None) -> str:

@@ -5,15 +5,23 @@ that does not match is skipped and listed in :class:`ReadNotes` with its line (r
 show it under data integrity); a bad ``run_meta`` refuses the whole file (exit 2,
 ``FILE:LINE``), because nothing after it could be trusted. Older minor versions of
 schema 2 are migrated record by record; newer ones are refused.
+
+A run file may also be hostile: 20 MB of garbage lines, or one line of 2 GiB. Each line
+is read with a size cap (:data:`MAX_LINE_BYTES`; a longer one is skipped in chunks, never
+held whole), and the notes keep the first :data:`LISTED_LINES` line numbers of each kind
+of skipped line with a total count, so neither memory nor the report grows with the
+garbage. What records *declare* (``plan[].runs``, ``k``) is bounded by
+:mod:`._validate`.
 """
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from agenttest.errors import InputError, Problem
 from agenttest.sanitize import SURROGATE_ESCAPE, TooDeep, encodable
@@ -34,34 +42,81 @@ MIGRATIONS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {"2.0": _fro
 #: How many skipped lines a note lists by number (the count is always complete).
 LISTED_LINES = 10
 
+#: The longest line read as a record. The writer's largest record is a few replies of at
+#: most 32 MiB each (``runner.MAX_REPLY_BYTES``); a longer line is skipped unread.
+MAX_LINE_BYTES = 256 * 1024 * 1024
+
+#: How much of an over-long line is read at a time while skipping it.
+_SKIP_CHUNK = 1024 * 1024
+
 
 @dataclass
 class ReadNotes:
-    """What the reader skipped or repaired; reports show it under data integrity."""
+    """What the reader skipped or repaired; reports show it under data integrity.
+
+    Each list holds the first :data:`LISTED_LINES` entries only; the counts are complete.
+    """
 
     path: str
-    torn_lines: list[int] = field(default_factory=list)
+    torn_lines: list[int] = field(default_factory=list)  # the first few
     migrated: int = 0
     invalid: list[tuple[int, str]] = field(default_factory=list)  # (line, what is wrong)
+    long_lines: list[tuple[int, int]] = field(default_factory=list)  # (line, bytes)
+    torn: int = 0
+    invalid_count: int = 0
+    long_count: int = 0
+
+    def add_torn(self, line: int) -> None:
+        self.torn += 1
+        if len(self.torn_lines) < LISTED_LINES:
+            self.torn_lines.append(line)
+
+    def add_invalid(self, line: int, why: str) -> None:
+        self.invalid_count += 1
+        if len(self.invalid) < LISTED_LINES:
+            self.invalid.append((line, why))
+
+    def add_long(self, line: int, size: int) -> None:
+        self.long_count += 1
+        if len(self.long_lines) < LISTED_LINES:
+            self.long_lines.append((line, size))
+
+    @property
+    def skipped(self) -> int:
+        """Every line that held no usable record."""
+        return self.torn + self.invalid_count + self.long_count
 
     def messages(self) -> list[str]:
         out = []
-        if self.torn_lines:
-            where = ", ".join(str(n) for n in self.torn_lines[:LISTED_LINES])
+        if self.torn:
+            where = ", ".join(str(n) for n in self.torn_lines)
+            first = "line" if self.torn == len(self.torn_lines) else "first"
             out.append(
-                f"{self.path}: skipped {len(self.torn_lines)} torn or unreadable line(s) (line {where}); "
+                f"{self.path}: skipped {self.torn} torn or unreadable line(s) ({first} {where}); "
                 "a crash mid-write leaves one, the rest of the file is intact"
             )
         out.extend(self.invalid_messages())
         return out
 
     def invalid_messages(self) -> list[str]:
-        """One line per skipped record that did not match its type (the first few)."""
-        shown = [f"{self.path}:{line}: skipped: {why}" for line, why in self.invalid[:LISTED_LINES]]
-        if len(self.invalid) > LISTED_LINES:
+        """One line per skipped record that did not match its type or was too long (the
+        first few of each), then how many more."""
+        shown = [f"{self.path}:{line}: skipped: {why}" for line, why in self.invalid]
+        if self.invalid_count > len(self.invalid):
             shown.append(
-                f"{self.path}: {len(self.invalid) - LISTED_LINES} more record(s) skipped "
+                f"{self.path}: {self.invalid_count - len(self.invalid)} more record(s) skipped "
                 "for not matching their type"
+            )
+        cap = MAX_LINE_BYTES // (1024 * 1024)
+        shown += [
+            f"{self.path}:{line}: skipped unread: {size:,} bytes, longer than the {cap} MiB "
+            "a record may take"
+            for line, size in self.long_lines
+        ]
+        if self.long_count > len(self.long_lines):
+            shown.append(
+                f"{self.path}: {self.long_count - len(self.long_lines)} more over-long line(s) "
+                "skipped unread"
             )
         return shown
 
@@ -102,9 +157,62 @@ def _decoder() -> Callable[[bytes], Any]:
         try:
             return fast(raw)
         except refused:
-            return slow(raw.decode("utf-8"))
+            # Only what ``json`` accepts and msgspec does not is worth a second parse; a
+            # garbage line is refused at once (20 MB of them must not cost a minute).
+            if b"NaN" in raw or b"Infinity" in raw or SURROGATE_ESCAPE.search(raw):
+                return slow(raw.decode("utf-8"))
+            raise ValueError("not JSON") from None
 
     return decode
+
+
+def _long_line(handle: BinaryIO, start: bytes, cap: int) -> tuple[bytes | None, int]:
+    """The whole of a line longer than one chunk, and its size without the newline; None
+    for the bytes when the size is over ``cap``. The line is measured first, in chunks that
+    are not kept, and read again only when it fits: an over-long line never sits in memory
+    (chunks are read with ``read`` and the position put back after the newline, since
+    ``readline`` scans a long line twenty times slower)."""
+    begin = handle.tell() - len(start)
+    size = len(start)
+    while True:
+        chunk = handle.read(_SKIP_CHUNK)
+        if not chunk:
+            break
+        end = chunk.find(b"\n")
+        if end >= 0:
+            handle.seek(end + 1 - len(chunk), io.SEEK_CUR)
+            size += end
+            break
+        size += len(chunk)
+    if size > cap:
+        return None, size
+    after = handle.tell()
+    handle.seek(begin)
+    return handle.read(after - begin), size
+
+
+def _lines(handle: BinaryIO, notes: ReadNotes) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) of each line up to :data:`MAX_LINE_BYTES` (without its
+    newline); a longer line is read past in chunks, noted with its size, never held whole."""
+    cap = MAX_LINE_BYTES
+    lineno = 0
+    while True:
+        # One chunk holds nearly every record; only a longer line takes the slow path.
+        raw: bytes | None = handle.readline(_SKIP_CHUNK)
+        if not raw:
+            return
+        lineno += 1
+        size = len(raw) - raw.endswith(b"\n")
+        if len(raw) == _SKIP_CHUNK and not raw.endswith(b"\n"):
+            raw, size = _long_line(handle, raw, cap)
+        if raw is None or size > cap:
+            notes.add_long(lineno, size)
+            if lineno == 1:
+                raise InputError(
+                    [Problem(notes.path, 1, "not a JSONL run file (first line is too long)")]
+                )
+            continue
+        yield lineno, raw
 
 
 def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[dict[str, Any]]:
@@ -121,10 +229,12 @@ def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[d
     checked: dict[str, str | None] = {}  # schema_version -> problem; a file has one or two
     with handle:
         first = True
-        for lineno, raw in enumerate(handle, start=1):
+        for lineno, raw in _lines(handle, notes):
             if not raw.strip():
                 continue
             try:
+                if raw[:1] != b"{" and raw.lstrip()[:1] != b"{":
+                    raise ValueError("not an object")  # garbage, refused before parsing
                 record = decode(raw)
                 if not isinstance(record, dict):
                     raise ValueError("not an object")
@@ -141,7 +251,7 @@ def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[d
                             )
                         ]
                     ) from None
-                notes.torn_lines.append(lineno)
+                notes.add_torn(lineno)
                 continue
             if "record_type" not in record:
                 hint = (
@@ -169,7 +279,7 @@ def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[d
             if bad is not None:
                 if first:
                     raise InputError([Problem(str(path), lineno, f"bad run_meta: {bad}")])
-                notes.invalid.append((lineno, bad))
+                notes.add_invalid(lineno, bad)
                 continue
             first = False
             yield record

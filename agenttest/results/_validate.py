@@ -21,6 +21,8 @@ import typing
 from collections.abc import Callable
 from typing import Any, Literal, get_args, get_origin, is_typeddict
 
+from agenttest._util.limits import MAX_RUNS
+
 from ._records import RECORD_TYPES
 
 Check = Callable[[Any], None]
@@ -255,10 +257,35 @@ def check_record(record: dict[str, Any]) -> str | None:
     return _ranges(name, record)
 
 
+def _count_problem(key: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    if value < 1:
+        return f"`{key}` must be at least 1, got {value}"
+    if value > MAX_RUNS:
+        shown = f"{value:,}" if value < 10**15 else f"{value:.3g}"
+        return f"`{key}` must be at most {MAX_RUNS:,}, got {shown}"
+    return None
+
+
 def _ranges(name: str, record: dict[str, Any]) -> str | None:
-    """Counts that must be positive where a consumer divides or loops by them."""
+    """Counts that must lie in [1, MAX_RUNS] where a consumer divides, loops or counts by
+    them: a declaration is never trusted beyond what a run can hold."""
     for key in ("run", "k", "k_nominal"):
-        value = record.get(key)
-        if value is not None and value < 1:
-            return f"{name}: `{key}` must be at least 1, got {value}"
+        problem = _count_problem(key, record.get(key))
+        if problem:
+            return f"{name}: {problem}"
+    if name == "run_meta":
+        for i, entry in enumerate(record.get("plan") or ()):
+            problem = _count_problem(f"plan[{i}].runs", entry["runs"])
+            if problem:
+                return f"{name}: {problem}"
+        selection = record.get("selection")
+        k = selection.get("k") if isinstance(selection, dict) else None
+        if k is not None:
+            if k.__class__ is not int:
+                return f"{name}: `selection.k` must be a whole number, got {kind(k)}"
+            problem = _count_problem("selection.k", k)
+            if problem:
+                return f"{name}: {problem}"
     return None

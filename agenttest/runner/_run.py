@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agenttest import __version__
+from agenttest._util.limits import MAX_RUNS
 from agenttest.blocks import Battery, Criterion, load_battery
 from agenttest.errors import AgentTestError, AgentUnavailable, Interrupted, UsageError
 from agenttest.results import (
+    Record,
     RunEnd,
     RunMeta,
     RunWriter,
@@ -129,6 +131,8 @@ def _plan_new(req: RunRequest) -> _Session:
         raise UsageError("--agent is required: `example` or an agent config file")
     if req.k is not None and req.k < 1:
         raise UsageError(f"--k must be at least 1, got {req.k}")
+    if req.k is not None and req.k > MAX_RUNS:
+        raise UsageError(f"--k must be at most {MAX_RUNS:,}, got {req.k:,}")
     # the flags are checked first (nothing written, no battery read); a config that does not
     # load counts as not bundled here and reports its own problems after the battery's
     peek = _peek_config(req.agent)
@@ -452,7 +456,7 @@ def run(
         if not path.is_file():
             raise UsageError(f"--resume {path}: no such run file")
         check_not_temp(path, req.allow_temp)
-        writer = RunWriter(path, create=False)  # the lock first, then read what is there
+        writer = _EndingWriter(path, create=False)  # the lock first, then read what is there
         try:
             session = _plan_resume(req, path)
         except BaseException:
@@ -465,8 +469,7 @@ def run(
     examples: list[ExampleAgent] = []
     stop = StopSignals()
     stop.install()
-    open_file: RunWriter | None = writer if req.resume is not None else None
-    driving = False  # from here on _drive writes the run_end
+    open_file: _EndingWriter | None = writer if req.resume is not None else None  # type: ignore[assignment]
     try:
         agents = [(session.agent, session.config)]
         if req.parity:
@@ -489,23 +492,24 @@ def run(
                     {"label": n, "agent": {**c.redacted(), "source": a}}
                     for n, c, (a, _) in zip(names, started, agents, strict=True)
                 ]
-            writer = RunWriter(session.path, create=True)
-            open_file = writer
-            writer.append(session.meta)
+            with stop.shielded():  # a stop now must not leave a file without its run_meta
+                open_file = _EndingWriter(session.path, create=True)
+                writer = open_file
+                writer.append(session.meta)
+            stop.check()
         if announce is not None:
             announce(session.path)
-        driving = True
-        try:
-            if not req.parity:
-                _drive(session, config.pool(), writer, stop, progress, judge, strict=req.strict)
-            for i, (name, cfg) in enumerate(zip(names, started, strict=True) if req.parity else ()):
-                label = LabelledWriter(writer, name, last=i == len(started) - 1)
-                one = session if i == 0 else dataclasses.replace(session, latest={})
-                _drive(one, cfg.pool(), label, stop, progress, judge, strict=req.strict)  # type: ignore[arg-type]
-        finally:
-            writer.close()
+        # the writer stays open until the end: a stop may still have a run_end to write
+        if not req.parity:
+            _drive(session, config.pool(), writer, stop, progress, judge, strict=req.strict)
+        for i, (name, cfg) in enumerate(zip(names, started, strict=True) if req.parity else ()):
+            label = LabelledWriter(writer, name, last=i == len(started) - 1)
+            one = session if i == 0 else dataclasses.replace(session, latest={})
+            _drive(one, cfg.pool(), label, stop, progress, judge, strict=req.strict)  # type: ignore[arg-type]
     except StopRequested as exc:
-        if open_file is not None and not driving:  # stopped while starting: the file says so
+        # Stopped before _drive could end the file (starting, or between two statements of
+        # its set-up; a parity run's first agent): the file still gets its run_end.
+        if open_file is not None and not open_file.ended:
             with stop.shielded():
                 open_file.append(_start_up_end(session))
         raise Interrupted(
@@ -519,6 +523,17 @@ def run(
         for example in examples:
             example.stop()
     return session.path
+
+
+class _EndingWriter(RunWriter):
+    """A run file's writer that knows whether this session has written a run_end."""
+
+    ended = False
+
+    def append(self, record: Record) -> None:
+        super().append(record)
+        if record.get("record_type") == "run_end":
+            self.ended = True
 
 
 def _start_up_end(session: _Session) -> RunEnd:

@@ -1,0 +1,55 @@
+"""A report reads each run file once: the time-to-first-text and parity sections are fed by
+the aggregator's pass (reporting._sinks), not by passes of their own."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agenttest.reporting import build_report, render
+
+from .conftest import ROOT
+from .test_report_ttft import streamed
+
+GOLDEN = ROOT / "tests" / "golden" / "run_2.0.jsonl"
+
+
+def parity_stream_file(tmp_path: Path) -> Path:
+    """Two agents on one plan, every turn streamed: both sections have something to show."""
+    records = [json.loads(line) for line in GOLDEN.read_text("utf-8").splitlines()]
+    template = next(r for r in records if r["record_type"] == "attempt")
+    out: list[dict[str, Any]] = [records[0]]
+    for agent, verdict in (("a", "PASS"), ("b", "FAIL")):
+        for run in (1, 2):
+            out.append({**template, "test_id": "L1-CALC-01", "run": run, "agent": agent,
+                        "verdict": verdict, "turns": [streamed(100 * run)]})  # fmt: skip
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in out), encoding="utf-8")
+    return path
+
+
+def test_json_report_opens_the_run_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = parity_stream_file(tmp_path)
+    opened: list[Path] = []
+    real_open = Path.open
+
+    def counting_open(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == path:
+            opened.append(self)
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", counting_open)
+    report = build_report([path], battery=None, details=False)
+    # the sections were built (so their data came from somewhere) ...
+    assert report.ttft is not None and report.ttft.streamed_turns == 4
+    assert report.parity is not None and report.parity.agents == ("a", "b")
+    assert [row.test_id for row in report.parity.differing] == ["L1-CALC-01"]
+    # ... and from the one pass
+    assert len(opened) == 1
+    data = json.loads(render(report, "json"))
+    assert data["overall"]["n"] == 4

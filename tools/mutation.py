@@ -1,0 +1,148 @@
+"""Mutation testing of one module at a time, with only the tests that exercise it.
+
+    python tools/mutation.py stats            # copy, configure, run, print the survivors
+    python tools/mutation.py grading --only "agenttest.grading._normalize*"
+    python tools/mutation.py --list
+
+mutmut (``pip install mutmut``; 3.x) mutates in ``mutants/`` next to ``pyproject.toml`` and
+first runs the whole configured test selection to learn which test reaches which function.
+Over the whole package and the whole suite that never finished on a shared 2-core machine,
+so this script makes a scratch copy of the checkout (``git archive HEAD`` plus the working
+tree's changes to the module's tests), narrows ``[tool.mutmut]`` there to one module and
+the test files below, and runs mutmut under ``nice``. The checkout itself is not touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: module -> (path to mutate, the test files that exercise it)
+MODULES: dict[str, tuple[str, list[str]]] = {
+    "stats": (
+        "agenttest/stats/",
+        ["tests/test_stats.py", "tests/test_stats_mutants.py", "tests/test_agreement.py"],
+    ),
+    "grading": (
+        "agenttest/grading/",
+        [
+            "tests/test_grading_normalize.py",
+            "tests/test_grading_criteria.py",
+            "tests/test_grading_verdict.py",
+            "tests/test_grading_limits.py",
+            "tests/test_stream_criteria.py",
+            "tests/test_grounding_criteria.py",
+            "tests/test_house_mutants.py",
+        ],
+    ),
+    "client": (
+        "agenttest/runner/_client.py",
+        [
+            "tests/test_runner_client.py",
+            "tests/test_house_mutants.py",
+            "tests/test_runner_stream.py",
+        ],
+    ),
+    "results": (
+        "agenttest/results/",
+        [
+            "tests/test_records.py",
+            "tests/test_results_files.py",
+            "tests/test_record_fuzz.py",
+            "tests/test_house_mutants.py",
+            "tests/test_crash_suite.py",
+            "tests/test_rate.py",
+        ],
+    ),
+    "aggregate": (
+        "agenttest/reporting/_aggregate.py",
+        [
+            "tests/test_report_aggregate.py",
+            "tests/test_report_formats.py",
+            "tests/test_report_published.py",
+            "tests/test_verdict_trust.py",
+            "tests/test_report_one_pass.py",
+            "tests/test_report_ttft.py",
+            "tests/test_cases.py",
+            "tests/test_house_mutants.py",
+        ],
+    ),
+}
+
+
+def mutmut_section(source: str, tests: list[str]) -> str:
+    return (
+        "[tool.mutmut]\n"
+        f"source_paths = {json.dumps([source])}\n"
+        f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n"
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q"]\n'
+        'also_copy = ["batteries/", "templates/", "tests/", "agenttest/"]\n'
+    )
+
+
+def scratch_copy(target: Path) -> None:
+    """The committed tree plus the working tree's version of every tracked file."""
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "HEAD"], check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+    changed = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "--modified", "--others", "--exclude-standard"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    for name in changed:
+        if (ROOT / name).is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, target / name)
+
+
+def configure(target: Path, source: str, tests: list[str]) -> None:
+    pyproject = target / "pyproject.toml"
+    text = pyproject.read_text("utf-8")
+    start = text.index("[tool.mutmut]")
+    end = text.find("\n[", start + 1)
+    end = len(text) if end < 0 else end + 1
+    pyproject.write_text(text[:start] + mutmut_section(source, tests) + text[end:], "utf-8")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("module", nargs="?", choices=sorted(MODULES))
+    parser.add_argument("--list", action="store_true", help="the modules and their tests")
+    parser.add_argument("--only", action="append", default=[], help="mutant names (globs)")
+    parser.add_argument("--children", type=int, default=2)
+    parser.add_argument(
+        "--dir", type=Path, help="scratch folder (default: a temp folder per module)"
+    )
+    args = parser.parse_args()
+    if args.list or args.module is None:
+        for name, (source, tests) in MODULES.items():
+            print(f"{name:10} {source}  <- {' '.join(tests)}")
+        return 0
+    source, tests = MODULES[args.module]
+    target = args.dir or Path(tempfile.gettempdir()) / f"agenttest-mutation-{args.module}"
+    scratch_copy(target)
+    configure(target, source, tests)
+    print(f"mutating {source} in {target} with {len(tests)} test files", flush=True)
+    mutmut = shutil.which("mutmut") or sys.exit("mutmut is not installed: pip install mutmut")
+    run = ["nice", "-n", "10", mutmut, "run", "--max-children", str(args.children), *args.only]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    status = subprocess.run(run, cwd=target, env=env).returncode
+    subprocess.run([mutmut, "results"], cwd=target)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
