@@ -211,7 +211,12 @@ teardown:
         encoding="utf-8",
     )
     with LoopbackAgent(Behaviour(on_turn=look)) as agent:
-        path = run_battery_at(tmp_path, agent.url, battery, judge="auto", workspace=str(workspace))
+        # Generous limits: the git fixture and the resets must not race a loaded machine's clock.
+        path = run_battery_at(
+            tmp_path, agent.url, battery, judge="auto", workspace=str(workspace),
+            timeouts={"connect_s": 10, "answer_s": 60},
+            readiness={"timeout_s": 60, "probe_timeout_s": 10},
+        )  # fmt: skip
     assert seen == {
         "notes": "hello fixture",
         "dir": True,
