@@ -20,18 +20,18 @@ from agenttest.grading._calls import CALL_READING
 from agenttest.grading._engine import GRADERS
 
 from .fixtures.grading import (
-    CORPUS,
     attempt,
     block,
     call,
     check,
     corpus_attempts,
     crit,
+    crit_of,
+    needs_corpus,
     shipped_battery,
     turn,
 )
 
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="PheronAgent corpus not present")
 FILES = {
     "final72": "run_qwen3.5-9b_20260713_k5_final72.jsonl",
     "postfix72": "run_qwen3.5-9b_20260712_k5_postfix72.jsonl",
@@ -200,10 +200,6 @@ def battery() -> Any:
 @pytest.fixture(scope="module")
 def imported(battery: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[Any, Any]:
     return corpus_attempts(battery, FILES, tmp_path_factory)
-
-
-def crit_of(a: dict[str, Any], cid: str) -> dict[str, Any]:
-    return next(c for c in a["criteria"] if c["id"] == cid)
 
 
 @needs_corpus

@@ -19,18 +19,18 @@ from agenttest.blocks import Fixture
 from agenttest.grading import grade_attempt
 
 from .fixtures.grading import (
-    CORPUS,
     attempt,
     block,
     call,
     corpus_attempts,
     crit,
+    crit_of,
+    needs_corpus,
     shipped_battery,
     turn,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="PheronAgent corpus not present")
 FILES = {
     "final72": "run_qwen3.5-9b_20260713_k5_final72.jsonl",
     "final14": "run_qwen3.5-9b_20260712_k5_final14.jsonl",
@@ -45,10 +45,6 @@ def battery() -> Any:
 @pytest.fixture(scope="module")
 def imported(battery: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[Any, Any]:
     return corpus_attempts(battery, FILES, tmp_path_factory)
-
-
-def crit_of(a: dict[str, Any], cid: str) -> dict[str, Any]:
-    return next(c for c in a["criteria"] if c["id"] == cid)
 
 
 def regrade(battery: Any, a: dict[str, Any], **changes: Any) -> Any:
