@@ -44,7 +44,8 @@ def _attempts(path: Path) -> Counter[str]:
     counts: Counter[str] = Counter()
     if not path.exists():
         return counts
-    for line in path.read_text(encoding="utf-8").splitlines():
+    # the run is still writing: only lines that end in a newline are whole
+    for line in path.read_text(encoding="utf-8").split("\n")[:-1]:
         if '"record_type":"attempt"' in line:
             counts[json.loads(line)["test_id"]] += 1
     return counts

@@ -492,12 +492,16 @@ def run(
                     {"label": n, "agent": {**c.redacted(), "source": a}}
                     for n, c, (a, _) in zip(names, started, agents, strict=True)
                 ]
-            with stop.shielded():  # a stop now must not leave a file without its run_meta
+            # A stop now must not leave a file without its run_meta, nor a file nobody was told
+            # about: the path is announced the moment the file exists.
+            with stop.shielded():
                 open_file = _EndingWriter(session.path, create=True)
                 writer = open_file
                 writer.append(session.meta)
+                if announce is not None:
+                    announce(session.path)
             stop.check()
-        if announce is not None:
+        elif announce is not None:
             announce(session.path)
         # the writer stays open until the end: a stop may still have a run_end to write
         if not req.parity:
