@@ -317,6 +317,7 @@ def aggregate_report(
                 critical=len(t.critical),
                 unknown=t.unknown,
                 unrated=t.unrated,
+                ungraded=t.causes["ungraded"],
                 excluded=t.excluded,
                 missing=gaps,
                 planned=missing.planned_by_test[test_id],

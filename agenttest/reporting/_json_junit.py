@@ -202,6 +202,13 @@ def _completeness_properties(report: Report) -> list[tuple[str, Any]]:
     ]
 
 
+def _awaiting_rating(b: BlockResult) -> str:
+    return (
+        f"awaiting a human rating: {b.ungraded} attempt(s) completed with criteria no grader "
+        "could decide (agenttest rate --undecided)"
+    )
+
+
 def _unsettled(b: BlockResult) -> str:
     so_far = "passing" if b.rule_passed else "failing" if b.rule_passed is False else "no data"
     return (
@@ -250,6 +257,11 @@ def render_junit(report: Report) -> str:
                 # Attempts are missing and could still change the answer: no verdict yet.
                 skipped += 1
                 ET.SubElement(case, "skipped", message=_xml_text(_unsettled(b)))
+            elif b.rule_passed is None and 0 < b.rate.errors == b.ungraded:
+                # Every attempt completed but a criterion no grader could decide (a judge that
+                # abstained, a cut transcript) waits for a person: no verdict yet, no error.
+                skipped += 1
+                ET.SubElement(case, "skipped", message=_xml_text(_awaiting_rating(b)))
             elif b.rule_passed is None:
                 errors += 1
                 ET.SubElement(case, "error", message=_xml_text(summary), type="no-gradable-attempt")

@@ -193,6 +193,7 @@ class BlockResult:
     planned: int = 0  # attempts the run files' plans promised for this block
     # False: attempts are missing and could still change the rule's answer (no verdict)
     rule_settled: bool = True
+    ungraded: int = 0  # ERROR attempts of cause "ungraded": completed, awaiting a human rating
 
     @staticmethod
     def estimators(n: int, c: int, k: int) -> tuple[float | None, float | None]:
