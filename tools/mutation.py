@@ -25,8 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: module -> (path to mutate, the test files that exercise it)
-MODULES: dict[str, tuple[str, list[str]]] = {
+#: module -> (path or paths to mutate, the test files that exercise it)
+MODULES: dict[str, tuple[str | list[str], list[str]]] = {
     "stats": (
         "agenttest/stats/",
         ["tests/test_stats.py", "tests/test_stats_mutants.py", "tests/test_agreement.py"],
@@ -44,7 +44,12 @@ MODULES: dict[str, tuple[str, list[str]]] = {
         ],
     ),
     "client": (
-        "agenttest/runner/_client.py",
+        # the client, its one-request sender and its waiting (split from one module)
+        [
+            "agenttest/runner/_client.py",
+            "agenttest/runner/_sender.py",
+            "agenttest/runner/_waiting.py",
+        ],
         [
             "tests/test_runner_client.py",
             "tests/test_house_mutants.py",
@@ -78,10 +83,14 @@ MODULES: dict[str, tuple[str, list[str]]] = {
 }
 
 
-def mutmut_section(source: str, tests: list[str]) -> str:
+def paths_of(source: str | list[str]) -> list[str]:
+    return [source] if isinstance(source, str) else source
+
+
+def mutmut_section(source: str | list[str], tests: list[str]) -> str:
     return (
         "[tool.mutmut]\n"
-        f"source_paths = {json.dumps([source])}\n"
+        f"source_paths = {json.dumps(paths_of(source))}\n"
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n"
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q"]\n'
         'also_copy = ["batteries/", "templates/", "tests/", "agenttest/"]\n'
@@ -108,7 +117,7 @@ def scratch_copy(target: Path) -> None:
             shutil.copy2(ROOT / name, target / name)
 
 
-def configure(target: Path, source: str, tests: list[str]) -> None:
+def configure(target: Path, source: str | list[str], tests: list[str]) -> None:
     pyproject = target / "pyproject.toml"
     text = pyproject.read_text("utf-8")
     start = text.index("[tool.mutmut]")
@@ -129,13 +138,16 @@ def main() -> int:
     args = parser.parse_args()
     if args.list or args.module is None:
         for name, (source, tests) in MODULES.items():
-            print(f"{name:10} {source}  <- {' '.join(tests)}")
+            print(f"{name:10} {' '.join(paths_of(source))}  <- {' '.join(tests)}")
         return 0
     source, tests = MODULES[args.module]
     target = args.dir or Path(tempfile.gettempdir()) / f"agenttest-mutation-{args.module}"
     scratch_copy(target)
     configure(target, source, tests)
-    print(f"mutating {source} in {target} with {len(tests)} test files", flush=True)
+    print(
+        f"mutating {' '.join(paths_of(source))} in {target} with {len(tests)} test files",
+        flush=True,
+    )
     mutmut = shutil.which("mutmut") or sys.exit("mutmut is not installed: pip install mutmut")
     run = ["nice", "-n", "10", mutmut, "run", "--max-children", str(args.children), *args.only]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}

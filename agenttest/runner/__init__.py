@@ -7,19 +7,14 @@ Importable without the CLI::
 """
 
 from ._adapters import Garbage
-from ._client import (
-    AgentClient,
-    AgentNotReady,
-    OverlapError,
-    ReplyTooLarge,
-    TurnLost,
-    retry_after_s,
-)
+from ._client import AgentClient, TurnLost
 from ._config import AgentConfig, example_config, load_agent_config, parse_agent_config
 from ._example import ExampleAgent
 from ._plan import PlanItem, make_plan, read_state, select_blocks, split_list
 from ._progress import LineProgress, Progress, outcome_text, shown
 from ._run import EXAMPLE, RunRequest, print_path, run
+from ._sender import OverlapError, ReplyTooLarge
+from ._waiting import AgentNotReady, retry_after_s
 from ._workspace import FixtureError
 
 __all__ = [

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from agenttest.results import attempt as new_attempt
 
-from ._client import AgentClient, AgentNotReady, TurnLost, Waits
+from ._client import AgentClient, TurnLost
 from ._plan import PlanItem
+from ._waiting import AgentNotReady, Waits
 from ._workspace import FixtureError, LogTail, PreconditionUnmet, prepare, snapshot, teardown
 
 if TYPE_CHECKING:

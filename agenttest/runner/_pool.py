@@ -27,10 +27,11 @@ from typing import Any, Literal
 from agenttest.results import iter_records
 
 from ._attempt import AttemptRunner, Grader, StopSignals
-from ._client import AgentClient, AgentNotReady
+from ._client import AgentClient
 from ._config import AgentConfig
 from ._decide import EarlyStop
 from ._plan import Key, PlanItem
+from ._waiting import AgentNotReady
 from ._workspace import LogTail
 
 #: Harness causes after which a replica is checked before it gets another attempt.

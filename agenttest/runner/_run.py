@@ -38,7 +38,7 @@ from agenttest.results import run_end as new_run_end
 from agenttest.results import run_meta as new_run_meta
 
 from ._attempt import AttemptRunner, Grader, StopRequested, StopSignals, now_iso, resolve_judge
-from ._client import AgentClient, AgentNotReady
+from ._client import AgentClient
 from ._config import AgentConfig, load_agent_config
 from ._config_stop import ConfigErrorWatch
 from ._decide import EarlyStop
@@ -57,6 +57,7 @@ from ._plan import (
 )
 from ._pool import Pool, SharedJudgeGrader, expected_order, expected_seconds, lost_on
 from ._progress import Progress
+from ._waiting import AgentNotReady
 from ._workspace import LogTail
 
 if TYPE_CHECKING:
