@@ -129,7 +129,7 @@ class Browser:
         with contextlib.suppress(BrowserError):
             self.send("Browser.close")
         try:
-            self.proc.wait(timeout=30)
+            self.proc.wait(timeout=30)  # short on purpose: then killed
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()

@@ -272,13 +272,15 @@ class LoopbackAgent:
 
 
 def agent_yaml(url: str, **extra: Any) -> str:
-    """A small native agent config with tiny timeouts, as YAML text."""
+    """A small native agent config as YAML text: quick polls, and limits that only a
+    broken or absent agent reaches (a test about a limit sets its own small one), so a
+    busy machine never turns a slow answer into a timeout."""
     config: dict[str, Any] = {
         "name": "loopback",
         "model": "loopback-model",
         "base_url": url,
-        "timeouts": {"connect_s": 1, "answer_s": 2, "busy_s": 3, "retry_after_cap_s": 0.2},
-        "readiness": {"timeout_s": 3, "poll_s": 0.02, "max_poll_s": 0.1, "probe_timeout_s": 1},
+        "timeouts": {"connect_s": 30, "answer_s": 120, "busy_s": 3, "retry_after_cap_s": 0.2},
+        "readiness": {"timeout_s": 60, "poll_s": 0.02, "max_poll_s": 0.1, "probe_timeout_s": 30},
     }
     for key, value in extra.items():
         if isinstance(value, dict) and isinstance(config.get(key), dict):

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from ._patience import EVENTUALLY_S
+
 # No test may depend on the machine's speed: hypothesis fails an example that takes longer
 # than 200 ms by default, which a loaded 2-core machine passes (test_stats.py under mutmut).
 settings.register_profile("agenttest", deadline=None)
@@ -20,7 +22,10 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def run_cli(
-    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = EVENTUALLY_S,
 ) -> subprocess.CompletedProcess[str]:
     """Run the real `agenttest` entry point in a fresh interpreter."""
     full_env = {**os.environ, **(env or {})}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -44,3 +45,21 @@ def test_help_does_not_import_heavy_modules() -> None:
     assert result.returncode == 0, result.stderr
     assert "Usage: agenttest" in result.stdout  # the help really ran
     assert "HEAVY=\n" in result.stderr, f"heavy modules imported by --help: {result.stderr}"
+
+
+WAIT_WITH_A_NUMBER = re.compile(
+    r"\.(?:wait|join)\((?:timeout=)?[0-9.]+\)|communicate\(timeout=[0-9.]+\)"
+    r"|Barrier\([^)]*timeout=[0-9.]+|monotonic\(\) \+ [0-9.]+"
+)
+
+
+def test_tests_wait_for_events_without_a_clock() -> None:
+    """A wait on something that must happen is bounded by EVENTUALLY_S (tests/_patience.py):
+    a literal limit there is a test that fails on a busy machine. Waits meant to expire say
+    so on their line (``short on purpose``)."""
+    found = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+            if WAIT_WITH_A_NUMBER.search(line) and "short on purpose" not in line:
+                found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not found, "\n".join(found)

@@ -18,6 +18,7 @@ import pytest
 
 from agenttest.results import ReadNotes, iter_records
 
+from ._patience import EVENTUALLY_S
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, write_battery
 from .conftest import report_count, run_cli
 from .test_runner_resume import TurnWatch, spawn
@@ -72,14 +73,14 @@ def test_sigkill_at_random_points_then_resume(tmp_path: Path) -> None:
             )
             # a generous wait: starting the CLI takes seconds on a loaded machine, and this
             # is an event, so the limit costs time only when something is broken
-            if not watch.hit.wait(180):
-                proc.wait(60)  # the run finished before the chosen turn came
+            if not watch.hit.wait(EVENTUALLY_S):
+                proc.wait(EVENTUALLY_S)  # the run finished before the chosen turn came
                 break
             delay = rng.choice([0.0, rng.uniform(0, 0.05), rng.uniform(0.025, 0.04)])
             if delay:
                 __import__("time").sleep(delay)
             os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(10)
+            proc.wait(EVENTUALLY_S)
             kills += proc.returncode == -signal.SIGKILL
             if path is None:
                 (path,) = out.glob("*.jsonl")
@@ -89,7 +90,7 @@ def test_sigkill_at_random_points_then_resume(tmp_path: Path) -> None:
         assert path is not None
         watch.arm(10**9)
         final = spawn("--resume", str(path))
-        _stdout, stderr = final.communicate(timeout=120)
+        _stdout, stderr = final.communicate(timeout=EVENTUALLY_S)
         assert final.returncode == 0, stderr
     finally:
         agent.stop()

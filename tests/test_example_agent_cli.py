@@ -16,6 +16,7 @@ import pytest
 import agenttest.example_agent as example_agent
 from agenttest.cli import main as cli_main
 
+from ._patience import EVENTUALLY_S
 from .conftest import run_cli as run_agenttest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,11 +111,11 @@ def test_openai_brain_through_the_real_command(tmp_path: Path) -> None:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()
         reply = httpx.post(url + "/v1/turn", json={"session_id": "s", "message": "hello"},
-                           timeout=30)  # fmt: skip
+                           timeout=EVENTUALLY_S)  # fmt: skip
         assert reply.status_code == 200 and reply.json()["response"] == "hi from the model"
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=EVENTUALLY_S)
         model.shutdown()
         model.server_close()
     (request,) = model.seen  # type: ignore[attr-defined]

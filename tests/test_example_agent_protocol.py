@@ -18,6 +18,8 @@ import pytest
 
 from agenttest.example_agent import CRASH_EXIT_CODE, AgentServer, Faults, serve
 
+from ._patience import EVENTUALLY_S
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -160,7 +162,7 @@ def test_overlapping_turn_gets_409_with_retry_after(tmp_path: Path) -> None:
             second = turn(srv.url, "what time is it?", session="other")
             reset = post(srv.url, "/v1/reset", {"session_id": "s1"})
             overlapped = health(srv.url) == "busy"
-            worker.join(60)
+            worker.join(EVENTUALLY_S)
             if not overlapped:
                 continue
             assert second.status_code == 409
@@ -257,7 +259,7 @@ def test_main_prints_url_first_and_stops_on_sigterm(sig: int) -> None:
         reply = turn(url, "create a file probe.txt with the content 'x'")
         assert reply.json()["tool_calls"][0]["ok"] is True
         proc.send_signal(sig)
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=EVENTUALLY_S) == 0
         assert proc.stderr is not None
         err = proc.stderr.read()
         workspace = Path(err.split("workspace=", 1)[1].split()[0])
@@ -272,7 +274,7 @@ def test_crash_after_n_turns(tmp_path: Path) -> None:
     try:
         assert turn(url, "hi").status_code == 200
         assert turn(url, "what is 2 plus 2?").status_code == 200  # the 2nd answer arrives
-        assert proc.wait(timeout=10) == CRASH_EXIT_CODE
+        assert proc.wait(timeout=EVENTUALLY_S) == CRASH_EXIT_CODE
         with pytest.raises(httpx.ConnectError):
             httpx.get(url + "/health", timeout=2)
     finally:

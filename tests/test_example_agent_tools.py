@@ -21,6 +21,8 @@ from agenttest.example_agent import AgentServer, CalcError, calculate, serve
 from agenttest.example_agent._agent import Agent, Session, Turn
 from agenttest.example_agent._rules import RulesBrain
 
+from ._patience import EVENTUALLY_S
+
 
 @pytest.fixture
 def space(tmp_path: Path) -> Path:
@@ -349,7 +351,7 @@ def test_parallel_calls_really_overlap(space: Path, monkeypatch: pytest.MonkeyPa
     from agenttest.example_agent._base import ToolOutput
     from agenttest.example_agent._tools import TOOLS
 
-    barrier = threading.Barrier(2, timeout=5)
+    barrier = threading.Barrier(2, timeout=EVENTUALLY_S)
 
     def meet(ctx: Any, args: Any) -> ToolOutput:
         barrier.wait()  # raises BrokenBarrierError if the other call never starts

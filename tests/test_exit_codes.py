@@ -32,6 +32,7 @@ from agenttest.errors import (
     exit_code_for,
 )
 
+from ._patience import EVENTUALLY_S
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port, write_battery
 from .conftest import ROOT, run_cli
 from .fixtures.reports.builders import attempt, meta, run_end, write
@@ -61,9 +62,13 @@ def _start(*args: str, stdin: int | None = None) -> subprocess.Popen[str]:
     )
 
 
-def _blocked_in(proc: subprocess.Popen[str], wchans: tuple[str, ...], limit_s: float = 60) -> str:
-    """Wait until the child sleeps in one of these kernel wait channels; returns it."""
-    deadline = time.monotonic() + limit_s
+def _blocked_in(proc: subprocess.Popen[str], wchans: tuple[str, ...]) -> str:
+    """Wait until the child sleeps in one of these kernel wait channels; returns it.
+
+    The child must get there; on a busy machine its start-up alone can take many seconds,
+    so the bound only catches a child that never does (or exits first: its output shows).
+    """
+    deadline = time.monotonic() + EVENTUALLY_S
     seen = ""
     while time.monotonic() < deadline and proc.poll() is None:
         try:
@@ -73,12 +78,15 @@ def _blocked_in(proc: subprocess.Popen[str], wchans: tuple[str, ...], limit_s: f
         if seen in wchans:
             return seen
         time.sleep(0.02)
-    pytest.fail(f"the child never blocked in {wchans} (last {seen!r}, rc {proc.poll()})")
+    if proc.poll() is not None:
+        out, err = proc.communicate()
+        pytest.fail(f"the child exited {proc.returncode} before blocking in {wchans}: {out}{err}")
+    pytest.fail(f"the child never blocked in {wchans} (last {seen!r})")
 
 
 def _interrupt(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
+    out, err = proc.communicate(timeout=EVENTUALLY_S)
     return proc.returncode, out, err
 
 
@@ -182,14 +190,16 @@ def test_batch_exits_130_when_interrupted_mid_turn(tmp_path: Path) -> None:
 
     def hold(_turn: int) -> None:
         arrived.set()
-        release.wait(60)  # the turn stays in flight until the child was interrupted
+        release.wait(EVENTUALLY_S)  # the turn stays in flight until the child was interrupted
 
     with LoopbackAgent(Behaviour(on_turn=hold)) as agent:
         config = tmp_path / "agent.yaml"
-        config.write_text(agent_yaml(agent.url, timeouts={"answer_s": 60}), encoding="utf-8")
+        config.write_text(
+            agent_yaml(agent.url, timeouts={"answer_s": EVENTUALLY_S}), encoding="utf-8"
+        )
         proc = _start("batch", str(_nightly(tmp_path, config, battery)))
         try:
-            assert arrived.wait(120), "the batch's run never sent a turn"
+            assert arrived.wait(EVENTUALLY_S), "the batch's run never sent a turn"
             code, out, err = _interrupt(proc)
         finally:
             release.set()

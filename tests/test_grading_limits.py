@@ -23,6 +23,7 @@ from agenttest.blocks import load_battery
 from agenttest.grading import grade_attempt
 from agenttest.grading.limits import MAX_GRADED_CHARS
 
+from ._patience import EVENTUALLY_S
 from ._servers import Behaviour, LoopbackAgent, agent_yaml
 from .conftest import ROOT
 from .fixtures.grading import attempt, block, crit, turn
@@ -109,8 +110,8 @@ def test_sigterm_while_grading_stops_the_run_and_records_the_attempt(tmp_path: P
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )  # fmt: skip
         try:
-            assert arrived.wait(120), "the agent never got a turn"
-            threading.Event().wait(0.3)  # the reply is back; grading has started
+            assert arrived.wait(EVENTUALLY_S), "the agent never got a turn"
+            threading.Event().wait(0.3)  # short on purpose: the reply is back, grading has started
             proc.send_signal(signal.SIGTERM)
             _stdout, stderr = proc.communicate(timeout=GUARD_S)
         finally:

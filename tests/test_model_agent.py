@@ -23,6 +23,7 @@ import pytest
 
 from agenttest.results import iter_records
 
+from ._patience import EVENTUALLY_S
 from ._servers import LoopbackAgent, RouteServer, free_port
 from .conftest import ROOT, run_cli
 
@@ -271,7 +272,7 @@ def test_a_real_llama_cpp_server(tmp_path: Path) -> None:
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}/v1"
     try:
-        deadline = time.monotonic() + 600
+        deadline = time.monotonic() + EVENTUALLY_S
         while time.monotonic() < deadline:
             try:
                 if httpx.get(url + "/models", timeout=5).status_code == 200:
@@ -286,7 +287,7 @@ def test_a_real_llama_cpp_server(tmp_path: Path) -> None:
                          "--example-args", "--openai-max-steps 2", timeout=1800)  # fmt: skip
     finally:
         server.terminate()
-        server.wait(timeout=60)
+        server.wait(timeout=EVENTUALLY_S)
     assert result.returncode == 0, result.stderr
     meta, (attempt,) = _records(Path(result.stdout.strip()))
     assert meta["model"] == "gemma3-270m"

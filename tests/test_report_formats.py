@@ -12,6 +12,7 @@ import pytest
 
 from agenttest.reporting import build_report, render
 
+from ._patience import EVENTUALLY_S
 from .conftest import run_cli
 from .fixtures.reports.builders import attempt, meta, run_end, write
 
@@ -213,7 +214,7 @@ def _tty_output(*args: str) -> str:
             break
         chunks.append(data)
     os.close(main)
-    assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
+    assert proc.wait(timeout=EVENTUALLY_S) == 0, proc.stderr.read() if proc.stderr else ""
     return b"".join(chunks).decode("utf-8", "replace")
 
 

@@ -24,6 +24,7 @@ import pytest
 from agenttest.reporting import Rate, block_rule
 from agenttest.reporting._completeness import rule_settled
 
+from ._patience import EVENTUALLY_S
 from .conftest import ROOT, run_cli
 
 BATTERY = ROOT / "batteries" / "L1"
@@ -52,12 +53,12 @@ def _attempts(path: Path) -> Counter[str]:
 
 
 def _kill_when(proc: subprocess.Popen[str], out: Path, attempts: int) -> Path:
-    deadline = time.monotonic() + 120  # a generous limit, not a measurement
+    deadline = time.monotonic() + EVENTUALLY_S
     while time.monotonic() < deadline:
         found = list(out.glob("*.jsonl"))
         if found and sum(_attempts(found[0]).values()) >= attempts:
             proc.send_signal(signal.SIGKILL)
-            proc.wait(30)
+            proc.wait(EVENTUALLY_S)
             return found[0]
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.01)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from agenttest.results import iter_records
 
+from ._patience import EVENTUALLY_S
 from .conftest import ROOT, run_cli
 
 
@@ -95,8 +96,8 @@ def test_a_killed_runner_does_not_orphan_the_example_agent(tmp_path: Path) -> No
     kids = children(proc.pid)
     assert len(kids) == 1 and alive(kids[0])
     proc.send_signal(signal.SIGKILL)
-    proc.wait(10)
-    deadline = time.monotonic() + 10
+    proc.wait(EVENTUALLY_S)
+    deadline = time.monotonic() + EVENTUALLY_S  # the orphaned agent's watchdog notices
     while alive(kids[0]) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not alive(kids[0])

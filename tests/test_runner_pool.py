@@ -18,6 +18,7 @@ from agenttest.errors import AgentUnavailable, InputError
 from agenttest.results import iter_records
 from agenttest.runner import RunRequest, parse_agent_config, run
 
+from ._patience import EVENTUALLY_S
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port, run_config, write_battery
 from .test_runner_resume import spawn
 
@@ -47,7 +48,7 @@ def attempts(path: Path) -> list[dict[str, Any]]:
 def test_replicas_work_at_once_but_never_two_requests_on_one(tmp_path: Path) -> None:
     # Each replica's first turn waits at a barrier for the other two: the run can only get
     # past it if all three replicas are in an attempt at the same moment.
-    together = threading.Barrier(3, timeout=30)
+    together = threading.Barrier(3, timeout=EVENTUALLY_S)
 
     def first_turn_meets(n: int) -> None:
         if n == 1:
@@ -117,7 +118,9 @@ def test_a_replica_that_comes_back_is_used_again(tmp_path: Path) -> None:
 
     def a_waits_for_b(n: int) -> None:
         if n == 1:
-            back_and_serving.wait(30)  # A holds its first attempt until B has served again
+            back_and_serving.wait(
+                EVENTUALLY_S
+            )  # A holds its first attempt until B has served again
 
     def b_crashes_then_serves(n: int) -> None:
         if n == 1:
@@ -178,9 +181,9 @@ def test_kill_mid_pool_then_resume_runs_every_attempt_exactly_once(
     config = pool_config(tmp_path, agents)
     try:
         proc = spawn(str(battery), "--agent", str(config), "--out", str(tmp_path / "out"))
-        assert seen.wait(60), proc.communicate(timeout=5)
+        assert seen.wait(EVENTUALLY_S), proc.communicate(timeout=EVENTUALLY_S)
         os.kill(proc.pid, sig)
-        code = proc.wait(30)
+        code = proc.wait(EVENTUALLY_S)
         assert code == (-9 if sig == signal.SIGKILL else 130), proc.communicate()
         (path,) = (tmp_path / "out").glob("*.jsonl")
         before = attempts(path)
@@ -188,7 +191,7 @@ def test_kill_mid_pool_then_resume_runs_every_attempt_exactly_once(
         if sig == signal.SIGINT:  # a clean stop says so; the attempts in flight are not kept
             assert list(iter_records(path))[-1]["reason"] == "interrupted"
         resumed = spawn("--resume", str(path))
-        assert resumed.wait(120) == 0, resumed.communicate()
+        assert resumed.wait(EVENTUALLY_S) == 0, resumed.communicate()
     finally:
         for a in agents:
             a.stop()
@@ -261,7 +264,9 @@ def test_longest_expected_attempts_go_first_within_each_round(tmp_path: Path) ->
 
 
 def test_retry_errors_reruns_a_lost_attempt_on_another_replica(tmp_path: Path) -> None:
-    together = threading.Barrier(2, timeout=30)  # run 1 and run 2 start on different replicas
+    together = threading.Barrier(
+        2, timeout=EVENTUALLY_S
+    )  # run 1 and run 2 start on different replicas
 
     def meet(n: int) -> None:
         if n == 1:

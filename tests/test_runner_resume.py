@@ -17,6 +17,7 @@ from agenttest.errors import UsageError
 from agenttest.results import ReadNotes, RunWriter, iter_records
 from agenttest.runner import RunRequest, run
 
+from ._patience import EVENTUALLY_S
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, write_battery
 from .conftest import ROOT, run_cli
 
@@ -35,19 +36,33 @@ def spawn(*args: str) -> subprocess.Popen[str]:
 
 
 class TurnWatch:
-    """Fires an event when the agent receives turn number ``target`` (or a later one)."""
+    """Fires an event when the agent receives turn number ``target`` (or a later one).
+
+    With ``hold`` the agent keeps that one turn unanswered until :meth:`release`, so a
+    signal sent after :attr:`hit` provably arrives while the runner waits for the answer,
+    however slow the machine is.
+    """
 
     def __init__(self) -> None:
         self.target = 10**9
         self.hit = threading.Event()
+        self._hold = False
+        self._released = threading.Event()
 
     def __call__(self, n: int) -> None:
         if n >= self.target:
             self.hit.set()
+            if self._hold:
+                self.target, self._hold = 10**9, False
+                self._released.wait(EVENTUALLY_S)
 
-    def arm(self, target: int) -> None:
+    def arm(self, target: int, hold: bool = False) -> None:
         self.hit.clear()
         self.target = target
+        self._hold = hold
+
+    def release(self) -> None:
+        self._released.set()
 
 
 def setup_run(tmp_path: Path, behaviour: Behaviour) -> tuple[LoopbackAgent, Path, Path]:
@@ -76,10 +91,10 @@ def test_sigkill_at_varied_points_then_resume(tmp_path: Path) -> None:
             watch.arm(turn)
             proc = spawn(str(battery), "--agent", str(config), "--out", str(out)) if i == 0 else (
                 spawn("--resume", str(path)))  # fmt: skip
-            assert watch.hit.wait(20), proc.communicate()
+            assert watch.hit.wait(EVENTUALLY_S), proc.communicate()
             time.sleep(delay)
             proc.send_signal(signal.SIGKILL)
-            proc.wait(10)
+            proc.wait(EVENTUALLY_S)
             assert proc.returncode == -signal.SIGKILL
             killed += 1
             if path is None:
@@ -91,7 +106,7 @@ def test_sigkill_at_varied_points_then_resume(tmp_path: Path) -> None:
         assert path is not None
         watch.arm(10**9)
         proc = spawn("--resume", str(path))
-        stdout, stderr = proc.communicate(timeout=60)
+        stdout, stderr = proc.communicate(timeout=EVENTUALLY_S)
         assert proc.returncode == 0, stderr
         assert stdout.strip() == str(path)
     finally:
@@ -120,14 +135,16 @@ def test_sigkill_at_varied_points_then_resume(tmp_path: Path) -> None:
 def test_a_signal_finishes_the_record_exits_130_and_resumes(tmp_path: Path, sig: int) -> None:
     watch = TurnWatch()
     agent, battery, config = setup_run(tmp_path, Behaviour(turn_delay_s=0.3, on_turn=watch))
+    # the held turn must end by the signal, not by the answer timeout
+    config.write_text(agent_yaml(agent.url, timeouts={"answer_s": EVENTUALLY_S}), "utf-8")
     out = tmp_path / "out"
     try:
-        watch.arm(3)
+        watch.arm(3, hold=True)
         proc = spawn(str(battery), "--agent", str(config), "--out", str(out), "--k", "1")
-        assert watch.hit.wait(20)
-        time.sleep(0.05)  # the runner is now waiting for turn 3's answer
-        proc.send_signal(sig)
-        stdout, stderr = proc.communicate(timeout=20)
+        assert watch.hit.wait(EVENTUALLY_S), proc.communicate()
+        proc.send_signal(sig)  # the agent holds turn 3: the runner is waiting for its answer
+        stdout, stderr = proc.communicate(timeout=EVENTUALLY_S)
+        watch.release()  # the agent is free again for the resumed run
         assert proc.returncode == 130, stderr
         assert "--resume" in stderr
         path = Path(stdout.strip())
@@ -138,9 +155,10 @@ def test_a_signal_finishes_the_record_exits_130_and_resumes(tmp_path: Path, sig:
         assert len(cut) == 1 and cut[0]["verdict"] == "ERROR"
         assert signal.Signals(sig).name in cut[0]["error"]
         proc = spawn("--resume", str(path))
-        _stdout, stderr = proc.communicate(timeout=30)
+        _stdout, stderr = proc.communicate(timeout=EVENTUALLY_S)
         assert proc.returncode == 0, stderr
     finally:
+        watch.release()
         agent.stop()
     records, _ = read(path)
     attempts = [r for r in records if r["record_type"] == "attempt"]

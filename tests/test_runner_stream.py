@@ -38,8 +38,10 @@ def write_stream(
         handler.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
         handler.wfile.flush()
     if hold is not None:
-        hold.wait(30)
-    while trickle is not None and not trickle.wait(0.05):  # keep-alive comments, forever
+        hold.wait(30)  # short on purpose: a hold the test forgot to release ends
+    while trickle is not None and not trickle.wait(
+        0.05
+    ):  # short on purpose: keep-alive comments, forever
         handler.wfile.write(b"%x\r\n%s\r\n" % (len(b": ping\n"), b": ping\n"))
         handler.wfile.flush()
     handler.wfile.write(b"0\r\n\r\n")

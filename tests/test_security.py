@@ -11,6 +11,7 @@ import pytest
 
 from agenttest.cli import main
 
+from ._patience import EVENTUALLY_S
 from ._servers import Behaviour, LoopbackAgent, run_battery_at, write_battery
 
 SECRET = "sk-live-7f3a9c0d1e2b4a6f8e0d2c4b6a8f0e1d"
@@ -194,7 +195,7 @@ def test_report_into_a_pipe_or_device_writes_into_it_and_never_replaces_it(
     reader.start()
     golden = Path(__file__).parent / "golden" / "run_2.1.jsonl"
     done = run_cli("report", str(golden), "--format", "json", "-o", str(fifo))
-    reader.join(60)
+    reader.join(EVENTUALLY_S)
     assert done.returncode == 0, done.stderr
     assert stat.S_ISFIFO(fifo.lstat().st_mode), "the pipe was replaced by a regular file"
     assert got and got[0].startswith("{"), got
