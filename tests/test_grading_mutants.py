@@ -1,17 +1,25 @@
-"""Tests that kill the grading mutants the hand check of issue 13 found alive.
+"""Tests that kill the grading mutants of issue 13 (the hand check's, then mutmut's).
 
 Each pins one token of the graders: which separator a number with both marks says is the
 decimal mark, the Unicode minus, a quote on one side of an injected word, the placeholder
-of an empty reply in any case, and the clock's wrap at midnight.
+of an empty reply in any case, and the clock's wrap at midnight; then the code mutmut
+found no test reaching (shell effects on the world state, the attempt's clock, the files
+to snapshot, the dates and values the judge compares), and the evidence each criterion
+writes, pinned whole: a report shows it, so it is behaviour.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any, cast
 
 from agenttest.grading import _normalize as nz
+from agenttest.grading import _world as world
+from agenttest.grading import files_of_interest, numbers
+from agenttest.grading._context import Ctx
+from agenttest.results import ToolCall
 
-from .fixtures.grading import attempt, block, check, crit, turn
+from .fixtures.grading import attempt, block, call, check, crit, turn
 
 
 def values(text: str) -> list[set[Decimal]]:
@@ -57,3 +65,119 @@ def test_clock_delta_wraps_at_midnight() -> None:
     # 30 seconds later by the clock, not 23 h 59 min earlier
     assert check(c, attempt(turn("Saat 00:00.", completed_at=at)), b).holds is True
     assert check(c, attempt(turn("Saat 00:05.", completed_at=at)), b).holds is False
+
+
+# ------------------------------------------------------------------ no test reached these
+# mutmut found no in-process test reaching the functions below (the corpus tests that do
+# import a transcript in a module fixture, too slow for a mutation run).
+
+
+def _effect(ctx: Ctx, c: dict[str, Any], rel: str) -> Any:
+    return world.effect(ctx, cast(ToolCall, c), rel)
+
+
+def _shell(command: str, ok: bool | None = True) -> Any:
+    ctx = Ctx(block(tools={"shell": ["bash"]}), attempt(turn("ok")))
+    return _effect(ctx, call("bash", ok=ok, command=command), "notes/a.txt")
+
+
+def test_a_shell_command_changes_a_file_only_by_what_it_runs() -> None:
+    assert _shell("cat notes/b.txt") is None  # does not name it
+    assert _shell("cat notes/a.txt") is None  # a read
+    assert _shell("ls notes | grep a.txt") is None  # reads only, through a pipe
+    assert _shell("ls a.txt;") is None  # an empty part after `;` is no program
+    assert _shell("cat a.txt 2>&1") is None  # a descriptor copy writes no file
+    assert _shell("cat a.txt > /dev/null") is None
+    assert _shell("rm notes/a.txt", ok=False) == (
+        world.NO_CHANGE,
+        "a shell command naming it failed: changed nothing",
+    )
+    wrote = (world.Present(None), "a successful shell command wrote it (redirection)")
+    assert _shell("echo hi > notes/a.txt") == wrote
+    assert _shell("echo hi >> 'notes/a.txt'") == wrote
+    for command in (
+        "echo hi > notes/a.txt && rm notes/a.txt",  # the redirection and then a delete
+        "echo hi > other.txt; cat a.txt",  # writes, but another file
+        "ls a.txt || mv a.txt b.txt",
+        "cp x notes/a.txt",
+    ):
+        unknown = world.Unknown(f"a shell command may have changed notes/a.txt: {command!r}")
+        assert _shell(command) == (unknown, "shell"), command
+    # outcome unknown: even a plain redirection may not have run
+    assert _shell("echo hi > notes/a.txt", ok=None)[1] == "shell"
+
+
+def test_a_shell_command_with_no_file_name_to_look_for_touches_nothing() -> None:
+    ctx = Ctx(block(tools={"shell": ["bash"]}), attempt(turn("ok")))
+    assert _effect(ctx, call("bash", ok=False, command="rm -rf x"), "") is None
+
+
+def test_a_move_into_a_folder_lands_under_the_source_name() -> None:
+    ctx = Ctx(block(tools={"file_move": ["mv"]}), attempt(turn("ok")))
+    into = call("mv", path="inbox/a.txt", destination="notes")
+    assert _effect(ctx, into, "notes/a.txt") == (
+        world.Present(None),
+        "mv moved a file here",
+    )
+    assert _effect(ctx, into, "inbox/a.txt") == (world.Absent, "mv moved it away")
+    # without a source there is no name to land under: the folder itself only
+    nameless = call("mv", destination="notes")
+    assert _effect(ctx, nameless, "notes/a.txt") is None
+    assert _effect(ctx, nameless, "notes") == (world.Present(None), "mv moved a file here")
+
+
+def test_a_state_is_described_in_words() -> None:
+    assert world.describe(world.Unknown("the trace is partial")) == "the trace is partial"
+    assert world.describe(world.Absent) == "absent"
+    assert world.describe(world.Present(None)) == "exists"
+    assert world.describe(world.Present("")) == "exists"
+
+
+def test_latency_falls_back_to_the_attempts_clock() -> None:
+    c = crit("P", "latency_max", seconds=2)
+    timed = attempt(
+        turn("ok"), started_at="2026-07-13T20:59:58.5Z", completed_at="2026-07-13T21:00:00Z"
+    )
+    res = check(c, timed)
+    assert res.holds is True
+    assert res.evidence["note"] == "1.5 s (completed_at - started_at); limit 2 s"
+    slow = {**timed, "completed_at": "2026-07-13T21:00:00.501Z"}
+    assert check(c, slow).holds is False  # 2001 ms
+    broken = {**timed, "completed_at": "not a time"}
+    res = check(c, broken)
+    assert res.holds is None
+    assert res.evidence["note"] == "the attempt's duration was not recorded"
+
+
+def test_files_of_interest_are_the_file_criteria_paths_filled_and_once_each() -> None:
+    nested = crit(
+        "P2",
+        "any_of",
+        of=[crit("A", "file_absent", path="out/{{name}}.txt"), crit("B", "status")],
+    )
+    b = block(
+        [crit("P1", "file_exists", path=" out/{{name}}.txt "), nested],
+        [
+            crit("F1", "file_content", path="log.txt", value="x"),
+            crit("F2", "response_contains", values=["log.txt"]),
+        ],
+        vars={"name": "report"},
+    )
+    assert files_of_interest(b) == ["out/report.txt", "log.txt"]
+
+
+def test_dates_and_values_agree_on_every_part_both_know() -> None:
+    assert numbers.same_date({(2024, 3, 15)}, [(2024, 3, 15)])
+    assert numbers.same_date({(2024, 3, 15)}, [(None, 3, 15)])  # no year: not a conflict
+    assert numbers.same_date({(2024, 3, 15), (2024, 15, 3)}, [(None, 15, 3)])  # some reading
+    assert not numbers.same_date({(2024, 3, 15)}, [(2024, 3, 16)])
+    assert not numbers.same_date({(2024, 3, 15)}, [(2025, None, None), (2024, 4, None)])
+    assert not numbers.same_date(set(), [(2024, 3, 15)])
+    [us] = numbers.extract_dates("03/04/2024")  # both orders
+    [eu] = numbers.extract_dates("4 March 2024")
+    [other] = numbers.extract_dates("2024-04-03")
+    assert numbers.dates_match(us, eu) and numbers.dates_match(us, other)
+    assert not numbers.dates_match(eu, numbers.extract_dates("5 March 2024")[0])
+    one = frozenset({Decimal(1)})
+    assert numbers.values_match(one, frozenset({Decimal(1), Decimal(1000)}))
+    assert not numbers.values_match(one, frozenset({Decimal(2)}))

@@ -15,6 +15,7 @@ the test files below, and runs mutmut under ``nice``. The checkout itself is not
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import shutil
@@ -24,6 +25,36 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def tests_without(path: str, *fixtures: str, skip: tuple[str, ...] = ()) -> list[str]:
+    """The node ids of the tests in ``path`` that take none of ``fixtures`` (nor ``skip``).
+
+    A test file's module fixture that imports the corpus or runs a CLI costs seconds, and a
+    forked mutant pays it again for every mutant of every function the file reaches: the
+    unit tests beside those fixtures are what a mutation run can afford.
+    """
+    tree = ast.parse((ROOT / path).read_text("utf-8"))
+    return [
+        f"{path}::{node.name}"
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and node.name.startswith("test_")
+        and node.name not in skip
+        and not {a.arg for a in node.args.args} & set(fixtures)
+    ]
+
+
+#: library tests of the judge's pairs file, not of grading
+_JUDGE_PAIRS = (
+    "test_check_pairs_counts_good_lines_and_skips_blank_ones",
+    "test_check_pairs_reports_every_bad_line_with_file_and_line",
+    "test_check_pairs_stops_after_max_problems",
+    "test_a_missing_pairs_file_is_one_located_problem",
+    "test_score_pairs_file_rows_in_order_rounded_and_judge_closed",
+    "test_score_pairs_file_checks_the_whole_file_before_building_the_judge",
+    "test_a_judge_left_early_is_closed",
+)
 
 #: module -> (path or paths to mutate, the test files that exercise it)
 MODULES: dict[str, tuple[str | list[str], list[str]]] = {
@@ -37,10 +68,30 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
             "tests/test_grading_normalize.py",
             "tests/test_grading_criteria.py",
             "tests/test_grading_verdict.py",
-            "tests/test_grading_limits.py",
+            # not tests/test_grading_limits.py: it grades texts at the real 256 Ki cap, a
+            # 32 MiB reply and a subprocess run, seconds each, paid again by every mutant
+            # of every function it reaches; test_grading_mutants_limits.py pins the same
+            # rules at a 20-character cap
             "tests/test_stream_criteria.py",
             "tests/test_grounding_criteria.py",
             "tests/test_house_mutants.py",
+            *(
+                p.relative_to(ROOT).as_posix()
+                for p in sorted(ROOT.glob("tests/test_grading_mutants*.py"))
+            ),
+            "tests/test_shared_numbers.py",
+            # file criteria, the world state, preconditions and regrade, in process
+            *tests_without("tests/test_calls_counted.py", "imported", "battery"),
+            *tests_without(
+                "tests/test_verdict_trust.py",
+                "imported",
+                "battery",
+                skip=(  # a whole report each
+                    "test_report_and_agreement_give_one_kappa_interval",
+                    "test_a_run_file_reported_with_its_copy_supersedes_nothing",
+                ),
+            ),
+            *tests_without("tests/test_library_commands.py", skip=_JUDGE_PAIRS),
         ],
     ),
     "client": (
@@ -87,13 +138,32 @@ def paths_of(source: str | list[str]) -> list[str]:
     return [source] if isinstance(source, str) else source
 
 
+def package_around(sources: list[str]) -> list[str]:
+    """Every path of the package beside ``sources``, so ``also_copy`` never overwrites them.
+
+    mutmut copies ``also_copy`` into ``mutants/`` before it generates: copying all of
+    ``agenttest/`` put the original modules back with their own mtime, so every run generated
+    every mutant again (minutes) and a second run could not reuse the first one's.
+    """
+    mutated = {Path(s.rstrip("/")) for s in sources}
+    above = {parent for path in mutated for parent in path.parents} - {Path(".")}
+    around: list[str] = []
+    for folder in sorted(above):
+        for entry in sorted((ROOT / folder).iterdir()):
+            rel = entry.relative_to(ROOT)
+            if rel not in mutated | above and entry.name != "__pycache__":
+                around.append(rel.as_posix() + ("/" if entry.is_dir() else ""))
+    return around
+
+
 def mutmut_section(source: str | list[str], tests: list[str]) -> str:
+    also_copy = ["batteries/", "templates/", "tests/", *package_around(paths_of(source))]
     return (
         "[tool.mutmut]\n"
         f"source_paths = {json.dumps(paths_of(source))}\n"
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n"
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q"]\n'
-        'also_copy = ["batteries/", "templates/", "tests/", "agenttest/"]\n'
+        f"also_copy = {json.dumps(also_copy)}\n"
     )
 
 
@@ -133,6 +203,11 @@ def main() -> int:
     parser.add_argument("--only", action="append", default=[], help="mutant names (globs)")
     parser.add_argument("--children", type=int, default=2)
     parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep the scratch folder's mutants and results; copy in the current tests",
+    )
+    parser.add_argument(
         "--dir", type=Path, help="scratch folder (default: a temp folder per module)"
     )
     args = parser.parse_args()
@@ -142,7 +217,12 @@ def main() -> int:
         return 0
     source, tests = MODULES[args.module]
     target = args.dir or Path(tempfile.gettempdir()) / f"agenttest-mutation-{args.module}"
-    scratch_copy(target)
+    if args.reuse and (target / "mutants").is_dir():
+        # keep the generated mutants (and their results, unless the selection changed);
+        # bring over the working tree's tests only
+        shutil.copytree(ROOT / "tests", target / "tests", dirs_exist_ok=True)
+    else:
+        scratch_copy(target)
     configure(target, source, tests)
     print(
         f"mutating {' '.join(paths_of(source))} in {target} with {len(tests)} test files",
