@@ -15,8 +15,8 @@ from typing import Any, cast
 
 from agenttest.grading import _normalize as nz
 from agenttest.grading import _world as world
-from agenttest.grading import files_of_interest, numbers
-from agenttest.grading._context import Ctx
+from agenttest.grading import files_of_interest, grade_attempt, numbers
+from agenttest.grading._context import Check, Ctx
 from agenttest.results import ToolCall
 
 from .fixtures.grading import attempt, block, call, check, crit, turn
@@ -105,6 +105,22 @@ def test_a_shell_command_changes_a_file_only_by_what_it_runs() -> None:
         assert _shell(command) == (unknown, "shell"), command
     # outcome unknown: even a plain redirection may not have run
     assert _shell("echo hi > notes/a.txt", ok=None)[1] == "shell"
+    # what reads only is a closed list: every one of its programs, and no more
+    readers = "; ".join(f"{p} a.txt" for p in sorted(world.READ_ONLY_PROGRAMS))
+    assert _shell(readers) is None
+    assert _shell(readers + "; touch a.txt")[1] == "shell"
+    # a redirection followed by a move or an unlink leaves it unknown, not written
+    assert _shell("echo hi > notes/a.txt && mv notes/a.txt b")[1] == "shell"
+    assert _shell("echo hi > notes/a.txt; unlink notes/a.txt")[1] == "shell"
+
+
+def test_a_shell_command_is_read_from_command_cmd_or_script() -> None:
+    ctx = Ctx(block(tools={"shell": ["bash"]}), attempt(turn("ok")))
+    wrote = (world.Present(None), "a successful shell command wrote it (redirection)")
+    for key in ("command", "cmd", "script"):
+        bash = {"name": "bash", "arguments": {key: "echo x > notes/a.txt"}, "ok": True}
+        assert _effect(ctx, bash, "notes/a.txt") == wrote
+    assert _effect(ctx, call("bash", program="echo x > notes/a.txt"), "notes/a.txt") is None
 
 
 def test_a_shell_command_with_no_file_name_to_look_for_touches_nothing() -> None:
@@ -133,6 +149,36 @@ def test_a_state_is_described_in_words() -> None:
     assert world.describe(world.Present("")) == "exists"
 
 
+def test_latency_reads_the_attempt_then_its_turns_then_its_clock() -> None:
+    c = crit("P", "latency_max", seconds=2)
+    res = check(c, attempt(turn("ok", latency_ms=900), latency_ms=2000))
+    assert res == Check(True, {"note": "2.0 s (attempt latency_ms); limit 2 s"})  # at the limit
+    assert check(c, attempt(turn("ok"), latency_ms=2001)).holds is False
+    turns = attempt(turn("a", latency_ms=1200), turn("b", latency_ms=850.5))
+    assert check(c, turns) == Check(
+        False, {"note": "2.1 s (sum of the turns' latency_ms); limit 2 s"}
+    )
+    # a turn without a figure: the sum would undercount, so the clock decides
+    partial = attempt(
+        turn("a", latency_ms=1200),
+        turn("b"),
+        started_at="2026-07-13T20:59:58+00:00",
+        completed_at="2026-07-13T21:00:00+00:00",
+    )
+    assert check(c, partial) == Check(
+        True, {"note": "2.0 s (completed_at - started_at); limit 2 s"}
+    )
+    named = {**partial, "latency_source": "first byte to last byte"}
+    assert check(c, named).evidence == {"note": "2.0 s (first byte to last byte); limit 2 s"}
+    half = attempt(turn("a"), started_at="2026-07-13T20:59:58+00:00")  # no end: no clock
+    assert check(c, half) == Check(None, {"note": "the attempt's duration was not recorded"})
+    ended = attempt(turn("a"), completed_at="2026-07-13T20:59:58+00:00")
+    assert check(c, ended).holds is None
+    # no limit given: nothing but an instant reply is within it
+    assert check(crit("P", "latency_max"), attempt(turn("ok"), latency_ms=1)).holds is False
+    assert check(crit("P", "latency_max"), attempt(turn("ok"), latency_ms=0)).holds is True
+
+
 def test_latency_falls_back_to_the_attempts_clock() -> None:
     c = crit("P", "latency_max", seconds=2)
     timed = attempt(
@@ -141,6 +187,8 @@ def test_latency_falls_back_to_the_attempts_clock() -> None:
     res = check(c, timed)
     assert res.holds is True
     assert res.evidence["note"] == "1.5 s (completed_at - started_at); limit 2 s"
+    exact = {**timed, "started_at": "2026-07-13T20:59:58Z"}  # 2000 ms: at the limit
+    assert check(c, exact).holds is True
     slow = {**timed, "completed_at": "2026-07-13T21:00:00.501Z"}
     assert check(c, slow).holds is False  # 2001 ms
     broken = {**timed, "completed_at": "not a time"}
@@ -160,6 +208,7 @@ def test_files_of_interest_are_the_file_criteria_paths_filled_and_once_each() ->
         [
             crit("F1", "file_content", path="log.txt", value="x"),
             crit("F2", "response_contains", values=["log.txt"]),
+            crit("F3", "status", value="completed", path="not/a/file/criterion.txt"),
         ],
         vars={"name": "report"},
     )
@@ -181,3 +230,58 @@ def test_dates_and_values_agree_on_every_part_both_know() -> None:
     one = frozenset({Decimal(1)})
     assert numbers.values_match(one, frozenset({Decimal(1), Decimal(1000)}))
     assert not numbers.values_match(one, frozenset({Decimal(2)}))
+
+
+# ------------------------------------------------------------------ _engine
+
+
+def test_strict_warnings_name_the_criterion_its_words_its_state_and_evidence() -> None:
+    b = block(
+        [
+            crit("P1", "response_contains", values=["42"]),
+            crit("P2", "response_contains", values=["INTERNAL"], origin="agenttest"),
+            crit("P3", "judge", "JUDGE", says="is polite", origin="agenttest"),
+        ]
+    )
+    out = grade_attempt(b, attempt(turn("the answer is 42")))
+    assert out.verdict == "PASS"  # precondition: the warnings do not count
+    rows = {r["id"]: r for r in out.criteria}
+    assert out.strict_warnings == [
+        {"criterion": "P2", "says": "response_contains", "state": "failed",
+         "evidence": rows["P2"]["evidence"]},
+        {"criterion": "P3", "says": "is polite", "state": "undecided",
+         "evidence": rows["P3"]["evidence"]},
+    ]  # fmt: skip
+
+
+def test_a_trace_without_a_lost_reply_does_not_turn_an_unfinished_attempt_into_a_fail() -> None:
+    b = block([crit("P1", "tool_called", tool="weather")])
+    # the reply was not lost: the attempt simply ended in an error; its trace is no audit
+    ended = turn(None, [call("web_search", q="w")], trace="task log")
+    out = grade_attempt(b, attempt(ended, status="error", error_cause="timeout"))
+    assert (out.verdict, out.error_cause) == ("ERROR", "timeout")
+    lost = turn(None, [call("web_search", q="w")], trace="task log", reply_lost=True)
+    assert grade_attempt(b, attempt(lost, status="error", error_cause="busy")).verdict == "FAIL"
+
+
+# ------------------------------------------------------------------ _text_criteria
+
+
+def test_response_empty_writes_its_evidence_whole() -> None:
+    c = crit("F", "response_empty")
+    assert check(c, attempt(turn("  \n"))) == Check(
+        True, {"turn": 1, "note": "the response is empty or whitespace"}
+    )
+    assert check(c, attempt(turn("x"), turn("(No Response)"))) == Check(
+        True,
+        {
+            "turn": 2,
+            "span": [0, 13],
+            "text": "(No Response)",
+            "note": "the agent's placeholder for an empty answer",
+        },
+    )
+    assert check(c, attempt(turn("Merhaba!"))) == Check(False, {"turn": 1, "text": "Merhaba!"})
+    assert check(c, attempt(turn(None))) == Check(
+        None, {"turn": 1, "note": "no response was recorded for this turn"}
+    )

@@ -70,20 +70,31 @@ def test_pattern_flags_carry_over_to_the_regex_package() -> None:
     assert limits.search(r"\w", "ş", re.ASCII) is None
     assert limits.search(r"\w", "ş") is not None
     assert [m.group() for m in limits.finditer(r"\d", "a1b2")] == ["1", "2"]
+    both = re.IGNORECASE | re.MULTILINE  # flags combine, none is dropped
+    assert limits.search("^B", "a\nb", both) is not None
+    assert limits.search("^B", "a\nb", re.MULTILINE) is None
 
 
 class _Exhausted:
+    """A compiled pattern that runs out of time, recording the limit it was given."""
+
+    def __init__(self) -> None:
+        self.timeouts: list[float] = []
+
     def search(self, text: str, timeout: float) -> Any:
+        self.timeouts.append(timeout)
         raise TimeoutError
 
     def finditer(self, text: str, timeout: float) -> Any:
+        self.timeouts.append(timeout)
         raise TimeoutError
 
 
 def test_a_pattern_out_of_time_leaves_its_criterion_undecided_and_says_why(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(limits, "_compile", lambda pattern, flags: _Exhausted())
+    exhausted = _Exhausted()
+    monkeypatch.setattr(limits, "_compile", lambda pattern, flags: exhausted)
     why = (
         "the pattern '^(a|aa)+$' took longer than 2s on 1,200 characters "
         "(catastrophic backtracking?); undecided"
@@ -93,6 +104,7 @@ def test_a_pattern_out_of_time_leaves_its_criterion_undecided_and_says_why(
     assert str(caught.value) == why
     with pytest.raises(limits.PatternTimeout):
         list(limits.finditer("^(a|aa)+$", "a" * 1200))
+    assert exhausted.timeouts == [limits.PATTERN_TIMEOUT_S] * 2  # both run under the limit
     b = block([crit("P1", "response_regex", "KEYWORD", pattern="^(a|aa)+$")])
     outcome = grade_attempt(b, attempt(turn("a" * 1200)))
     assert outcome.criteria[0]["passed"] is None
