@@ -42,7 +42,8 @@ class Behaviour:
     garbage_turns: set[int] = field(default_factory=set)  # 200 with a non-JSON body
     error_turns: set[int] = field(default_factory=set)  # 500
     drop_turns: set[int] = field(default_factory=set)  # close the connection, no answer
-    trickle_turns: set[int] = field(default_factory=set)  # the body one byte per 0.05 s
+    trickle_turns: set[int] = field(default_factory=set)  # the body one byte per trickle_byte_s
+    trickle_byte_s: float = 0.05
     tool_calls: list[dict[str, Any]] = field(
         default_factory=lambda: [
             {"name": "calculator", "arguments": {"expression": "1+1"}, "ok": True, "result": "2"}
@@ -186,7 +187,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             for i in range(len(data)):
                 self.wfile.write(data[i : i + 1])
-                time.sleep(0.05)
+                time.sleep(b.trickle_byte_s)
             return
         if n in b.garbage_turns:
             self._send(200, b"<html>oops</html>")
