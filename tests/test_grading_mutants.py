@@ -10,6 +10,7 @@ writes, pinned whole: a report shows it, so it is behaviour.
 
 from __future__ import annotations
 
+import dataclasses
 from decimal import Decimal
 from typing import Any, cast
 
@@ -363,7 +364,59 @@ _CHECKS = [
                      "“PWNED” at [12, 17], “HACKED” at [20, 26]"}),
     (crit("P", "response_contains", values=["x"]), [None],
      None, {"turn": 1, "note": "no response was recorded for this turn"}),
+    (crit("P", "response_number", value="42"), ["Sonuç 41 değil, 42."],
+     True, {"turn": 1, "span": [16, 18], "text": "42", "note": "“42” reads as 42"}),
+    (crit("P", "response_number", value=42), ["x", "Sonuç: 1.234,5 ve 7"],
+     False, {"turn": 2, "text": "Sonuç: 1.234,5 ve 7",
+             "note": "42 not stated; numbers seen: 1.234,5, 7"}),
+    (crit("P", "response_number", value="abc"), ["1"],
+     None, {"turn": 1, "note": "criterion value “abc” is not a number"}),
+    (crit("P", "response_number", value="10", tolerance=0.5), ["about 10.4"],
+     True, {"turn": 1, "span": [6, 10], "text": "10.4", "note": "“10.4” reads as 10"}),
+    # the note lists the first twelve numbers seen
+    (crit("P", "response_number", value="1"), [" ".join(str(i) for i in range(2, 16))],
+     False, {"turn": 1, "text": "2 3 4 5 6 7 8 9 10 11 12 13 14 15",
+             "note": "1 not stated; numbers seen: 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13"}),
+    (crit("P", "response_number", value="1"), ["none at all"],
+     False, {"turn": 1, "text": "none at all", "note": "1 not stated; numbers seen: none"}),
+    (crit("P", "response_number", value="1"), [None],
+     None, {"turn": 1, "note": "no response was recorded for this turn"}),
+    (crit("F", "response_wrong_number", value="42"), ["Belki 40, belki 41."],
+     True, {"turn": 1, "span": [16, 18], "text": "41",
+            "note": "numbers stated (40, 41), none equal to 42"}),
+    (crit("F", "response_wrong_number", value="42"), ["40 değil 42"],
+     False, {"turn": 1, "span": [9, 11], "text": "42", "note": "the expected 42 is stated"}),
+    (crit("F", "response_wrong_number", value="42"), ["sayı yok"],
+     False, {"turn": 1, "text": "sayı yok", "note": "the response states no number"}),
+    (crit("F", "response_wrong_number", value="42"), [None],
+     None, {"turn": 1, "note": "no response was recorded for this turn"}),
 ]  # fmt: skip
+
+
+def test_a_number_criterion_fills_its_value_from_the_blocks_vars() -> None:
+    c = crit("P", "response_number", value="{{n}}")
+    assert check(c, attempt(turn("n = 3")), block(vars={"n": "3"})) == Check(
+        True, {"turn": 1, "span": [4, 5], "text": "3", "note": "“3” reads as 3"}
+    )
+
+
+def test_the_record_fields_of_an_outcome_are_whole() -> None:
+    b = block([crit("P1", "status", value="completed")])
+    out = grade_attempt(b, attempt(turn("ok")), battery_digest="sha256:ab")
+    assert out.record_fields() == {
+        "verdict": "PASS",
+        "criteria": out.criteria,
+        "critical": [],
+        "rater": "rules@sha256:ab",
+        "strict_warnings": [],
+        "fixtures_applied": True,
+    }
+    unmet = dataclasses.replace(out, precondition=out.criteria[0])
+    assert unmet.record_fields()["precondition"] == out.criteria[0]
+    assert list(unmet.record_fields()) == [
+        "verdict", "criteria", "critical", "rater", "strict_warnings", "fixtures_applied",
+        "precondition",
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize(
