@@ -327,6 +327,20 @@ _CHECKS = [
      True, {"turn": 1, "span": [6, 15], "text": "Intro\n1. a\n2. b\n   - nested\n- source",
             "note": "2 list item(s) (top level of the main list; nested or other items "
                     "not counted); wanted exactly 2"}),
+    # numbered and bulleted at the top: the kind the answer starts with is the main list
+    (crit("P", "list_items", min=1), ["1. a\n- b\n2. c"],
+     True, {"turn": 1, "span": [0, 13], "text": "1. a\n- b\n2. c",
+            "note": "2 list item(s) (top level of the main list; nested or other items "
+                    "not counted); wanted at least 1"}),
+    # one list with a nested item is two lists for the note
+    (crit("P", "list_items", min=1), ["- a\n  - b"],
+     True, {"turn": 1, "span": [0, 3], "text": "- a\n  - b",
+            "note": "1 list item(s) (top level of the main list; nested or other items "
+                    "not counted); wanted at least 1"}),
+    (crit("P", "asks_question"), ["Which city？"],
+     True, {"turn": 1, "span": [0, 11], "text": "Which city？"}),
+    (crit("P", "asks_question"), ["Which city؟ ok"],
+     True, {"turn": 1, "span": [0, 11], "text": "Which city؟"}),
     (crit("P", "list_items", min=1), ["* a\n* b\n* c"],
      True, {"turn": 1, "span": [0, 11], "text": "* a\n* b\n* c",
             "note": "3 list item(s); wanted at least 1"}),
