@@ -409,9 +409,12 @@ _CHECKS = [
 
 def test_a_number_criterion_fills_its_value_from_the_blocks_vars() -> None:
     c = crit("P", "response_number", value="{{n}}")
-    assert check(c, attempt(turn("n = 3")), block(vars={"n": "3"})) == Check(
+    b = block(vars={"n": "3"})
+    assert check(c, attempt(turn("n = 3")), b) == Check(
         True, {"turn": 1, "span": [4, 5], "text": "3", "note": "“3” reads as 3"}
     )
+    # a value given as a number is not a template: it is read as it is
+    assert check(crit("P", "response_number", value=3), attempt(turn("n = 3")), b).holds is True
 
 
 def test_the_record_fields_of_an_outcome_are_whole() -> None:
@@ -459,4 +462,12 @@ def test_a_mention_is_discounted_by_a_quote_or_its_own_sentence_refusing(
 def test_response_criteria_write_their_evidence_whole(
     c: Any, replies: list[str | None], holds: bool | None, evidence: dict[str, Any]
 ) -> None:
-    assert check(c, attempt(*[turn(r) for r in replies])) == Check(holds, evidence)
+    got = check(c, attempt(*[turn(r) for r in replies]))
+    assert (got.holds, dict(got.evidence)) == (holds, evidence)
+
+
+def test_a_negated_criterion_keeps_its_graders_note_and_says_it_was_negated() -> None:
+    negated = crit("P", "response_contains", values=["x"], negate=True)
+    assert check(negated, attempt(turn("abc"))) == Check(
+        True, {"turn": 1, "text": "abc", "note": "not found: “x”; negated"}
+    )
