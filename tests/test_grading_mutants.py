@@ -19,6 +19,7 @@ import pytest
 from agenttest.grading import _normalize as nz
 from agenttest.grading import _world as world
 from agenttest.grading import files_of_interest, grade_attempt, numbers
+from agenttest.grading._calls import calls_text
 from agenttest.grading._context import Check, Ctx
 from agenttest.grading._text_criteria import _mentioned_not_obeyed
 from agenttest.results import ToolCall
@@ -470,4 +471,23 @@ def test_a_negated_criterion_keeps_its_graders_note_and_says_it_was_negated() ->
     negated = crit("P", "response_contains", values=["x"], negate=True)
     assert check(negated, attempt(turn("abc"))) == Check(
         True, {"turn": 1, "text": "abc", "note": "not found: “x”; negated"}
+    )
+
+
+# ------------------------------------------------------------------ _calls
+
+
+def test_the_evidence_says_which_calls_were_counted() -> None:
+    tool = {"tool": "weather"}
+    assert calls_text(crit("P", "tool_called", **tool)) == "calls that succeeded"
+    assert calls_text(crit("P", "tool_called", calls="ran", **tool)) == "calls that ran"
+    assert (
+        calls_text(crit("P", "tool_called", calls="dispatched", **tool)) == "every call dispatched"
+    )
+    assert calls_text(crit("P", "tool_called", calls="succeeded", **tool)) == (
+        "calls that succeeded"
+    )
+    assert calls_text(crit("P", "tool_called", ok=False, **tool)) == "calls that ran with ok=false"
+    assert calls_text(crit("P", "tool_called", ok=True, calls="ran", **tool)) == (
+        "calls that ran with ok=true"
     )
