@@ -193,14 +193,23 @@ def test_unreachable_agent_is_lost_as_unreachable(tmp_path: Path) -> None:
 
 
 def test_a_second_concurrent_request_is_refused(tmp_path: Path) -> None:
-    with LoopbackAgent(Behaviour(turn_delay_s=0.5)) as agent:
+    arrived, release = threading.Event(), threading.Event()
+
+    def hold(_n: int) -> None:  # the first turn stays in flight until the second was refused
+        arrived.set()
+        release.wait(EVENTUALLY_S)
+
+    with LoopbackAgent(Behaviour(on_turn=hold)) as agent:
         client = client_for(agent.url, tmp_path)
         first = threading.Thread(target=client.turn, args=("s", "one", 1))
         first.start()
-        time.sleep(0.15)
-        with pytest.raises(OverlapError):
-            client.turn("s", "two", 2)
-        first.join()
+        try:
+            assert arrived.wait(EVENTUALLY_S)
+            with pytest.raises(OverlapError):
+                client.turn("s", "two", 2)
+        finally:
+            release.set()
+        first.join(EVENTUALLY_S)
         assert agent.state.turns == 1
         assert agent.state.max_work_in_flight == 1
 

@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import threading
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -87,8 +86,7 @@ def test_a_replica_that_dies_is_drained_and_the_run_completes(tmp_path: Path) ->
 
     def crash_on_second_turn(n: int) -> None:
         if n == 2:
-            threading.Thread(target=agents[1].stop, daemon=True).start()
-            time.sleep(0.3)  # the connection is cut while this turn is being answered
+            agents[1].stop()  # the connection is cut while this turn is being answered
 
     agents[1].behaviour.on_turn = crash_on_second_turn
     for a in agents:
@@ -118,14 +116,11 @@ def test_a_replica_that_comes_back_is_used_again(tmp_path: Path) -> None:
 
     def a_waits_for_b(n: int) -> None:
         if n == 1:
-            back_and_serving.wait(
-                EVENTUALLY_S
-            )  # A holds its first attempt until B has served again
+            back_and_serving.wait(EVENTUALLY_S)  # A holds its first attempt until B served again
 
     def b_crashes_then_serves(n: int) -> None:
         if n == 1:
-            threading.Thread(target=b.restart, args=(0.5,), daemon=True).start()
-            time.sleep(0.3)
+            b.restart(0.5)  # cut while this turn is being answered; back half a second later
         else:
             back_and_serving.set()
 

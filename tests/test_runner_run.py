@@ -4,6 +4,7 @@ with its cause, none lost, none overlapping; fixtures, log evidence, run_meta an
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from agenttest.errors import AgentUnavailable
 from agenttest.results import iter_records
 from agenttest.runner import RunRequest, run
 
+from ._patience import EVENTUALLY_S
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port, run_battery_at, write_battery
 from .conftest import run_cli
 
@@ -50,16 +52,30 @@ def test_a_misbehaving_agent_costs_no_record_and_no_overlap(tmp_path: Path) -> N
         busy_first=2,
         garbage_turns={4},
         error_turns={6},
-        hang_turns={8},
-        hang_s=0.8,
         turn_delay_s=0.01,
     )
+    state: list[Any] = []
+
+    def hang_8_until_polled(n: int) -> None:
+        # turn 8 is answered only once the runner, past its answer limit, asks /health:
+        # the limit ends that turn however slow the machine, and every other turn has
+        # ten seconds to come back
+        if n == 8:
+            seen = len(state[0].requests)
+            deadline = time.monotonic() + EVENTUALLY_S
+            while time.monotonic() < deadline and not any(
+                m == "GET" for (m, _p, _t) in state[0].requests[seen:]
+            ):
+                time.sleep(0.01)
+
+    behaviour.on_turn = hang_8_until_polled
     with LoopbackAgent(behaviour) as agent:
+        state.append(agent.state)
         _path, records = start_run(
             tmp_path,
             agent.url,
             {"L1-ONE-01": (1, 3), "L1-TWO-01": (2, 3)},
-            timeouts={"answer_s": 0.4},
+            timeouts={"answer_s": 10},
         )
     kinds = [r["record_type"] for r in records]
     assert kinds[0] == "run_meta" and kinds[-1] == "run_end"

@@ -21,10 +21,11 @@ from typing import Any
 
 import pytest
 
+from ._patience import EVENTUALLY_S
 from .conftest import ROOT
 
 EXIT_INTERRUPTED = 130
-LIMIT_S = 120  # generous limits for polling, never a measurement
+LIMIT_S = EVENTUALLY_S  # a limit against a hang, never a measurement
 
 
 def _children(pid: int) -> list[int]:
