@@ -12,8 +12,9 @@ from ._config import AgentConfig, example_config, load_agent_config, parse_agent
 from ._example import ExampleAgent
 from ._plan import PlanItem, make_plan, read_state, select_blocks, split_list
 from ._progress import LineProgress, Progress, outcome_text, shown
-from ._run import EXAMPLE, RunRequest, print_path, run
+from ._run import print_path, run
 from ._sender import OverlapError, ReplyTooLarge
+from ._session import EXAMPLE, RunRequest
 from ._waiting import AgentNotReady, retry_after_s
 from ._workspace import FixtureError
 

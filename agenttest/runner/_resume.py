@@ -1,0 +1,190 @@
+"""A resumed run: re-planned from its file, the command line held against what it stored.
+
+The battery, the selection and the agent come from ``run_meta``; options repeated on the
+command line must agree with it, and an edited file cannot move the example agent (only
+its fault options carry over).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agenttest.blocks import Battery, load_battery
+from agenttest.errors import UsageError
+
+from ._config import AgentConfig
+from ._model_agent import Launch, launch_for, model_args
+from ._plan import make_plan, read_state, select_blocks
+from ._session import RunRequest, Session, abs_path, agent_config, tested
+
+
+def _check_resume_options(
+    req: RunRequest, path: Path, meta: dict[str, Any], battery: Battery
+) -> None:
+    """Options repeated on the resuming command line must say what the run file stored.
+
+    Pressing up-arrow and adding ``--resume FILE`` to the command that started the run is
+    the natural way to resume; only a real conflict is refused, naming both values."""
+    stored_battery = meta.get("battery") or {}
+    selection = meta.get("selection") or {}
+    given: list[tuple[str, Any, Any]] = []
+    if req.paths:
+        given.append(("PATH", [abs_path(p) for p in req.paths], stored_battery.get("paths") or []))
+    if req.overlay:
+        given.append(("--overlay", abs_path(req.overlay), stored_battery.get("overlay")))
+    if req.k is not None:
+        given.append(("--k", req.k, selection.get("k")))
+    if req.only:
+        ids = [b.id for b in select_blocks(battery, req.only, req.tiers)]
+        given.append(("--only", sorted(ids), sorted(selection.get("only") or [])))
+    if req.tiers:
+        tiers = sorted(t.upper() for t in req.tiers)
+        given.append(
+            ("--tier", tiers, sorted(str(t).upper() for t in selection.get("tiers") or []))
+        )
+    if req.label:
+        given.append(("--label", req.label, meta.get("label")))
+    if req.until_decided:
+        given.append(("--until-decided", "on", "on" if selection.get("until_decided") else "off"))
+    if req.replicas:
+        given.append(("--replicas", req.replicas, selection.get("replicas")))
+    if req.model_url:
+        given.append(("--model-url", req.model_url, selection.get("model_url")))
+    if req.model:
+        given.append(("--model", req.model, selection.get("model")))
+    if req.example_args and selection.get("example_args") is not None:
+        given.append(("--example-args", list(req.example_args), selection.get("example_args")))
+    for option, ours, theirs in given:
+        if ours != theirs:
+            raise UsageError(
+                f"--resume {path}: {option} {_shown(ours)} conflicts with the run file, which "
+                f"was started with {option} {_shown(theirs)}; leave {option} out (the run "
+                "file has it) or start a new run"
+            )
+
+
+def _shown(value: Any) -> str:
+    if value is None or value == []:
+        return "(not given)"
+    if isinstance(value, list):
+        return " ".join(str(v) for v in value)
+    return str(value)
+
+
+def plan_resume(req: RunRequest, path: Path) -> Session:
+    state = read_state(path)
+    meta = state.meta
+    battery_meta = meta.get("battery") or {}
+    selection = meta.get("selection") or {}
+    # checked first: a file edited to move the example agent is refused before anything runs
+    # (options given again on the command line replace the stored ones: nothing to check)
+    stored_args = (
+        () if req.example_args else _stored_example_args(path, selection.get("example_args"))
+    )
+    paths = battery_meta.get("paths") or []
+    battery = load_battery(paths, overlay=battery_meta.get("overlay"))
+    if battery.digest != battery_meta.get("digest"):
+        raise UsageError(
+            f"the battery changed since {path} was started ({battery_meta.get('digest')} → "
+            f"{battery.digest}); a run holds one battery version, so start a new run"
+        )
+    _check_resume_options(req, path, meta, battery)
+    blocks = select_blocks(battery, selection.get("only") or [], selection.get("tiers") or [])
+    plan = make_plan(blocks, selection.get("k"))
+    agent = req.agent or (meta.get("agent") or {}).get("source")
+    if not agent:
+        raise UsageError(f"{path} does not say which agent config it used; pass --agent")
+    config = agent_config(agent)
+    launch = _resumed_launch(req, path, config, selection, stored_args)
+    model = launch.tested if launch is not None else tested(config)
+    if model != meta.get("model"):
+        raise UsageError(
+            f"{path} is a run of model {meta.get('model')!r}; the agent config says {model!r}. "
+            "One run file holds one model."
+        )
+    return Session(
+        path=path,
+        battery=battery,
+        plan=plan,
+        latest=state.latest,
+        agent=agent,
+        config=config,
+        run_id=str(meta.get("run_id", "")),
+        meta=None,
+        retry_errors=req.retry_errors,
+        launch=launch,
+        until_decided=bool(selection.get("until_decided")),
+        baseline=req.baseline,
+        model=model,
+    )
+
+
+def _resumed_launch(
+    req: RunRequest,
+    path: Path,
+    config: AgentConfig | None,
+    selection: dict[str, Any],
+    stored_args: tuple[str, ...],
+) -> Launch | None:
+    """The bundled agent as the run started it: ``--agent example`` from what the run file
+    stored, an agent config's ``example:`` from the file again (flags still win)."""
+    stored_url, stored_model = selection.get("model_url"), selection.get("model")
+    replicas = int(req.replicas or selection.get("replicas") or 0) or None
+    if config is None:
+        args = tuple(req.example_args) or stored_args
+        if stored_url:
+            args = (*model_args(str(stored_url), str(stored_model)), *args)
+        return Launch(args, replicas or 1, stored_url, stored_model if stored_url else None)
+    spec = config.example
+    if spec is None:
+        return None
+    url = req.model_url or spec.model_url
+    model = req.model or spec.model or (str(stored_model) if url == stored_url else None)
+    launch = launch_for(spec, url, model, tuple(req.example_args), replicas)
+    if launch.model_url != stored_url:
+        raise UsageError(
+            f"--resume {path}: the agent config's model URL {_shown(launch.model_url)} "
+            f"differs from the run file's {_shown(stored_url)}; one run file tests one model"
+        )
+    return launch
+
+
+#: The example-agent options a run file may carry into a resumed run: only how it misbehaves.
+#: Where it listens, which folder it may write and where its model lives are the runner's
+#: and the user's to say; an edited run file must not move the sandbox or send prompts away.
+RESUMABLE_EXAMPLE_OPTIONS = frozenset(
+    {
+        "--openai-max-steps",
+        "--openai-timeout-s",
+        "--openai-seed",
+        "--loading-s",
+        "--busy-probability",
+        "--turn-delay-s",
+        "--latency-s",
+        "--hang-after",
+        "--crash-after",
+        "--garbage-probability",
+        "--seed",
+    }
+)
+
+
+def _stored_example_args(path: Path, stored: Any) -> tuple[str, ...]:
+    if not stored:
+        return ()
+    args = [str(a) for a in stored] if isinstance(stored, list) else [str(stored)]
+    refused = [
+        a.split("=", 1)[0]
+        for i, a in enumerate(args)
+        if a.startswith("-") and a.split("=", 1)[0] not in RESUMABLE_EXAMPLE_OPTIONS
+    ]
+    values = [a for a in args if not a.startswith("-")]
+    if refused or len(values) > len(args) - len(values):
+        raise UsageError(
+            f"{path}: run_meta.selection.example_args holds {', '.join(refused) or 'stray values'}"
+            "; a resumed run takes only the example agent's fault options "
+            f"({', '.join(sorted(RESUMABLE_EXAMPLE_OPTIONS))}) from the file. Start a new run, "
+            "or pass the options again after --resume"
+        )
+    return tuple(args)
