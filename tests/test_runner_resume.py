@@ -203,6 +203,53 @@ def test_retry_errors_reruns_only_errors_and_supersedes(tmp_path: Path) -> None:
     assert [r["reason"] for r in records if r["record_type"] == "run_end"] == ["completed"] * 3
 
 
+def test_a_run_started_with_a_relative_config_resumes_from_another_directory(
+    tmp_path: Path,
+) -> None:
+    """`--agent agent.yaml` is stored as the config's absolute path: a `--resume` from
+    another directory finds it. A run file of an earlier version holds the path as typed,
+    which a resume reads against its own directory, as it always did."""
+    import json
+    import os
+
+    agent, battery, config = setup_run(tmp_path / "start", Behaviour(error_turns={2}))
+    start, elsewhere = config.parent, tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "out"
+    try:
+        first = run_cli("run", str(battery), "--agent", "agent.yaml", "--k", "1",
+                        "--out", str(out), "--allow-temp", "--quiet", cwd=start)  # fmt: skip
+        assert first.returncode == 0, first.stderr
+        path = Path(first.stdout.strip())
+        records, _ = read(path)
+        source = records[0]["agent"]["source"]
+        assert source == str(config.resolve()) and os.path.isabs(source)
+        errors = {(r["test_id"], r["run"]) for r in records if r.get("status") == "error"}
+        assert len(errors) == 1  # precondition: the resume has an attempt to run again
+        # an earlier version's file: the same run with the path as it was typed
+        old = out / "old.jsonl"
+        meta = {**records[0], "agent": {**records[0]["agent"], "source": "agent.yaml"}}
+        rest = path.read_text(encoding="utf-8").splitlines(keepends=True)[1:]
+        old.write_text(json.dumps(meta) + "\n" + "".join(rest), encoding="utf-8")
+        turns_before = agent.state.turns
+        resumed = run_cli("run", "--resume", str(path), "--retry-errors", "--allow-temp",
+                          "--quiet", cwd=elsewhere)  # fmt: skip
+        assert resumed.returncode == 0, resumed.stderr
+        assert agent.state.turns > turns_before  # the config was found: the agent was asked
+        lost = run_cli("run", "--resume", str(old), "--allow-temp", "--quiet", cwd=elsewhere)
+        assert lost.returncode == 2 and "agent.yaml" in lost.stderr, lost.stderr
+        again = run_cli("run", "--resume", str(old), "--retry-errors", "--allow-temp",
+                        "--quiet", cwd=start)  # fmt: skip
+        assert again.returncode == 0, again.stderr
+    finally:
+        agent.stop()
+    for run_file in (path, old):
+        attempts = [r for r in read(run_file)[0] if r["record_type"] == "attempt"]
+        latest = {(a["test_id"], a["run"]): a for a in attempts}
+        assert all(a["status"] == "completed" for a in latest.values()), run_file
+        assert {(a["test_id"], a["run"]) for a in attempts[len(latest) :]} == errors
+
+
 def test_resume_refuses_a_changed_battery_and_a_locked_file(tmp_path: Path) -> None:
     agent, battery, config = setup_run(tmp_path, Behaviour())
     try:

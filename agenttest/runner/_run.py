@@ -28,7 +28,7 @@ from ._parity import LabelledWriter, labels
 from ._plan import PlanItem, counts
 from ._progress import Progress
 from ._resume import plan_resume
-from ._session import RunRequest, Session, agent_config, plan_new
+from ._session import RunRequest, Session, agent_config, agent_source, plan_new
 
 
 def _parity_launch(config: AgentConfig | None, first: Launch | None) -> Launch | None:
@@ -111,10 +111,10 @@ def run(
         config = started[0]
         names = labels([c.display_name for c in started])
         if session.meta is not None:
-            session.meta["agent"] = {**config.redacted(), "source": session.agent}
+            session.meta["agent"] = {**config.redacted(), "source": agent_source(session.agent)}
             if req.parity:
                 session.meta["parity"] = [
-                    {"label": n, "agent": {**c.redacted(), "source": a}}
+                    {"label": n, "agent": {**c.redacted(), "source": agent_source(a)}}
                     for n, c, (a, _) in zip(names, started, agents, strict=True)
                 ]
             # A stop now must not leave a file without its run_meta, nor a file nobody was told

@@ -85,6 +85,16 @@ def abs_path(path: str | Path) -> str:
     return str(Path(path).expanduser().resolve())
 
 
+def agent_source(agent: str) -> str:
+    """What ``run_meta.agent.source`` stores: ``example``, or the config file's absolute path.
+
+    A path as typed is relative to the directory the run started in, and a resume from
+    another directory could not find it. Files written before this still hold relative
+    paths; a resume reads those against its own directory, as it always did.
+    """
+    return agent if agent == EXAMPLE else abs_path(agent)
+
+
 def agent_config(agent: str) -> AgentConfig | None:
     """The loaded config, or None for the example agent (configured once it has started)."""
     return None if agent == EXAMPLE else load_agent_config(agent)
