@@ -8,7 +8,8 @@ Importable without the CLI::
 
 from ._adapters import Garbage
 from ._client import AgentClient, TurnLost
-from ._config import AgentConfig, example_config, load_agent_config, parse_agent_config
+from ._config import example_config, load_agent_config, parse_agent_config
+from ._config_types import AgentConfig
 from ._example import ExampleAgent
 from ._plan import PlanItem, make_plan, read_state, select_blocks, split_list
 from ._progress import LineProgress, Progress, outcome_text, shown

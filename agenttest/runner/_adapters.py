@@ -15,7 +15,7 @@ from typing import Any
 from agenttest.errors import AttemptError
 from agenttest.sanitize import TooDeep, encodable
 
-from ._config import (
+from ._config_types import (
     NATIVE_TURN_BODY,
     AgentConfig,
     ChoiceFields,

@@ -25,7 +25,7 @@ from agenttest.errors import AttemptError
 from agenttest.sanitize import redact
 
 from ._adapters import Adapter, Garbage, Reply, Request, make_adapter
-from ._config import AgentConfig
+from ._config_types import AgentConfig
 from ._sender import (
     MAX_REPLY_BYTES,
     STREAM_KEY,

@@ -15,8 +15,8 @@ from agenttest.results import run_end as new_run_end
 
 from ._attempt import AttemptRunner, Grader, StopRequested, StopSignals, now_iso
 from ._client import AgentClient
-from ._config import AgentConfig
 from ._config_stop import ConfigErrorWatch
+from ._config_types import AgentConfig
 from ._decide import EarlyStop
 from ._plan import counts, needs_run
 from ._pool import Pool, SharedJudgeGrader, expected_order, expected_seconds, lost_on

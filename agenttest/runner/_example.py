@@ -23,7 +23,8 @@ from typing import IO
 
 from agenttest.errors import AgentUnavailable
 
-from ._config import AgentConfig, ReplicaEntry, example_config
+from ._config import example_config
+from ._config_types import AgentConfig, ReplicaEntry
 
 
 class ExampleAgent:

@@ -28,7 +28,7 @@ from agenttest.results import iter_records
 
 from ._attempt import AttemptRunner, Grader, StopSignals
 from ._client import AgentClient
-from ._config import AgentConfig
+from ._config_types import AgentConfig
 from ._decide import EarlyStop
 from ._plan import Key, PlanItem
 from ._waiting import AgentNotReady

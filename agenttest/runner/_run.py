@@ -20,7 +20,7 @@ from agenttest.results import Record, RunEnd, RunWriter, check_not_temp
 from agenttest.results import run_end as new_run_end
 
 from ._attempt import StopRequested, StopSignals, now_iso, resolve_judge
-from ._config import AgentConfig
+from ._config_types import AgentConfig
 from ._drive import drive
 from ._example import ExampleAgent, start_examples
 from ._model_agent import Launch, launch_for

@@ -17,7 +17,7 @@ import httpx
 from agenttest.errors import AttemptError, InternalError
 
 from ._adapters import Garbage, Request
-from ._config import AgentConfig
+from ._config_types import AgentConfig
 from ._stream import Dialect, StreamDecoder, StreamError, framing_of
 from ._transport import BadEncoding, BodyTooLarge, Deadline, DeadlineTransport, read_body
 

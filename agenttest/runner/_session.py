@@ -26,7 +26,8 @@ from agenttest.results import RunMeta, check_not_temp, run_file_name, unused_pat
 from agenttest.results import run_meta as new_run_meta
 
 from ._attempt import now_iso
-from ._config import AgentConfig, load_agent_config
+from ._config import load_agent_config
+from ._config_types import AgentConfig
 from ._model_agent import Launch, launch_for
 from ._plan import Key, PlanItem, make_plan, nominal_k, select_blocks
 

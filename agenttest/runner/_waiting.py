@@ -22,7 +22,7 @@ from agenttest.errors import AgentUnavailable
 from agenttest.sanitize import terminal_safe
 
 from ._adapters import Garbage, Request, dig, parse_json
-from ._config import AgentConfig
+from ._config_types import AgentConfig
 from ._sender import MAX_REPLY_BYTES, ReplyTooLarge, ms
 
 Log = Callable[[str], None]
