@@ -1,0 +1,160 @@
+"""The framing of a streamed reply: SSE events and NDJSON lines out of byte chunks.
+
+Nothing here depends on where a chunk boundary falls: framing splits on the bytes ``\\n``
+and ``\\r``, which never occur inside a multi-byte UTF-8 character, and a line is decoded
+only once it is complete, so a boundary inside a character, inside ``data:`` or inside a
+JSON string changes nothing. What the events mean is :mod:`._stream`'s business.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal, NamedTuple
+
+Framing = Literal["sse", "ndjson"]
+
+SSE_TYPES = ("text/event-stream",)
+NDJSON_TYPES = ("application/x-ndjson", "application/ndjson", "application/jsonl",
+                "application/x-jsonlines", "application/jsonlines")  # fmt: skip
+
+
+class StreamError(Exception):
+    """A stream that cannot be read as a reply (an event that is not JSON, ...)."""
+
+
+class StreamTruncated(StreamError):
+    """The stream ended before its final event."""
+
+
+class StreamAgentError(StreamError):
+    """The agent sent an ``error`` event."""
+
+
+def framing_of(content_type: str | None) -> Framing | None:
+    """The framing a ``Content-Type`` announces, or None for an ordinary (whole) body."""
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    if media in SSE_TYPES:
+        return "sse"
+    if media in NDJSON_TYPES:
+        return "ndjson"
+    return None
+
+
+class SSEEvent(NamedTuple):
+    event: str  # "message" unless the stream named it
+    data: str
+    id: str | None
+
+
+class _Lines:
+    """Complete lines out of byte chunks; CR, LF and CRLF all end a line (as SSE says)."""
+
+    def __init__(self, crlf_only: bool = False) -> None:
+        self._buf = bytearray()
+        self._crlf_only = crlf_only  # NDJSON: only LF ends a line (a CR before it is dropped)
+        self._skip_lf = False  # the previous chunk ended in CR: a leading LF belongs to it
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if self._skip_lf and chunk[:1] == b"\n":
+            chunk = chunk[1:]
+        self._skip_lf = False
+        self._buf += chunk
+        lines: list[bytes] = []
+        start = 0
+        buf = self._buf
+        i = 0
+        n = len(buf)
+        while i < n:
+            byte = buf[i]
+            if byte == 0x0A:
+                end = i
+                if self._crlf_only and end > start and buf[end - 1] == 0x0D:
+                    end -= 1
+                lines.append(bytes(buf[start:end]))
+                start = i + 1
+            elif byte == 0x0D and not self._crlf_only:
+                lines.append(bytes(buf[start:i]))
+                if i + 1 < n:
+                    if buf[i + 1] == 0x0A:
+                        i += 1
+                else:
+                    self._skip_lf = True
+                start = i + 1
+            i += 1
+        del self._buf[:start]
+        return lines
+
+    @property
+    def pending(self) -> bytes:
+        return bytes(self._buf)
+
+
+def _decode(line: bytes) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise StreamError(f"stream line is not UTF-8: {line[:80]!r}") from None
+
+
+class SSEParser:
+    """Server-sent events (the WHATWG rules): ``data`` lines joined by LF, dispatched at a
+    blank line; ``event`` names it; lines starting with ``:`` are comments."""
+
+    def __init__(self) -> None:
+        self._lines = _Lines()
+        self._data: list[str] = []
+        self._event = ""
+        self._id: str | None = None
+        self._bom_checked = False
+
+    def feed(self, chunk: bytes) -> list[SSEEvent]:
+        out: list[SSEEvent] = []
+        for raw in self._lines.feed(chunk):
+            line = _decode(raw)
+            if not self._bom_checked:
+                self._bom_checked = True
+                line = line.removeprefix("\ufeff")
+            if not line:
+                if self._data:
+                    out.append(SSEEvent(self._event or "message", "\n".join(self._data), self._id))
+                self._data, self._event = [], ""
+                continue
+            if line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if name == "data":
+                self._data.append(value)
+            elif name == "event":
+                self._event = value
+            elif name == "id" and "\0" not in value:
+                self._id = value
+        return out
+
+
+class NDJSONParser:
+    """One JSON value per line; blank lines are skipped."""
+
+    def __init__(self) -> None:
+        self._lines = _Lines(crlf_only=True)
+
+    def feed(self, chunk: bytes) -> list[Any]:
+        return [json_event(_decode(raw)) for raw in self._lines.feed(chunk) if raw.strip()]
+
+    def close(self) -> list[Any]:
+        """A last line without its newline still counts (many servers omit it); one that
+        is not JSON was cut off: the stream is truncated."""
+        rest = self._lines.pending
+        if not rest.strip():
+            return []
+        try:
+            return [json.loads(rest)]
+        except ValueError:
+            raise StreamTruncated(f"the stream ended inside an event: {rest[:80]!r}") from None
+
+
+def json_event(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise StreamError(f"stream event is not JSON: {text[:120]!r}") from None
