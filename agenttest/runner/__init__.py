@@ -6,13 +6,13 @@ Importable without the CLI::
     path = run(RunRequest(paths=["batteries"], agent="agent.yaml"))
 """
 
-from ._adapters import Garbage
 from ._client import AgentClient, TurnLost
 from ._config import example_config, load_agent_config, parse_agent_config
 from ._config_types import AgentConfig
 from ._example import ExampleAgent
 from ._plan import PlanItem, make_plan, read_state, select_blocks, split_list
 from ._progress import LineProgress, Progress, outcome_text, shown
+from ._reply import Garbage
 from ._run import print_path, run
 from ._sender import OverlapError, ReplyTooLarge
 from ._session import EXAMPLE, RunRequest

@@ -1,30 +1,41 @@
 """How one turn is asked and read in each mode: request bodies, response paths, sessions.
 
 The transport (timeouts, busy replies, readiness, one request at a time) lives in
-:mod:`._client`; this module only turns a prompt into bytes and bytes into a reply, and
-raises :class:`Garbage` when a reply cannot be read as one.
+:mod:`._client`; this module only turns a prompt into bytes and bytes into a reply (read
+with :mod:`._reply`, which raises :class:`Garbage` when a reply cannot be read as one).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-
-from agenttest.errors import AttemptError
-from agenttest.sanitize import TooDeep, encodable
 
 from ._config_types import (
     NATIVE_TURN_BODY,
     AgentConfig,
-    ChoiceFields,
     OpenAI,
     Rest,
     RestRequest,
     RestReset,
     RestResponse,
     Store,
+)
+from ._reply import (
+    MISSING,
+    Garbage,
+    Reply,
+    arguments_of,
+    body_excerpt,
+    count_of,
+    dig,
+    parse_json,
+    parse_json_noted,
+    read_choices,
+    read_usage,
+    streamed_final,
+    text_of,
 )
 from ._stream import Dialect, Streamed
 from ._templates import environment
@@ -46,10 +57,6 @@ NATIVE_STREAM = Rest(
 )
 
 
-class Garbage(AttemptError):
-    """A reply that arrived but cannot be read as a turn (not JSON, missing the text, ...)."""
-
-
 @dataclass(frozen=True)
 class Request:
     method: str
@@ -60,132 +67,6 @@ class Request:
 
 
 STREAM_ACCEPT = "text/event-stream, application/x-ndjson;q=0.9, application/json;q=0.5"
-
-
-@dataclass
-class Reply:
-    response: str
-    tool_calls: list[dict[str, Any]]
-    trace: str
-    tokens: int | None = None
-    notes: list[str] = field(default_factory=list)  # what was repaired to store it (evidence)
-    # {"input_tokens", "output_tokens"} when the reply says (`usage` of chat completions
-    # and of the native reply); what a price in the agent config turns into cost
-    usage: dict[str, int] | None = None
-    choices: list[dict[str, str]] | None = None  # offered answers: [{label, value}]
-    stream_text: str | None = None  # streamed replies: the text as the deltas said it
-    timeline: dict[str, Any] | None = None  # streamed replies: when each part arrived
-
-
-def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def read_usage(data: Any) -> tuple[int | None, dict[str, int] | None]:
-    """(total tokens, input/output split) from a reply's ``usage`` object, if it has one."""
-    usage = data.get("usage") if isinstance(data, Mapping) else None
-    if not isinstance(usage, Mapping):
-        return None, None
-    inp, out = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
-    total = _count(usage.get("total_tokens"))
-    split = (
-        {"input_tokens": inp, "output_tokens": out} if inp is not None and out is not None else None
-    )
-    if total is None and split is not None:
-        total = split["input_tokens"] + split["output_tokens"]
-    return total, split
-
-
-_MISSING = object()
-
-
-def dig(data: Any, path: str) -> Any:
-    """Follow a dotted path (`a.b.0.c`) through dicts and lists; `_MISSING` when absent."""
-    current = data
-    for part in path.split(".") if path else ():
-        if isinstance(current, Mapping):
-            if part not in current:
-                return _MISSING
-            current = current[part]
-        elif isinstance(current, list) and part.lstrip("-").isdigit():
-            index = int(part)
-            if not -len(current) <= index < len(current):
-                return _MISSING
-            current = current[index]
-        else:
-            return _MISSING
-    return current
-
-
-def _excerpt(body: bytes, limit: int = 200) -> str:
-    text = body[:limit].decode("utf-8", "replace")
-    return text + ("…" if len(body) > limit else "")
-
-
-def parse_json_noted(body: bytes) -> tuple[Any, list[str]]:
-    """The reply decoded and made storable (see :func:`agenttest.sanitize.encodable`), with
-    notes on what was repaired. Nesting beyond reason is garbage, not a harness failure."""
-    try:
-        data = json.loads(body)
-    except RecursionError:
-        raise Garbage("reply is nested too deeply to be a reply") from None
-    except (ValueError, UnicodeDecodeError):
-        raise Garbage(f"reply is not JSON: {_excerpt(body)!r}") from None
-    try:
-        return encodable(data)
-    except TooDeep as exc:
-        raise Garbage(f"reply is {exc}") from None
-
-
-def parse_json(body: bytes) -> Any:
-    return parse_json_noted(body)[0]
-
-
-def _text(value: Any) -> str:
-    if value is None or value is _MISSING:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "\n".join(_text(v) for v in value)
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _arguments(value: Any) -> dict[str, Any]:
-    if value is _MISSING or value is None:
-        return {}
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return {"input": value}
-    return value if isinstance(value, dict) else {"input": value}
-
-
-def read_choices(value: Any, fields: ChoiceFields) -> list[dict[str, str]] | None:
-    """Offered choices as ``[{label, value}]`` (a plain string is both); None when absent."""
-    if value is _MISSING or value is None:
-        return None
-    if not isinstance(value, list):
-        raise Garbage(f"the reply's choices are not a list: {str(value)[:120]!r}")
-    out = []
-    for item in value:
-        if isinstance(item, Mapping):
-            label = _text(dig(item, fields.label))
-            raw = dig(item, fields.value)
-            chosen = label if raw is _MISSING or raw is None else _text(raw)
-        else:
-            label = chosen = _text(item)
-        out.append({"label": label, "value": chosen})
-    return out
-
-
-def streamed_final(streamed: Streamed) -> tuple[Any, list[str]]:
-    """The final event's reply, made storable like a whole body."""
-    try:
-        return encodable(streamed.final)
-    except TooDeep as exc:
-        raise Garbage(f"the final event's reply is {exc}") from None
 
 
 class Adapter:
@@ -216,7 +97,7 @@ class Adapter:
     def stored_text(self, store: Store, body: bytes) -> str:
         text = dig(parse_json(body), store.text)
         if not isinstance(text, str):
-            raise Garbage(f"the stored reply has no text at `{store.text}`: {_excerpt(body)!r}")
+            raise Garbage(f"the stored reply has no text at `{store.text}`: {body_excerpt(body)!r}")
         return text
 
     def forget(self, session_id: str) -> None:
@@ -276,7 +157,7 @@ class RestAdapter(Adapter):
 
     def parse(self, session_id: str, prompt: str, body: bytes) -> Reply:
         data, notes = parse_json_noted(body)
-        return self._read(data, notes, lambda: _excerpt(body))
+        return self._read(data, notes, lambda: body_excerpt(body))
 
     def parse_stream(self, session_id: str, prompt: str, streamed: Streamed) -> Reply:
         calls = [self._tool_call(item) for item in streamed.tool_calls]
@@ -299,19 +180,19 @@ class RestAdapter(Adapter):
     def _read(self, data: Any, notes: list[str], excerpt: Callable[[], str]) -> Reply:
         spec = self.rest.response
         text = dig(data, spec.text)
-        if text is _MISSING or not isinstance(text, str | type(None)):
+        if text is MISSING or not isinstance(text, str | type(None)):
             raise Garbage(f"reply has no text at `{spec.text}`: {excerpt()!r}")
         calls_raw = dig(data, spec.tool_calls) if spec.tool_calls else []
-        if calls_raw is _MISSING or calls_raw is None:
+        if calls_raw is MISSING or calls_raw is None:
             calls_raw = []
         if not isinstance(calls_raw, list):
             raise Garbage(f"`{spec.tool_calls}` in the reply is not a list: {excerpt()!r}")
         total, usage = read_usage(data)
-        tokens = _count(dig(data, spec.tokens)) if spec.tokens else total
+        tokens = count_of(dig(data, spec.tokens)) if spec.tokens else total
         return Reply(
             response=text or "",
             tool_calls=[self._tool_call(item) for item in calls_raw],
-            trace=_text(dig(data, spec.trace)) if spec.trace else "",
+            trace=text_of(dig(data, spec.trace)) if spec.trace else "",
             tokens=tokens,
             notes=notes,
             usage=usage,
@@ -320,15 +201,15 @@ class RestAdapter(Adapter):
 
     def _tool_call(self, item: Any) -> dict[str, Any]:
         if not isinstance(item, Mapping):
-            return {"name": _text(item), "arguments": {}, "ok": None, "result": None}
+            return {"name": text_of(item), "arguments": {}, "ok": None, "result": None}
         f = self.rest.response.tool_call
         ok = dig(item, f.ok) if f.ok else None
         result = dig(item, f.result) if f.result else None
         return {
-            "name": _text(dig(item, f.name)),
-            "arguments": _arguments(dig(item, f.arguments)),
+            "name": text_of(dig(item, f.name)),
+            "arguments": arguments_of(dig(item, f.arguments)),
             "ok": ok if isinstance(ok, bool) else None,
-            "result": None if result is _MISSING else result,
+            "result": None if result is MISSING else result,
         }
 
 
@@ -362,7 +243,7 @@ class OpenAIAdapter(Adapter):
 
     def parse(self, session_id: str, prompt: str, body: bytes) -> Reply:
         data, notes = parse_json_noted(body)
-        return self._read(session_id, prompt, data, notes, lambda: _excerpt(body))
+        return self._read(session_id, prompt, data, notes, lambda: body_excerpt(body))
 
     def parse_stream(self, session_id: str, prompt: str, streamed: Streamed) -> Reply:
         data, notes = streamed_final(streamed)
@@ -384,7 +265,7 @@ class OpenAIAdapter(Adapter):
             raise Garbage(f"reply has no choices[0].message: {excerpt()!r}")
         content = message.get("content")
         if content is not None and not isinstance(content, str):
-            content = _text(content)
+            content = text_of(content)
         calls = []
         trace = []
         raw_calls = message.get("tool_calls")
@@ -396,8 +277,8 @@ class OpenAIAdapter(Adapter):
             if not isinstance(fn, Mapping):
                 raise Garbage(f"a tool call in the reply has no `function` object: {excerpt()!r}")
             call = {
-                "name": _text(fn.get("name")),
-                "arguments": _arguments(fn.get("arguments")),
+                "name": text_of(fn.get("name")),
+                "arguments": arguments_of(fn.get("arguments")),
                 "ok": None,
                 "result": None,
                 # chat completions only *ask* for a call; no tool runs behind this endpoint

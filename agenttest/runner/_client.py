@@ -24,8 +24,9 @@ import httpx
 from agenttest.errors import AttemptError
 from agenttest.sanitize import redact
 
-from ._adapters import Adapter, Garbage, Reply, Request, make_adapter
+from ._adapters import Adapter, Request, make_adapter
 from ._config_types import AgentConfig
+from ._reply import Garbage, Reply
 from ._sender import (
     MAX_REPLY_BYTES,
     STREAM_KEY,

@@ -16,8 +16,9 @@ import httpx
 
 from agenttest.errors import AttemptError, InternalError
 
-from ._adapters import Garbage, Request
+from ._adapters import Request
 from ._config_types import AgentConfig
+from ._reply import Garbage
 from ._stream import Dialect, StreamDecoder, StreamError, framing_of
 from ._transport import BadEncoding, BodyTooLarge, Deadline, DeadlineTransport, read_body
 

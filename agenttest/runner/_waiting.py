@@ -21,8 +21,9 @@ import httpx
 from agenttest.errors import AgentUnavailable
 from agenttest.sanitize import terminal_safe
 
-from ._adapters import Garbage, Request, dig, parse_json
+from ._adapters import Request
 from ._config_types import AgentConfig
+from ._reply import Garbage, dig, parse_json
 from ._sender import MAX_REPLY_BYTES, ReplyTooLarge, ms
 
 Log = Callable[[str], None]

@@ -1,0 +1,149 @@
+"""A turn's reply as the runner keeps it, and the reading of agent JSON into one.
+
+Dotted paths (``a.b.0.c``) find the text, the tool calls, the usage and the offered
+choices in whatever shape an agent answers; a reply that arrived but cannot be read as a
+turn is :class:`Garbage` (an ``ERROR`` attempt, not a harness failure).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agenttest.errors import AttemptError
+from agenttest.sanitize import TooDeep, encodable
+
+from ._config_types import ChoiceFields
+from ._stream import Streamed
+
+
+class Garbage(AttemptError):
+    """A reply that arrived but cannot be read as a turn (not JSON, missing the text, ...)."""
+
+
+@dataclass
+class Reply:
+    response: str
+    tool_calls: list[dict[str, Any]]
+    trace: str
+    tokens: int | None = None
+    notes: list[str] = field(default_factory=list)  # what was repaired to store it (evidence)
+    # {"input_tokens", "output_tokens"} when the reply says (`usage` of chat completions
+    # and of the native reply); what a price in the agent config turns into cost
+    usage: dict[str, int] | None = None
+    choices: list[dict[str, str]] | None = None  # offered answers: [{label, value}]
+    stream_text: str | None = None  # streamed replies: the text as the deltas said it
+    timeline: dict[str, Any] | None = None  # streamed replies: when each part arrived
+
+
+def count_of(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def read_usage(data: Any) -> tuple[int | None, dict[str, int] | None]:
+    """(total tokens, input/output split) from a reply's ``usage`` object, if it has one."""
+    usage = data.get("usage") if isinstance(data, Mapping) else None
+    if not isinstance(usage, Mapping):
+        return None, None
+    inp, out = count_of(usage.get("prompt_tokens")), count_of(usage.get("completion_tokens"))
+    total = count_of(usage.get("total_tokens"))
+    split = (
+        {"input_tokens": inp, "output_tokens": out} if inp is not None and out is not None else None
+    )
+    if total is None and split is not None:
+        total = split["input_tokens"] + split["output_tokens"]
+    return total, split
+
+
+MISSING = object()
+
+
+def dig(data: Any, path: str) -> Any:
+    """Follow a dotted path (`a.b.0.c`) through dicts and lists; `MISSING` when absent."""
+    current = data
+    for part in path.split(".") if path else ():
+        if isinstance(current, Mapping):
+            if part not in current:
+                return MISSING
+            current = current[part]
+        elif isinstance(current, list) and part.lstrip("-").isdigit():
+            index = int(part)
+            if not -len(current) <= index < len(current):
+                return MISSING
+            current = current[index]
+        else:
+            return MISSING
+    return current
+
+
+def body_excerpt(body: bytes, limit: int = 200) -> str:
+    text = body[:limit].decode("utf-8", "replace")
+    return text + ("…" if len(body) > limit else "")
+
+
+def parse_json_noted(body: bytes) -> tuple[Any, list[str]]:
+    """The reply decoded and made storable (see :func:`agenttest.sanitize.encodable`), with
+    notes on what was repaired. Nesting beyond reason is garbage, not a harness failure."""
+    try:
+        data = json.loads(body)
+    except RecursionError:
+        raise Garbage("reply is nested too deeply to be a reply") from None
+    except (ValueError, UnicodeDecodeError):
+        raise Garbage(f"reply is not JSON: {body_excerpt(body)!r}") from None
+    try:
+        return encodable(data)
+    except TooDeep as exc:
+        raise Garbage(f"reply is {exc}") from None
+
+
+def parse_json(body: bytes) -> Any:
+    return parse_json_noted(body)[0]
+
+
+def text_of(value: Any) -> str:
+    if value is None or value is MISSING:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(text_of(v) for v in value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def arguments_of(value: Any) -> dict[str, Any]:
+    if value is MISSING or value is None:
+        return {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {"input": value}
+    return value if isinstance(value, dict) else {"input": value}
+
+
+def read_choices(value: Any, fields: ChoiceFields) -> list[dict[str, str]] | None:
+    """Offered choices as ``[{label, value}]`` (a plain string is both); None when absent."""
+    if value is MISSING or value is None:
+        return None
+    if not isinstance(value, list):
+        raise Garbage(f"the reply's choices are not a list: {str(value)[:120]!r}")
+    out = []
+    for item in value:
+        if isinstance(item, Mapping):
+            label = text_of(dig(item, fields.label))
+            raw = dig(item, fields.value)
+            chosen = label if raw is MISSING or raw is None else text_of(raw)
+        else:
+            label = chosen = text_of(item)
+        out.append({"label": label, "value": chosen})
+    return out
+
+
+def streamed_final(streamed: Streamed) -> tuple[Any, list[str]]:
+    """The final event's reply, made storable like a whole body."""
+    try:
+        return encodable(streamed.final)
+    except TooDeep as exc:
+        raise Garbage(f"the final event's reply is {exc}") from None
