@@ -2,18 +2,10 @@
 
 from ._loader import Battery, load_battery, load_block_file, load_overlay, merge_reference
 from ._model import (
-    ALWAYS_FAIL_RULES,
-    ASI_IDS,
-    CRITERION_TYPES,
-    ORIGINS,
-    PER_CALL_NEGATE,
-    TAGS,
-    TIERS,
     Block,
     Choose,
     Criteria,
     Criterion,
-    CriterionType,
     Fixture,
     Overlay,
     Reference,
@@ -24,6 +16,16 @@ from ._model import (
 from ._schema import battery_json_schema
 from ._summary import block_summaries, validate_paths
 from ._tools import Selector, call_matches, parse_selector, roles_of
+from ._vocabulary import (
+    ALWAYS_FAIL_RULES,
+    ASI_IDS,
+    CRITERION_TYPES,
+    ORIGINS,
+    PER_CALL_NEGATE,
+    TAGS,
+    TIERS,
+    CriterionType,
+)
 
 __all__ = [
     "ALWAYS_FAIL_RULES",

@@ -15,9 +15,10 @@ from agenttest._util.located_yaml import Located
 from agenttest.errors import Problem
 
 from ._judge_checks import check_judge_kind
-from ._model import CRITERION_TYPES, TIERS, Block, Criterion, Overlay, Reference, SourceRef
+from ._model import Block, Criterion, Overlay, Reference, SourceRef
 from ._stream_checks import check_choose_turn, check_stream_criterion
 from ._tools import ambiguities, malformed
+from ._vocabulary import CRITERION_TYPES, TIERS
 
 _ID_RE = re.compile(r"^[^\s/]+$")
 

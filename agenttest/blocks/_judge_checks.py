@@ -5,7 +5,8 @@ from __future__ import annotations
 from agenttest._util.convert import Converter
 from agenttest._util.located_yaml import Located
 
-from ._model import JUDGE_ACTS, Criterion
+from ._model import Criterion
+from ._vocabulary import JUDGE_ACTS
 
 
 def check_judge_kind(conv: Converter, c: Criterion, node: Located, where: str) -> None:

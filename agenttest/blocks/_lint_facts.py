@@ -11,7 +11,8 @@ from pathlib import Path
 
 from agenttest._util.located_yaml import Located, load_located
 
-from ._model import PER_CALL_NEGATE, Block, Criterion, Fixture
+from ._model import Block, Criterion, Fixture
+from ._vocabulary import PER_CALL_NEGATE
 
 #: Roles whose call can leave a file behind in the workspace.
 WRITE_ROLES: frozenset[str] = frozenset({"file_write", "file_patch", "file_move", "shell"})

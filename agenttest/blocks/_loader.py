@@ -15,7 +15,8 @@ from agenttest.errors import InputError, Problem
 
 from ._cases import check_variables, expand, read_cases
 from ._checks import check_battery, check_block, check_reference
-from ._model import TIERS, Block, Overlay, Reference, SourceRef
+from ._model import Block, Overlay, Reference, SourceRef
+from ._vocabulary import TIERS
 
 YAML_SUFFIXES = (".yaml", ".yml")
 #: Folders skipped while walking a battery: overlays and agent-specific blocks live there.

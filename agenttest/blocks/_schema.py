@@ -10,7 +10,8 @@ from typing import Any, Literal, get_args, get_origin
 
 from agenttest._util.convert import hints, public_fields, yaml_name
 
-from ._model import CRITERION_TYPES, Block, Criterion, Overlay
+from ._model import Block, Criterion, Overlay
+from ._vocabulary import CRITERION_TYPES
 
 SCHEMA_ID = "https://agenttest.dev/schema/battery-1.json"
 
