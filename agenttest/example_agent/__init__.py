@@ -22,7 +22,9 @@ from typing import Any
 from ._agent import Agent, Brain, BrainError, Session, Turn, TurnResult
 from ._calc import CalcError, calculate, evaluate
 from ._command import build_parser, command, watch_parent
-from ._server import CRASH_EXIT_CODE, AgentServer, Faults, make_brain, run_forever, serve
+from ._faults import CRASH_EXIT_CODE, Faults
+from ._server import AgentServer
+from ._serving import make_brain, run_forever, serve
 from ._tools import TOOLS, openai_tools
 
 __all__ = [

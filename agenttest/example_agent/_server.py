@@ -1,8 +1,9 @@
-"""The HTTP face of the example agent (SPEC section 5) and its fault knobs.
+"""The HTTP face of the example agent (SPEC section 5): the server and its endpoints.
 
 One agent, one user: turns are serialised by a lock, and a turn or reset that arrives while
 another turn runs gets ``409`` with ``Retry-After``. ``GET /health`` says ``loading``
-during the loading period, ``busy`` while a turn runs, ``ready`` otherwise.
+during the loading period, ``busy`` while a turn runs, ``ready`` otherwise. The faults it
+shows on purpose are :mod:`._faults`; binding and running it is :mod:`._serving`.
 """
 
 from __future__ import annotations
@@ -13,62 +14,23 @@ import os
 import random
 import re
 import shutil
-import signal
 import socket
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from ._agent import Agent, Brain, BrainError
+from ._agent import Agent, BrainError
+from ._faults import CRASH_EXIT_CODE, Faults
 from ._sandbox import Blocked
 from ._stream_face import chat_turn, completion, native_events, openai_events, wants_stream
 from ._tools import openai_tools
 
 MAX_BODY = 1_000_000
-CRASH_EXIT_CODE = 70
-
-
-@dataclass(frozen=True)
-class Faults:
-    """Misbehaviour on purpose, for tests and demos. All off by default.
-
-    ``hang_after=N`` and ``crash_after=N``: the first N turns are answered normally; the
-    next turn then never answers (it holds the agent busy until shutdown), or the process
-    exits hard (``os._exit``) right after the N-th answer was sent.
-    """
-
-    loading_s: float = 0.0
-    busy_probability: float = 0.0
-    latency_s: float = 0.0
-    hang_after: int | None = None
-    crash_after: int | None = None
-    garbage_probability: float = 0.0
-    seed: int | None = None
-    late_choices: bool = False  # streamed choices arrive after the question's text
-    store_drift: bool = False  # the stored copy of a reply is not the one that was sent
-
-    def __post_init__(self) -> None:
-        for name in ("busy_probability", "garbage_probability"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} must lie in [0, 1]")
-        for name in ("loading_s", "latency_s"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must not be negative")
-        for name in ("hang_after", "crash_after"):
-            value = getattr(self, name)
-            if value is not None and value < 0:
-                raise ValueError(f"{name} must not be negative")
-
-    @classmethod
-    def names(cls) -> set[str]:
-        return {f.name for f in fields(cls)}
 
 
 class AgentServer(ThreadingHTTPServer):
@@ -349,67 +311,3 @@ class _Handler(BaseHTTPRequestHandler):
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(CRASH_EXIT_CODE)
-
-
-def make_brain(brain: str | Brain, options: dict[str, Any] | None = None) -> Brain:
-    """``rules`` or ``openai`` (with ``openai_*`` options), or a ready brain object."""
-    options = dict(options or {})
-    if not isinstance(brain, str):
-        return brain
-    if brain == "rules":
-        if options:
-            raise TypeError(f"the rules brain takes no options: {sorted(options)}")
-        from ._rules import RulesBrain
-
-        return RulesBrain()
-    if brain == "openai":
-        from ._openai import OpenAIBrain
-
-        return OpenAIBrain.from_options(options)
-    raise ValueError(f"unknown brain {brain!r} (rules, openai)")
-
-
-def serve(host: str = "127.0.0.1", port: int = 0, workspace: Path | str | None = None,
-          brain: str | Brain = "rules", faults: Faults | None = None, *,
-          brain_options: dict[str, Any] | None = None,
-          access_log: bool = False) -> AgentServer:  # fmt: skip
-    """Bind the example agent (not yet serving: call ``start()`` or :func:`run_forever`).
-
-    ``workspace=None`` makes a fresh temporary folder that :meth:`AgentServer.stop` removes.
-    """
-    temp = workspace is None
-    folder = Path(tempfile.mkdtemp(prefix="agenttest-agent-")) if temp else Path(str(workspace))
-    try:
-        agent = Agent(folder, make_brain(brain, brain_options))
-        return AgentServer((host, port), agent, faults or Faults(), access_log=access_log,
-                           temp_workspace=temp)  # fmt: skip
-    except BaseException as exc:
-        if temp:  # nothing serves it: do not leave it behind
-            shutil.rmtree(folder, ignore_errors=True)
-        if not isinstance(exc, OSError):
-            raise
-        from agenttest.errors import UsageError  # a busy port, an address not on this machine
-
-        raise UsageError(
-            f"example-agent cannot listen on {host}:{port}: {exc.strerror or exc}; "
-            "pick another --port (0 picks a free one)"
-        ) from None
-
-
-def run_forever(server: AgentServer) -> None:
-    """Serve until SIGTERM, SIGINT or SIGHUP (or KeyboardInterrupt), then stop cleanly."""
-    done = threading.Event()
-    previous: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):  # HUP: the terminal closed
-            previous[sig] = signal.signal(sig, lambda *_: done.set())
-    server.start()
-    try:
-        while not done.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
