@@ -14,6 +14,7 @@ from . import _clock_criteria as clock
 from . import _state_criteria as st
 from . import _text_criteria as tx
 from . import _tool_criteria as tc
+from . import _trace_criteria as tr
 from . import limits
 from ._context import Check, Ctx, ev, fixtures_applied
 from ._grounding_criteria import GROUNDING_GRADERS
@@ -41,8 +42,8 @@ GRADERS: dict[str, Grader] = {
     "sentence_count": tx.sentence_count,
     "list_items": tx.list_items,
     "asks_question": tx.asks_question,
-    "trace_contains": tc.trace_contains,
-    "category": tc.category,
+    "trace_contains": tr.trace_contains,
+    "category": tr.category,
     "file_exists": st.file_exists,
     "file_absent": st.file_absent,
     "file_content": st.file_content,
