@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -42,6 +43,28 @@ def run_cli(
 @pytest.fixture
 def cli():  # type: ignore[no-untyped-def]
     return run_cli
+
+
+@pytest.fixture(scope="module")
+def battery() -> Any:
+    """The shipped battery, loaded once per module (a module may define its own)."""
+    from .fixtures.grading import shipped_battery
+
+    return shipped_battery()
+
+
+@pytest.fixture(scope="module")
+def imported(
+    battery: Any, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[Any, Any]:
+    """The corpus runs the test module names in its ``FILES`` ({short name: file name}),
+    imported against :func:`battery` once per module; keyed by (short name, legacy id, run).
+    Skips where the corpus is not present."""
+    from .fixtures.grading import corpus_attempts
+
+    files = getattr(request.module, "FILES", None)
+    assert isinstance(files, dict), f"{request.module.__name__} uses `imported` without FILES"
+    return corpus_attempts(battery, files, tmp_path_factory)
 
 
 #: Counts that the fault, crash and bad-input suites report at the end of the run.

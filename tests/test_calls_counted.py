@@ -24,14 +24,13 @@ from .fixtures.grading import (
     block,
     call,
     check,
-    corpus_attempts,
     crit,
     crit_of,
     needs_corpus,
-    shipped_battery,
     turn,
 )
 
+#: the corpus runs the shared ``imported`` fixture (tests/conftest.py) imports for this module
 FILES = {
     "final72": "run_qwen3.5-9b_20260713_k5_final72.jsonl",
     "postfix72": "run_qwen3.5-9b_20260712_k5_postfix72.jsonl",
@@ -190,16 +189,6 @@ def test_an_unmet_precondition_is_error_not_fail() -> None:
 
 
 # ------------------------------------------------------------ real records
-
-
-@pytest.fixture(scope="module")
-def battery() -> Any:
-    return shipped_battery()
-
-
-@pytest.fixture(scope="module")
-def imported(battery: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[Any, Any]:
-    return corpus_attempts(battery, FILES, tmp_path_factory)
 
 
 @needs_corpus

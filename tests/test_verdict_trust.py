@@ -22,29 +22,18 @@ from .fixtures.grading import (
     attempt,
     block,
     call,
-    corpus_attempts,
     crit,
     crit_of,
     needs_corpus,
-    shipped_battery,
     turn,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
+#: the corpus runs the shared ``imported`` fixture (tests/conftest.py) imports for this module
 FILES = {
     "final72": "run_qwen3.5-9b_20260713_k5_final72.jsonl",
     "final14": "run_qwen3.5-9b_20260712_k5_final14.jsonl",
 }
-
-
-@pytest.fixture(scope="module")
-def battery() -> Any:
-    return shipped_battery()
-
-
-@pytest.fixture(scope="module")
-def imported(battery: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[Any, Any]:
-    return corpus_attempts(battery, FILES, tmp_path_factory)
 
 
 def regrade(battery: Any, a: dict[str, Any], **changes: Any) -> Any:
