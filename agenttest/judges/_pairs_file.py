@@ -12,6 +12,7 @@ from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from agenttest._util.input_files import open_input
 from agenttest.errors import InputError, Problem
 
 from ._base import Judge, score_pairs
@@ -34,12 +35,7 @@ def check_pairs(path: Path) -> int:
     problems: list[Problem] = []
     seen: dict[object, int] = {}
     count = 0
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise InputError(
-            [Problem(str(path), 0, f"cannot read pairs file: {exc.strerror or exc}")]
-        ) from None
+    handle = open_input(path, "pairs file")
     with handle:
         for lineno, raw in enumerate(handle, start=1):
             if len(problems) >= MAX_PROBLEMS:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from agenttest._util.input_files import open_input
 from agenttest.errors import InputError, Problem
 from agenttest.sanitize import SURROGATE_ESCAPE, TooDeep, encodable
 
@@ -219,12 +220,7 @@ def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[d
     """Yield the records of one run file in order, one line at a time (memory stays flat)."""
     path = Path(path)
     notes = notes if notes is not None else ReadNotes(str(path))
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise InputError(
-            [Problem(str(path), 0, f"cannot read run file: {exc.strerror or exc}")]
-        ) from None
+    handle = open_input(path, "run file")
     decode = _decoder()
     checked: dict[str, str | None] = {}  # schema_version -> problem; a file has one or two
     with handle:
