@@ -167,6 +167,15 @@ class TrustCounts:
     slots: dict[Any, _SlotTrust] = field(default_factory=dict)
 
     def add(self, key: Any, test_id: str, rec: Mapping[str, Any]) -> None:
+        get = rec.get
+        if (
+            not get("strict_warnings")
+            and get("fixtures_applied") is not False
+            and get("error_cause") != "precondition"
+        ):  # carries nothing (nearly every attempt): no tuples built per attempt of a report
+            if self.slots:
+                self.slots.pop(key, None)
+            return
         warned = tuple(
             str(w.get("criterion") or "?") if isinstance(w, Mapping) else "?"
             for w in rec.get("strict_warnings") or ()

@@ -22,11 +22,11 @@ class CoverageSink:
         self.newest: dict[tuple[str, str, str, int], list[tuple[str, bool]]] = {}
 
     def attempt(self, run_id: str, rec: dict[str, Any]) -> None:
-        from agenttest.rating import judged
-
         rater = str(rec.get("rater") or "")
         if "+" not in rater:  # only rules+JUDGE raters ask a judge
             return
+        from agenttest.rating import judged  # after the check: an import per attempt is not free
+
         key = (run_id, rater, str(rec.get("test_id")), int(rec.get("run") or 0))
         self.newest[key] = list(judged(rec.get("criteria") or []))
 

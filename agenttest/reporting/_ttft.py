@@ -53,17 +53,17 @@ def quantile(values: Sequence[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
-def _first_text(turn: dict[str, Any]) -> int | None:
-    tl = turn.get("timeline")
-    if not isinstance(tl, dict):
-        return None
+def _first_text(tl: dict[str, Any]) -> int | None:
     for key in ("first_text_ms", "final_ms"):  # no delta: the text came with the final event
         if isinstance(tl.get(key), int):
             return int(tl[key])
     return None
 
 
-Times = tuple[list[int], list[int], int]  # first-text ms, final ms, turns not streamed
+Times = tuple[Sequence[int], Sequence[int], int]  # first-text ms, final ms, turns not streamed
+
+#: The times of an attempt that streamed nothing, shared (most attempts): no lists per slot.
+_UNSTREAMED: dict[int, Times] = {n: ((), (), n) for n in range(8)}
 
 
 def _times(attempt: dict[str, Any]) -> Times:
@@ -71,17 +71,20 @@ def _times(attempt: dict[str, Any]) -> Times:
     firsts: list[int] = []
     finals: list[int] = []
     unstreamed = 0
-    for turn in attempt.get("turns") or []:
+    for turn in attempt.get("turns") or ():
         if not isinstance(turn, dict):
             continue
-        ms = _first_text(turn)
+        tl = turn.get("timeline")
+        ms = _first_text(tl) if isinstance(tl, dict) else None
         if ms is None:
             unstreamed += 1 if turn.get("response") is not None else 0
             continue
         firsts.append(ms)
-        final = (turn.get("timeline") or {}).get("final_ms")
+        final = tl.get("final_ms")  # type: ignore[union-attr]  # ms is set: tl is a dict
         if isinstance(final, int):
             finals.append(final)
+    if not firsts and unstreamed in _UNSTREAMED:  # no first text, so no final either
+        return _UNSTREAMED[unstreamed]
     return firsts, finals, unstreamed
 
 

@@ -226,7 +226,7 @@ def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[d
     with handle:
         first = True
         for lineno, raw in _lines(handle, notes):
-            if not raw.strip():
+            if not raw or raw.isspace():  # (as `not raw.strip()`, without copying the line)
                 continue
             try:
                 if raw[:1] != b"{" and raw.lstrip()[:1] != b"{":
@@ -234,7 +234,9 @@ def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[d
                 record = decode(raw)
                 if not isinstance(record, dict):
                     raise ValueError("not an object")
-                if SURROGATE_ESCAPE.search(raw):  # written by another tool: make it printable
+                if b"\\u" in raw and SURROGATE_ESCAPE.search(
+                    raw
+                ):  # written by another tool: make it printable
                     record = encodable(record)[0]
             except (ValueError, UnicodeDecodeError, RecursionError, TooDeep):
                 if first:
