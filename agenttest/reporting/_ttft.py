@@ -95,10 +95,22 @@ class TtftSink:
         self.latest: dict[tuple[str, Any, str, Any], Times] = {}
 
     def attempt(self, run_id: str, rec: dict[str, Any]) -> None:
+        get = rec.get
+        test_id = get("test_id")
         # `agent`: a --parity run keeps both agents' attempts
-        self.latest[(run_id, rec.get("agent"), str(rec.get("test_id")), rec.get("run"))] = _times(
-            rec
+        key = (
+            run_id,
+            get("agent"),
+            test_id if test_id.__class__ is str else str(test_id),
+            get("run"),
         )
+        turns = get("turns")
+        if turns.__class__ is list and len(turns) == 1 and turns[0].__class__ is dict:
+            turn = turns[0]  # most attempts: one turn, not streamed (as _times has it)
+            if "timeline" not in turn:
+                self.latest[key] = _UNSTREAMED[turn.get("response") is not None]
+                return
+        self.latest[key] = _times(rec)
 
     def section(self) -> TtftSection | None:
         """The section, or None when no attempt streamed (then the report leaves it out)."""
