@@ -4,3 +4,305 @@ Found by ``python tools/mutation.py results``.
 """
 
 from __future__ import annotations
+
+import errno
+import math
+import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, Optional, TypedDict
+
+import pytest
+
+from agenttest.errors import InputError, RunAborted, UsageError
+from agenttest.results import RunWriter, _validate, attempt, grade, run_end, run_meta
+from agenttest.results import _files as files
+from agenttest.results._reader import ReadNotes, read_run_meta
+from agenttest.results._records import SCHEMA_VERSION
+
+# -- what a record is on disk ---------------------------------------------------------------
+
+
+def test_a_record_is_one_line_of_compact_utf8_json() -> None:
+    record = {"a": "ğü 😀", "p": Path("x/y"), "n": 1.5}
+    assert files.encode_record(record) == '{"a":"ğü 😀","p":"x/y","n":1.5}\n'.encode()
+    assert files.dumps(record) == '{"a":"ğü 😀","p":"x/y","n":1.5}'
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [(math.nan, '"NaN"'), (math.inf, '"Infinity"'), ("a\ud800b", '"a\ufffdb"')],
+)
+def test_a_value_strict_json_cannot_hold_is_repaired_not_fatal(value: Any, written: str) -> None:
+    line = files.encode_record({"v": value, "ok": "ğ"})
+    assert line == ('{"v":' + written + ',"ok":"ğ"}\n').encode()
+
+
+def test_the_constructors_stamp_type_and_version() -> None:
+    for make, kind in ((run_meta, "run_meta"), (attempt, "attempt"), (grade, "grade"),
+                       (run_end, "run_end")):  # fmt: skip
+        assert make(x=1) == {"record_type": kind, "schema_version": SCHEMA_VERSION, "x": 1}
+
+
+# -- the writer -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("start", "healed"),
+    [(b"x", b"x\n"), (b'{"a":1}', b'{"a":1}\n'), (b"ab\n", b"ab\n"), (b"\n", b"\n"), (b"", b"")],
+)
+def test_reopening_a_file_ends_a_torn_last_line_and_adds_nothing_else(
+    tmp_path: Path, start: bytes, healed: bytes
+) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(start)
+    RunWriter(path, create=False).close()
+    assert path.read_bytes() == healed
+
+
+class _Os:
+    """The writer's view of the os module, with ``write`` replaced."""
+
+    def __init__(self, write: Any) -> None:
+        self.write = write
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(os, name)
+
+
+def test_short_writes_are_continued_until_the_record_is_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sizes: list[int] = []
+
+    def one_byte(fd: int, data: memoryview) -> int:
+        sizes.append(len(data))
+        return os.write(fd, data[:1])
+
+    path = tmp_path / "run.jsonl"
+    with RunWriter(path, create=True) as writer:
+        monkeypatch.setattr(files, "os", _Os(one_byte))
+        writer.append(run_meta(run_id="r"))
+        monkeypatch.undo()
+    line = files.encode_record(run_meta(run_id="r"))
+    assert path.read_bytes() == line
+    assert sizes == list(range(len(line), 0, -1))  # each write got what was left
+
+
+@pytest.mark.parametrize(
+    ("write", "reason"),
+    [
+        (lambda fd, data: 0, "[Errno 5] write returned no progress"),
+        (lambda fd, data: -1, "[Errno 5] write returned no progress"),
+        ("enospc", "the disk is full"),
+        ("eacces", "[Errno 13] Permission denied"),
+    ],
+)
+def test_a_failed_write_aborts_with_its_reason_and_leaves_the_file_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write: Any, reason: str
+) -> None:
+    if isinstance(write, str):
+        code = errno.ENOSPC if write == "enospc" else errno.EACCES
+
+        def write(fd: int, data: memoryview) -> int:
+            os.write(fd, data[:3])  # part of the record reached the file
+            raise OSError(code, os.strerror(code))
+
+    path = tmp_path / "run.jsonl"
+    with RunWriter(path, create=True) as writer:
+        writer.append(run_meta(run_id="r"))
+        kept = path.read_bytes()
+        monkeypatch.setattr(files, "os", _Os(write))
+        with pytest.raises(RunAborted) as info:
+            writer.append(attempt(test_id="T", run=1))
+        monkeypatch.undo()
+    assert path.read_bytes() == kept
+    assert str(info.value) == (
+        f"could not write to {path}: {reason}. Everything recorded before is intact; "
+        f"free space and continue with --resume {path}"
+    )
+
+
+# -- where run files may go, and their names ------------------------------------------------
+
+
+def test_the_temp_roots_are_the_system_ones_and_tmpdir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    own = tmp_path / "own"
+    own.mkdir()
+    monkeypatch.setenv("TMPDIR", str(own))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    roots = files.temp_roots()
+    for root in ("/tmp", "/var/tmp", "/dev/shm", str(tmp_path), str(own)):
+        assert Path(root).resolve() in roots
+    assert roots == sorted(roots)
+
+
+def test_writing_under_a_temp_folder_is_refused_with_the_way_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    target = tmp_path / "out"
+    with pytest.raises(UsageError) as info:
+        files.check_not_temp(target, allow_temp=False)
+    root = min(r for r in files.temp_roots() if target.resolve().is_relative_to(r))
+    assert str(info.value) == (
+        f"refusing to write results under the temp folder {root} ({target}): the OS may "
+        "delete it while a long run is still writing. Use --out DIR elsewhere "
+        "(default ./reports), or pass --allow-temp if you really mean it."
+    )
+    files.check_not_temp(target, allow_temp=True)  # asked for: no error
+
+
+def test_a_run_file_name_folds_unsafe_characters_and_trims_dashes() -> None:
+    day = datetime(2026, 1, 2, 23, 59, tzinfo=UTC)
+    assert files.run_file_name("-my model/7b-", 3, "-night run!-", day) == (
+        "run_my-model-7b_20260102_k3_night-run.jsonl"
+    )
+    assert files.run_file_name("///", 1, None, day) == "run_model_20260102_k1.jsonl"
+    assert files.run_file_name("m", 1, "", day) == "run_m_20260102_k1.jsonl"
+
+
+# -- reading --------------------------------------------------------------------------------
+
+
+def test_the_torn_lines_note_names_every_line_or_the_first_few() -> None:
+    notes = ReadNotes("run.jsonl")
+    notes.torn, notes.torn_lines = 2, [3, 7]
+    assert notes.messages() == [
+        "run.jsonl: skipped 2 torn or unreadable line(s) (line 3, 7); "
+        "a crash mid-write leaves one, the rest of the file is intact"
+    ]
+    notes.torn = 40
+    assert notes.messages()[0].startswith("run.jsonl: skipped 40 torn or unreadable line(s) "
+                                          "(first 3, 7); ")  # fmt: skip
+
+
+def test_read_run_meta_gives_the_first_record_or_refuses_an_empty_file(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    with RunWriter(path, create=True) as writer:
+        writer.append(run_meta(run_id="r1"))
+        writer.append(attempt(test_id="T", run=1))
+    meta = read_run_meta(path)
+    assert meta["record_type"] == "run_meta" and meta["run_id"] == "r1"
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    with pytest.raises(InputError) as info:
+        read_run_meta(empty)
+    assert [(p.file, p.line, p.message) for p in info.value.problems] == [
+        (str(empty), 0, "empty run file")
+    ]
+
+
+# -- the pure-Python record check (used when msgspec is absent) -----------------------------
+
+
+class _Inner(TypedDict, total=False):
+    n: int
+
+
+class _Rec(TypedDict):
+    name: str
+    items: list[_Inner]
+    tags: dict[str, int]
+    mode: Literal["a", "b"]
+    score: float
+    opt: int | None
+    either: str | list[int]
+    free: Any
+
+
+_NAN, _INF = math.nan, math.inf
+_FALLBACK_CASES: list[tuple[Any, Any, str]] = [
+    (int, True, "must be a whole number, got a boolean (true)"),
+    (int, False, "must be a whole number, got a boolean (false)"),
+    (int, 1.0, "must be a whole number, got a number"),
+    (int, [1], "must be a whole number, got a list"),
+    (int, {"a": 1}, "must be a whole number, got an object"),
+    (int, b"x", "must be a whole number, got bytes"),
+    (int | None, "x", "must be a whole number or null, got a string"),
+    (Optional[str], 3, "must be a string or null, got a number"),  # noqa: UP045 (typing.Union)
+    (bool, 0, "must be a boolean, got a number"),
+    (str, None, "must be a string, got null"),
+    (type(None), 0, "must be null, got a number"),
+    (float, _NAN, "must be a finite number, got a non-finite number (nan)"),
+    (float, _INF, "must be a finite number, got a non-finite number (inf)"),
+    (float, "1", "must be a finite number, got a string"),
+    (Literal["a", "b"], "c", "must be one of 'a', 'b', got a string"),
+    (Literal["a", "b"], 1, "must be one of 'a', 'b', got a number"),
+    (list[int], {}, "must be a list, got an object"),
+    (list[int], [1, "x"], "`[1]` must be a whole number, got a string"),
+    (dict[str, int], [], "must be an object, got a list"),
+    (dict[str, int], {"k": "v"}, "`['k']` must be a whole number, got a string"),
+    (str | list[int], 5, "must be a string or a list, got a number"),
+    (_Rec, [], "must be an object, got a list"),
+    (_Rec, {"name": 1}, "`name` must be a string, got a number"),
+    (
+        _Rec,
+        {"name": "n", "items": [{"n": "x"}]},
+        "`items[0].n` must be a whole number, got a string",
+    ),
+    (_Rec, {"tags": {"t": True}}, "`tags['t']` must be a whole number, got a boolean (true)"),
+    (_Rec, {"name": "n"}, "misses `either`"),
+    (list[_Inner], [{}, {"n": [1]}], "`[1].n` must be a whole number, got a list"),
+]
+
+
+@pytest.mark.parametrize(("tp", "value", "message"), _FALLBACK_CASES)
+def test_the_fallback_check_says_what_was_wanted_what_came_and_where(
+    tp: Any, value: Any, message: str
+) -> None:
+    check = _validate.compile_check(tp)
+    assert check is not None
+    with pytest.raises(_validate.BadRecord) as info:
+        check(value)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("tp", "value"),
+    [
+        (int, 3),
+        (int | None, None),
+        (float, 2),
+        (float, 0.5),
+        (Literal["a", "b"], "b"),
+        (str | list[int], [1, 2]),
+        (dict[str, int], {"a": 1}),
+        (list[_Inner], [{}, {"n": 1}]),
+        (
+            _Rec,
+            {
+                "name": "n",
+                "items": [],
+                "tags": {},
+                "mode": "a",
+                "score": 1.5,
+                "opt": None,
+                "either": "e",
+                "free": object(),
+            },
+        ),
+    ],
+)
+def test_the_fallback_check_accepts_what_fits(tp: Any, value: Any) -> None:
+    check = _validate.compile_check(tp)
+    assert check is not None
+    check(value)
+
+
+def test_the_fallback_check_of_any_is_none_and_the_error_message_is_the_message() -> None:
+    assert _validate.compile_check(Any) is None
+    bad = _validate.BadRecord("must be x", [".b", ".a"])
+    assert (str(bad), bad.args, bad.message) == ("`a.b` must be x", ("must be x",), "must be x")
+    assert str(_validate.BadRecord("plain")) == "plain"
+
+
+def test_the_fallback_names_the_field_of_a_real_record_type() -> None:
+    record = {**attempt(test_id="T", run=1), "latency_ms": "slow"}
+    with pytest.raises(_validate.BadRecord) as info:
+        _validate._fallback("attempt", record)
+    assert str(info.value).startswith("`latency_ms` must be ")
+    assert str(info.value).endswith(", got a string")
