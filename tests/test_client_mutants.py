@@ -8,6 +8,8 @@ advances only when the client sleeps, so the numbers are exact.
 from __future__ import annotations
 
 import contextlib
+import gzip
+import json
 import socket
 import threading
 import time
@@ -19,7 +21,14 @@ from typing import Any
 
 import pytest
 
-from agenttest.runner import AgentClient, AgentNotReady, TurnLost, parse_agent_config, retry_after_s
+from agenttest.runner import (
+    AgentClient,
+    AgentNotReady,
+    OverlapError,
+    TurnLost,
+    parse_agent_config,
+    retry_after_s,
+)
 from agenttest.runner._client import StreamIdle
 from agenttest.runner._stream import StreamDecoder, StreamError, framing_of
 from agenttest.runner._workspace import PreconditionUnmet
@@ -683,3 +692,122 @@ def test_the_heartbeat_comes_every_tenth_of_the_limit_while_time_is_left(tmp_pat
 def test_the_heartbeat_comes_at_most_every_minute(tmp_path: Path) -> None:
     beats = heartbeats(tmp_path, timeout_s=900, poll_s=30)
     assert [t for t, _line in beats] == [60.0 * n for n in range(1, 15)]
+
+
+# -- what the agent receives and what comes back --------------------------------------------
+
+NATIVE_REPLY = {"response": "hello", "tool_calls": [], "trace": ""}
+
+
+def test_a_turn_sends_json_with_the_configured_headers_and_asks_for_no_compression(
+    tmp_path: Path,
+) -> None:
+    routes = {"/v1/turn": answer(200, NATIVE_REPLY), "/health": answer(200, {"status": "ready"})}
+    with served(routes, tmp_path, headers={"x-api-key": "k1"}) as (server, client):
+        assert client.probe() == "ready"
+        assert client.turn("s1", "hi", 1).reply.response == "hello"
+    probe, turn = server.state.bodies
+    assert turn["body"] == {"session_id": "s1", "message": "hi"}
+    for sent in (probe, turn):
+        headers = {k.lower(): v for k, v in sent["headers"].items()}
+        assert headers["x-api-key"] == "k1" and headers["accept-encoding"] == "identity"
+    assert {k.lower(): v for k, v in turn["headers"].items()}["content-type"] == (
+        "application/json"
+    )
+    assert "content-type" not in {k.lower() for k in probe["headers"]}  # a GET has no body
+
+
+def test_a_rest_turn_renders_the_turn_number(tmp_path: Path) -> None:
+    rest = {"request": {"path": "/t/{{ turn }}", "body": '{"n": {{ turn }}}'},
+            "response": {"text": "response"}}  # fmt: skip
+    routes = {"/t/3": answer(200, NATIVE_REPLY)}
+    with served(routes, tmp_path, mode="rest", rest=rest) as (server, client):
+        assert client.turn("s1", "hi", 3).reply.response == "hello"
+    assert server.state.bodies[0]["body"] == {"n": 3}
+
+
+def gzip_reply(handler: Any) -> bool:
+    data = gzip.compress(json.dumps(NATIVE_REPLY).encode())
+    handler.send_response(200)
+    handler.send_header("content-type", "application/json")
+    handler.send_header("content-encoding", "gzip")
+    handler.send_header("content-length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+    return True
+
+
+def test_a_reply_compressed_anyway_is_decoded_once(tmp_path: Path) -> None:
+    with LoopbackAgent(Behaviour(raw_turns={1: gzip_reply})) as agent:
+        assert client_for(agent.url, tmp_path).turn("s", "hi", 1).reply.response == "hello"
+
+
+def test_a_non_2xx_turn_is_an_http_error_with_its_latency_and_the_body_cut_at_200(
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+
+    def slow_error(_method: str, _body: Any) -> tuple[int, Any]:
+        clock.now += 0.25
+        return 300, b"t" * 300
+
+    with RouteServer({"/v1/turn": slow_error}) as server:
+        client = clocked(server.url, tmp_path, clock, timeouts={"answer_s": 60})
+        with pytest.raises(TurnLost) as info:
+            client.turn("s", "hi", 1)
+    lost = info.value
+    assert (lost.cause, lost.http_status, lost.latency_ms) == ("http_error", 300, 250)
+    assert lost.message == f"turn 1: HTTP 300: {'t' * 200!r}"
+
+
+def test_a_garbage_turn_is_lost_with_its_status_and_latency(tmp_path: Path) -> None:
+    clock = Clock()
+    with LoopbackAgent(Behaviour(on_turn=clock.advance(0.25), garbage_turns={1})) as agent:
+        client = clocked(agent.url, tmp_path, clock, timeouts={"answer_s": 60})
+        with pytest.raises(TurnLost) as info:
+            client.turn("s", "hi", 1)
+    lost = info.value
+    assert (lost.cause, lost.http_status, lost.latency_ms) == ("garbage", 200, 250)
+    assert lost.message.startswith("turn 1: ")
+
+
+def test_an_openai_answer_keeps_session_and_prompt_in_the_history(tmp_path: Path) -> None:
+    reply = {"choices": [{"message": {"role": "assistant", "content": "hey"}}]}
+    extra: dict[str, Any] = {"mode": "openai", "openai": {"path": "/v1/turn"}}
+    with served({"/v1/turn": answer(200, reply)}, tmp_path, **extra) as (_server, client):
+        client.turn("s1", "the prompt", 1)
+    history = client.adapter.history  # type: ignore[attr-defined]
+    assert history["s1"][-2:] == [
+        {"role": "user", "content": "the prompt"},
+        {"role": "assistant", "content": "hey"},
+    ]
+
+
+def test_busy_to_the_end_names_the_turn(tmp_path: Path) -> None:
+    clock = Clock()
+    with LoopbackAgent(Behaviour(busy_always=True, retry_after="1")) as agent:
+        client = clocked(agent.url, tmp_path, clock, timeouts={"busy_s": 3, "retry_after_cap_s": 5})
+        with pytest.raises(TurnLost) as info:
+            client.turn("s", "hi", 1)
+    assert info.value.message == (
+        "turn 1: the agent stayed busy for 3.0s (4 busy replies, last HTTP 409); "
+        "limit timeouts.busy_s=3"
+    )
+    assert clock.sleeps == [1.0, 1.0, 1.0] and client.waits.busy_ms == 3000
+
+
+def test_a_request_while_one_is_in_flight_is_refused_at_once(tmp_path: Path) -> None:
+    with served({}, tmp_path) as (server, client):
+        assert client._in_flight.acquire(blocking=False)  # a request is in flight
+        with pytest.raises(OverlapError) as info:
+            client.probe()
+    assert str(info.value) == "a second request while one is in flight"
+    assert server.state.requests == []
+
+
+def test_the_configured_secrets_never_reach_a_message(tmp_path: Path) -> None:
+    routes = {"/v1/reset": answer(500, b"bad token s3cret-value")}
+    extra: dict[str, Any] = {"headers": {"authorization": "s3cret-value"}}
+    with served(routes, tmp_path, **extra) as (_server, client), pytest.raises(TurnLost) as info:
+        client.reset("s1")
+    assert "s3cret-value" not in info.value.message and "bad token" in info.value.message
