@@ -29,7 +29,7 @@ from agenttest.runner import (
     parse_agent_config,
     retry_after_s,
 )
-from agenttest.runner._client import StreamIdle
+from agenttest.runner._sender import StreamIdle
 from agenttest.runner._stream import StreamDecoder, StreamError, framing_of
 from agenttest.runner._workspace import PreconditionUnmet
 
@@ -201,7 +201,7 @@ EVENT = b'data: {"type": "text", "delta": "hi"}\n\n'
 
 def feed_at(client: AgentClient, decoder: StreamDecoder, now: list[float], at: float) -> bool:
     now[0] = 100.0 + at  # the exchange started at 100 s on this clock
-    return client._stream_chunk(decoder, EVENT, 100.0)
+    return client._sender._stream_chunk(decoder, EVENT, 100.0)
 
 
 def test_chunks_are_timed_from_the_start_of_the_exchange(tmp_path: Path) -> None:
@@ -239,18 +239,20 @@ def test_a_bad_event_stops_reading_and_is_kept_for_later(tmp_path: Path) -> None
     client = stream_client(tmp_path, now, idle_s=2)
     decoder = decoder_for(client)
     now[0] = 100.1
-    assert client._stream_chunk(decoder, b"data: <html>\n\n", 100.0) is True
+    assert client._sender._stream_chunk(decoder, b"data: <html>\n\n", 100.0) is True
     assert isinstance(decoder.failure, StreamError)
 
 
 def test_the_idle_message_names_the_idle_limit_or_else_the_answer_limit(tmp_path: Path) -> None:
     now = [0.0]
     with_idle = stream_client(tmp_path, now, idle_s=0.5, answer_s=7)
-    assert "more than 0.5s after 0 events" in with_idle._idle_message(decoder_for(with_idle))
+    assert "more than 0.5s after 0 events" in with_idle._sender._idle_message(
+        decoder_for(with_idle)
+    )
     text = agent_yaml("http://127.0.0.1:9", stream=True, timeouts={"answer_s": 7})
     no_idle = AgentClient(parse_agent_config(text, str(tmp_path / "b.yaml"), tmp_path))
-    assert no_idle._idle_s is None  # precondition
-    assert "more than 7s after 0 events" in no_idle._idle_message(decoder_for(no_idle))
+    assert no_idle._sender._idle_s is None  # precondition
+    assert "more than 7s after 0 events" in no_idle._sender._idle_message(decoder_for(no_idle))
 
 
 # -- a readiness check of the port only (readiness.path: null) ------------------------------
@@ -798,7 +800,7 @@ def test_busy_to_the_end_names_the_turn(tmp_path: Path) -> None:
 
 def test_a_request_while_one_is_in_flight_is_refused_at_once(tmp_path: Path) -> None:
     with served({}, tmp_path) as (server, client):
-        assert client._in_flight.acquire(blocking=False)  # a request is in flight
+        assert client._sender._in_flight.acquire(blocking=False)  # a request is in flight
         with pytest.raises(OverlapError) as info:
             client.probe()
     assert str(info.value) == "a second request while one is in flight"
