@@ -9,6 +9,7 @@ import errno
 import math
 import os
 import tempfile
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Optional, TypedDict
@@ -306,3 +307,22 @@ def test_the_fallback_names_the_field_of_a_real_record_type() -> None:
         _validate._fallback("attempt", record)
     assert str(info.value).startswith("`latency_ms` must be ")
     assert str(info.value).endswith(", got a string")
+
+
+def test_a_run_file_is_named_for_the_utc_day_whatever_the_local_zone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a zone whose date differs from UTC's right now: 14 hours ahead late in the UTC day,
+    # 12 hours behind early in it
+    zone = "Etc/GMT-14" if datetime.now(UTC).hour >= 10 else "Etc/GMT+12"
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        before = datetime.now(UTC).strftime("%Y%m%d")
+        name = files.run_file_name("m", 1)
+        after = datetime.now(UTC).strftime("%Y%m%d")
+        assert datetime.now().strftime("%Y%m%d") not in (before, after)  # precondition
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert name in (f"run_m_{before}_k1.jsonl", f"run_m_{after}_k1.jsonl")
