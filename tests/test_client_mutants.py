@@ -340,16 +340,6 @@ def test_a_reset_answering_non_2xx_is_an_http_error(tmp_path: Path, status: int)
     assert info.value.message == f"reset: HTTP {status}: {'r' * 200!r}"
 
 
-def test_a_reset_that_cannot_connect_is_named_in_the_message(tmp_path: Path) -> None:
-    with (
-        client_for(f"http://127.0.0.1:{free_port()}", tmp_path) as client,
-        pytest.raises(TurnLost) as info,
-    ):
-        client.reset("s1")
-    assert info.value.cause == "unreachable"
-    assert info.value.message.startswith("reset: cannot connect to the agent")
-
-
 # -- a streamed reply that ends badly -------------------------------------------------------
 
 
@@ -813,3 +803,30 @@ def test_the_configured_secrets_never_reach_a_message(tmp_path: Path) -> None:
     with served(routes, tmp_path, **extra) as (_server, client), pytest.raises(TurnLost) as info:
         client.reset("s1")
     assert "s3cret-value" not in info.value.message and "bad token" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("call", "what"),
+    [
+        (lambda c: c.reset("s1"), "reset"),
+        (lambda c: c.seed_memory("s1", ["x"]), "memory seed"),
+        (lambda c: c.stored("s1", 1), "store"),
+    ],
+)
+def test_a_request_that_cannot_connect_is_named_in_the_message(
+    tmp_path: Path, call: Callable[[AgentClient], object], what: str
+) -> None:
+    client = client_for(f"http://127.0.0.1:{free_port()}", tmp_path)
+    with client, pytest.raises(TurnLost) as info:
+        call(client)
+    assert info.value.cause == "unreachable"
+    assert info.value.message.startswith(f"{what}: cannot connect to the agent")
+
+
+def test_a_store_path_renders_the_turn(tmp_path: Path) -> None:
+    store = {"path": "/s/{{ session_id }}/{{ turn }}", "text": "text"}
+    with served({"/s/s1/4": answer(200, {"text": "four"})}, tmp_path, store=store) as (
+        _server,
+        client,
+    ):
+        assert client.stored("s1", 4) == "four"
