@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+from fnmatch import fnmatch
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -254,10 +255,16 @@ def main() -> int:
     source, tests = MODULES[args.module]
     target = args.dir or Path(tempfile.gettempdir()) / f"agenttest-mutation-{args.module}"
     before: dict[str, int | None] = {}
+    args.reuse = args.reuse or args.again
     only = list(args.only)
     if args.again and (target / "mutants").is_dir():
         before = exit_codes(target)
-        only += [m for m, code in before.items() if status(code) in ("survived", "no tests")]
+        again = [m for m, code in before.items() if status(code) in ("survived", "no tests")]
+        # --only narrows the rerun to those mutants
+        only = [m for m in again if not only or any(fnmatch(m, glob) for glob in only)]
+        if not only:
+            print("nothing to run again: no survivor and no mutant without tests")
+            return 0
     if args.reuse and (target / "mutants").is_dir():
         # keep the generated mutants (and their results, unless the selection changed);
         # bring over the working tree's tests only
