@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._model import Rate
+from ._rate import Rate
 from ._slots import Missing, RunFile
 
 #: ``run_end.reason`` of a run that finished its plan (an import ends "imported from …").

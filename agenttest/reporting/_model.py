@@ -13,8 +13,10 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agenttest.stats import pass_at_k, pass_hat_k, wilson_interval
+from agenttest.stats import pass_at_k, pass_hat_k
 from agenttest.verdicts import TrustSummary
+
+from ._rate import Rate as Rate  # the face of the model, defined apart for _completeness
 
 if TYPE_CHECKING:
     from ._completeness import Completeness
@@ -42,27 +44,6 @@ MIN_PUBLISHED_K = 5
 
 def tier_key(tier: str) -> tuple[int, str]:
     return (TIER_ORDER.index(tier) if tier in TIER_ORDER else len(TIER_ORDER), tier)
-
-
-@dataclass(frozen=True)
-class Rate:
-    """PASS / FAIL / ERROR counts; ``n`` = PASS + FAIL (ERROR is never in a pass rate)."""
-
-    passed: int
-    failed: int
-    errors: int
-    n: int
-    pass_at_1: float | None
-    wilson_low: float | None
-    wilson_high: float | None
-
-    @classmethod
-    def of(cls, passed: int, failed: int, errors: int = 0) -> Rate:
-        n = passed + failed
-        if n == 0:
-            return cls(passed, failed, errors, 0, None, None, None)
-        low, high = wilson_interval(passed, n)
-        return cls(passed, failed, errors, n, passed / n, low, high)
 
 
 @dataclass(frozen=True)
