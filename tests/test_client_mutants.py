@@ -356,6 +356,16 @@ def streamed_turn_lost(tmp_path: Path, data: bytes, extra: str = "") -> tuple[Tu
     return lost.value, agent.state.requests
 
 
+def polled_between(requests: list[tuple[str, str, float]]) -> list[str]:
+    """The paths asked, with a run of health polls as one: how many polls it takes until the
+    agent has finished an abandoned request depends on the machine, that it polls does not."""
+    paths: list[str] = []
+    for _m, path, _t in requests:
+        if not (path == "/health" and paths and paths[-1] == "/health"):
+            paths.append(path)
+    return paths
+
+
 def stream_client_at(url: str, tmp_path: Path, extra: str = "") -> AgentClient:
     text = f"model: m\nbase_url: {url}\nstream: true\n{extra}"
     return AgentClient(parse_agent_config(text, str(tmp_path / "a.yaml"), tmp_path))
@@ -368,7 +378,7 @@ def test_a_truncated_stream_is_lost_with_its_status_and_the_agent_awaited(tmp_pa
     assert lost.latency_ms is not None and lost.latency_ms >= 0
     assert lost.message.startswith("turn 1: ") and "final" in lost.message
     # the agent may still be writing: the second turn waited for ready first
-    assert [p for (_m, p, _t) in requests] == ["/v1/turn", "/health", "/v1/turn"]
+    assert polled_between(requests) == ["/v1/turn", "/health", "/v1/turn"]
 
 
 def test_an_error_event_is_lost_with_the_agent_s_words(tmp_path: Path) -> None:
@@ -454,7 +464,7 @@ def test_a_dropped_connection_is_lost_with_its_latency_and_the_agent_awaited(
     assert lost.message.startswith("turn 1: the connection broke before the answer (")
     assert lost.message.endswith("); did the agent crash or restart?")
     assert "NoneType" not in lost.message and "Error" in lost.message  # httpx's class named
-    assert [p for (_m, p, _t) in agent.state.requests] == ["/v1/turn", "/health", "/v1/turn"]
+    assert polled_between(agent.state.requests) == ["/v1/turn", "/health", "/v1/turn"]
     assert client.lines[0] == (
         "the abandoned request may still be running: waiting for ready first"
     )
@@ -462,7 +472,7 @@ def test_a_dropped_connection_is_lost_with_its_latency_and_the_agent_awaited(
 
 def test_a_timed_out_turn_is_lost_with_the_latency_the_client_saw(tmp_path: Path) -> None:
     clock = Clock()
-    behaviour = Behaviour(on_turn=clock.advance(0.25), hang_turns={1}, hang_s=1.0)
+    behaviour = Behaviour(on_turn=clock.advance(0.25), hang_turns={1}, hang_s=30.0)
     with LoopbackAgent(behaviour) as agent:
         client = clocked(agent.url, tmp_path, clock, timeouts={"answer_s": 0.5})
         with pytest.raises(TurnLost) as info:
