@@ -34,13 +34,9 @@ from agenttest.runner._stream import StreamDecoder, StreamError, framing_of
 from agenttest.runner._workspace import PreconditionUnmet
 
 from ._servers import Behaviour, LoopbackAgent, RouteServer, agent_yaml, free_port
+from .test_runner_client import client_for
 from .test_runner_stream import agent_with, first_events, write_stream
 from .test_stream import native_sse, openai_sse
-
-
-def client_for(url: str, tmp_path: Path, **extra: object) -> AgentClient:
-    cfg = parse_agent_config(agent_yaml(url, **extra), str(tmp_path / "agent.yaml"), tmp_path)
-    return AgentClient(cfg)
 
 
 @contextlib.contextmanager
@@ -155,8 +151,9 @@ def test_a_seed_answering_another_non_2xx_is_an_http_error(tmp_path: Path, statu
 
 
 def test_a_seed_answering_2xx_at_the_edge_is_accepted(tmp_path: Path) -> None:
-    with served({SEED: answer(299, {})}, tmp_path) as (_server, client):
+    with served({SEED: answer(299, {})}, tmp_path) as (server, client):
         client.seed_memory("s1", ["x"])  # accepted: nothing raised
+    assert [b["path"] for b in server.state.bodies] == [SEED]  # sent once, not retried
 
 
 # -- Retry-After as an HTTP date ------------------------------------------------------------
@@ -505,15 +502,22 @@ def test_an_idle_stream_is_lost_with_its_latency_and_the_agent_awaited(tmp_path:
     assert paths[0] == "/v1/turn" and paths[-1] == "/v1/turn" and "/health" in paths
 
 
-def gzip_garbage(handler: Any) -> bool:
-    data = b"this is not gzip at all"
-    handler.send_response(200)
-    handler.send_header("content-type", "application/json")
-    handler.send_header("content-encoding", "gzip")
-    handler.send_header("content-length", str(len(data)))
-    handler.end_headers()
-    handler.wfile.write(data)
-    return True
+def labelled_gzip(data: bytes) -> Callable[[Any], bool]:
+    """A raw turn that sends ``data`` as a JSON reply marked ``content-encoding: gzip``."""
+
+    def write(handler: Any) -> bool:
+        handler.send_response(200)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-encoding", "gzip")
+        handler.send_header("content-length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+        return True
+
+    return write
+
+
+gzip_garbage = labelled_gzip(b"this is not gzip at all")
 
 
 def test_an_undecodable_reply_is_garbage_named_by_the_turn(tmp_path: Path) -> None:
@@ -728,15 +732,7 @@ def test_a_rest_turn_renders_the_turn_number(tmp_path: Path) -> None:
     assert server.state.bodies[0]["body"] == {"n": 3}
 
 
-def gzip_reply(handler: Any) -> bool:
-    data = gzip.compress(json.dumps(NATIVE_REPLY).encode())
-    handler.send_response(200)
-    handler.send_header("content-type", "application/json")
-    handler.send_header("content-encoding", "gzip")
-    handler.send_header("content-length", str(len(data)))
-    handler.end_headers()
-    handler.wfile.write(data)
-    return True
+gzip_reply = labelled_gzip(gzip.compress(json.dumps(NATIVE_REPLY).encode()))
 
 
 def test_a_reply_compressed_anyway_is_decoded_once(tmp_path: Path) -> None:

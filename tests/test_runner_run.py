@@ -54,23 +54,22 @@ def test_a_misbehaving_agent_costs_no_record_and_no_overlap(tmp_path: Path) -> N
         error_turns={6},
         turn_delay_s=0.01,
     )
-    state: list[Any] = []
+    agent = LoopbackAgent(behaviour)
 
     def hang_8_until_polled(n: int) -> None:
         # turn 8 is answered only once the runner, past its answer limit, asks /health:
         # the limit ends that turn however slow the machine, and every other turn has
         # ten seconds to come back
         if n == 8:
-            seen = len(state[0].requests)
+            seen = len(agent.state.requests)
             deadline = time.monotonic() + EVENTUALLY_S
             while time.monotonic() < deadline and not any(
-                m == "GET" for (m, _p, _t) in state[0].requests[seen:]
+                m == "GET" for (m, _p, _t) in agent.state.requests[seen:]
             ):
                 time.sleep(0.01)
 
     behaviour.on_turn = hang_8_until_polled
-    with LoopbackAgent(behaviour) as agent:
-        state.append(agent.state)
+    with agent:
         _path, records = start_run(
             tmp_path,
             agent.url,
