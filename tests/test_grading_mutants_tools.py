@@ -7,3 +7,1523 @@ exists from the start of the run so that adding tests to it does not change the 
 """
 
 from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from agenttest.blocks import Block, Criterion, Fixture
+from agenttest.grading import _world as world
+from agenttest.grading._context import Ctx
+from agenttest.grading._tool_criteria import shell_command
+from agenttest.results import ToolCall
+
+from .fixtures.grading import attempt, block, call, check, crit, turn
+
+Seen = tuple[bool | None, dict[str, Any]]
+
+
+def got(c: Criterion, a: dict[str, Any], b: Block | None = None) -> Seen:
+    """A criterion's check as a report shows it: its state and its whole evidence."""
+    r = check(c, a, b)
+    return r.holds, dict(r.evidence)
+
+
+def beyond(asked: int, has: int) -> Seen:
+    return None, {"note": f"turn {asked} was asked for but the attempt has {has} turn(s)"}
+
+
+def at(ti: int, ci: int, text: str, note: str) -> dict[str, Any]:
+    """The evidence of one call (turn 1-based)."""
+    return {"turn": ti, "tool_call": ci, "text": text, "note": note}
+
+
+# ------------------------------------------------------------------ tool calls
+
+WEATHER = {"weather": ["get_weather", "wx"]}
+#: a call the model asked for that nothing ran
+ASKED: dict[str, Any] = {"name": "other", "arguments": {}, "ok": None, "requested_only": True}
+#: a call that succeeded, one that failed beside one only asked for, and a turn without any
+THREE = attempt(
+    turn("a", [call("get_weather", city="X")]),
+    turn("b", [call("wx", ok=False), ASKED]),
+    turn("c"),
+)
+SEEN3 = "calls seen: get_weather, wx (failed), other (requested, not run)"
+GW = 'get_weather {"city": "X"} → ok'
+#: one call of wx whose outcome is unknown, then one that succeeded
+UNSURE = attempt(turn("a", [call("wx", ok=None)]), turn("b", [call("wx")]), turn("c"))
+
+_COUNTS = [
+    pytest.param(
+        crit("F", "no_tool_calls", turn=3), attempt(turn("a")), None, beyond(3, 1), id="scope"
+    ),
+    pytest.param(
+        crit("F", "no_tool_calls"),
+        attempt(),
+        None,
+        (None, {"note": "the attempt has no turns"}),
+        id="no-turns",
+    ),
+    pytest.param(
+        crit("F", "no_tool_calls"),
+        attempt(turn("a"), turn("b", [ASKED])),
+        None,
+        (False, at(2, 0, "other {} → requested by the model, not run", "a tool was dispatched")),
+        id="no-calls-but-one-asked-for",
+    ),
+    pytest.param(
+        crit("F", "no_tool_calls"),
+        attempt(turn("a"), turn("b")),
+        None,
+        (True, {"turn": 2, "note": "no tool call in the turn(s) checked"}),
+        id="no-calls",
+    ),
+    pytest.param(
+        crit("P", "tool_called", tool="weather"),
+        THREE,
+        block(tools=WEATHER),
+        (
+            True,
+            at(
+                1,
+                0,
+                GW,
+                "1 call(s) of weather (get_weather/wx) counted (calls that "
+                f"succeeded); wanted at least 1; {SEEN3}",
+            ),
+        ),
+        id="called-role",
+    ),
+    pytest.param(
+        crit("P", "tool_called", tool="get_weather"),
+        THREE,
+        None,
+        (
+            True,
+            at(
+                1,
+                0,
+                GW,
+                "1 call(s) of get_weather counted (calls that succeeded); "
+                f"wanted at least 1; {SEEN3}",
+            ),
+        ),
+        id="called-unmapped-role",
+    ),
+    pytest.param(
+        crit("P", "tool_called"),
+        THREE,
+        None,
+        (
+            True,
+            at(
+                1,
+                0,
+                GW,
+                f"1 call(s) of any tool counted (calls that succeeded); wanted at least 1; {SEEN3}",
+            ),
+        ),
+        id="called-any",
+    ),
+    pytest.param(
+        crit("P", "tool_called", tool="nope"),
+        THREE,
+        None,
+        (
+            False,
+            {
+                "turn": 3,
+                "note": "0 call(s) of nope counted (calls that succeeded); "
+                f"wanted at least 1; {SEEN3}",
+            },
+        ),
+        id="called-never",
+    ),
+    pytest.param(
+        crit("P", "tool_called", tool="nope", min=0),
+        THREE,
+        None,
+        (
+            True,
+            {
+                "turn": 3,
+                "note": "0 call(s) of nope counted (calls that succeeded); "
+                f"wanted any number; {SEEN3}",
+            },
+        ),
+        id="called-min-0",
+    ),
+    # over the limit: the evidence is the last call counted, the one too many
+    pytest.param(
+        crit("P", "tool_count", max=1, calls="ran"),
+        THREE,
+        None,
+        (
+            False,
+            at(
+                2,
+                0,
+                "wx {} → failed",
+                f"2 call(s) of all tools counted (calls that ran); wanted at most 1; {SEEN3}",
+            ),
+        ),
+        id="count-over",
+    ),
+    pytest.param(
+        crit("P", "tool_count", min=2, max=2, calls="ran"),
+        THREE,
+        None,
+        (
+            True,
+            at(
+                1,
+                0,
+                GW,
+                f"2 call(s) of all tools counted (calls that ran); wanted exactly 2; {SEEN3}",
+            ),
+        ),
+        id="count-exact",
+    ),
+    pytest.param(
+        crit("P", "tool_count", min=1, max=2, calls="ran"),
+        THREE,
+        None,
+        (
+            True,
+            at(
+                1,
+                0,
+                GW,
+                f"2 call(s) of all tools counted (calls that ran); wanted between 1 and 2; {SEEN3}",
+            ),
+        ),
+        id="count-between",
+    ),
+    # under the minimum, no maximum: the first call counted
+    pytest.param(
+        crit("P", "tool_count", min=3, calls="ran"),
+        THREE,
+        None,
+        (
+            False,
+            at(
+                1,
+                0,
+                GW,
+                f"2 call(s) of all tools counted (calls that ran); wanted at least 3; {SEEN3}",
+            ),
+        ),
+        id="count-under",
+    ),
+    # 1 counted + 1 unknown: 1 or 2 calls, both within at most 2
+    pytest.param(
+        crit("P", "tool_count", tool="wx", max=2),
+        UNSURE,
+        None,
+        (
+            True,
+            at(
+                2,
+                0,
+                "wx {} → ok",
+                "1 call(s) of wx counted (calls that succeeded); "
+                "wanted at most 2; calls seen: wx, wx",
+            ),
+        ),
+        id="count-unknown-cannot-change-it",
+    ),
+    pytest.param(
+        crit("P", "tool_count", tool="wx", max=1),
+        UNSURE,
+        None,
+        (
+            None,
+            {
+                "turn": 1,
+                "note": "1 call(s) of wx counted (calls that succeeded); wanted at "
+                "most 1; calls seen: wx, wx; 1 call(s) with unknown outcome",
+            },
+        ),
+        id="count-unknown-could-change-it",
+    ),
+    pytest.param(
+        crit("P", "tool_count", tool="wx", min=2),
+        UNSURE,
+        None,
+        (
+            None,
+            {
+                "turn": 1,
+                "note": "1 call(s) of wx counted (calls that succeeded); wanted at "
+                "least 2; calls seen: wx, wx; 1 call(s) with unknown outcome",
+            },
+        ),
+        id="count-unknown-could-reach-it",
+    ),
+    pytest.param(
+        crit("P", "tool_count", tool="wx", turn=4), UNSURE, None, beyond(4, 3), id="count-scope"
+    ),
+    pytest.param(
+        crit("F", "tool_not_called", tool="other"),
+        THREE,
+        None,
+        (False, at(2, 1, "other {} → requested by the model, not run", "other was called")),
+        id="not-called-asked-for",
+    ),
+    pytest.param(
+        crit("F", "tool_not_called", tool="weather"),
+        THREE,
+        block(tools=WEATHER),
+        (False, at(1, 0, GW, "weather (get_weather/wx) was called")),
+        id="not-called-role",
+    ),
+    pytest.param(
+        crit("F", "tool_not_called", tool="nope"),
+        THREE,
+        None,
+        (True, {"turn": 3, "note": f"nope never called; {SEEN3}"}),
+        id="not-called-held",
+    ),
+    pytest.param(
+        crit("F", "tool_not_called"),
+        attempt(turn("a"), turn("b")),
+        None,
+        (True, {"turn": 2, "note": "any tool never called; calls seen: no tool calls"}),
+        id="not-called-any",
+    ),
+    pytest.param(
+        crit("F", "tool_not_called", turn=2),
+        attempt(turn("a")),
+        None,
+        beyond(2, 1),
+        id="not-called-scope",
+    ),
+]
+
+
+@pytest.mark.parametrize(("c", "a", "b", "want"), _COUNTS)
+def test_call_counts_write_their_evidence_whole(
+    c: Criterion, a: dict[str, Any], b: Block | None, want: Seen
+) -> None:
+    assert got(c, a, b) == want
+
+
+SEQ = attempt(
+    turn("a", [call("a"), call("x")]), turn("b", [call("y"), call("b"), call("a")]), turn("c")
+)
+SEQ_SEEN = "calls that succeeded counted; calls: a, x, y, b, a"
+
+_ORDERS = [
+    pytest.param(
+        ["a", "b"],
+        SEQ,
+        None,
+        (
+            True,
+            {
+                "turn": 2,
+                "tool_call": 1,
+                "note": f"in order at turn 1 call 0, turn 2 call 1; {SEQ_SEEN}",
+            },
+        ),
+        id="in-order",
+    ),
+    # more calls after the order is complete are not matched (nor an index past it)
+    pytest.param(
+        ["a"],
+        SEQ,
+        None,
+        (True, {"turn": 1, "tool_call": 0, "note": f"in order at turn 1 call 0; {SEQ_SEEN}"}),
+        id="one",
+    ),
+    pytest.param(
+        ["weather", "a"],
+        SEQ,
+        block(tools={"weather": ["y"]}),
+        (
+            True,
+            {
+                "turn": 2,
+                "tool_call": 2,
+                "note": f"in order at turn 2 call 0, turn 2 call 2; {SEQ_SEEN}",
+            },
+        ),
+        id="role",
+    ),
+    pytest.param(
+        ["b", "a", "b"],
+        SEQ,
+        None,
+        (False, {"turn": 3, "note": f"no call of b after b → a; {SEQ_SEEN}"}),
+        id="broken",
+    ),
+    pytest.param(
+        ["z"],
+        SEQ,
+        None,
+        (False, {"turn": 3, "note": f"no call of z after start; {SEQ_SEEN}"}),
+        id="never",
+    ),
+    # the unknown call comes first: only in call order does it complete the sequence
+    pytest.param(
+        ["a", "b"],
+        UNSURE := attempt(turn("a", [call("a", ok=None)]), turn("b", [call("b")]), turn("c")),
+        None,
+        (
+            None,
+            {
+                "turn": 3,
+                "note": "no call of a after start; calls that succeeded counted; "
+                "calls: a, b; calls with unknown outcome",
+            },
+        ),
+        id="unknown-could-complete",
+    ),
+    pytest.param(
+        ["a", "b"],
+        attempt(turn("a", [call("a", ok=None)]), turn("b", [call("c")]), turn("c")),
+        None,
+        (
+            False,
+            {
+                "turn": 3,
+                "note": "no call of a after start; calls that succeeded counted; calls: a, c",
+            },
+        ),
+        id="unknown-cannot-complete",
+    ),
+]
+
+
+@pytest.mark.parametrize(("tools", "a", "b", "want"), _ORDERS)
+def test_tool_order_writes_where_it_held_or_broke(
+    tools: list[str], a: dict[str, Any], b: Block | None, want: Seen
+) -> None:
+    assert got(crit("P", "tool_order", tools=tools), a, b) == want
+    assert got(crit("P", "tool_order", tools=tools, turn=5), a, b) == beyond(5, 3)
+
+
+ARGS = attempt(
+    turn(
+        "a",
+        [
+            call("wx", city="İZMİR", n="1.000,5", url="`https://x.org/a`"),
+            call("wx", ok=False, city="Ankara"),
+        ],
+    ),
+    turn("b", [call("wx", ok=None, city="Bursa")]),
+    turn("c"),
+)
+FIRST = 'wx {"city": "İZMİR", "n": "1.000,5", "url": "`https://x.org/a`"} → ok'
+NO_MATCH = (
+    False,
+    at(1, 0, FIRST, "no call matched (calls that succeeded); argument keys: city, n, url"),
+)
+BURSA = (
+    None,
+    at(
+        2, 0, 'wx {"city": "Bursa"} → outcome unknown', "a matching call's outcome was not recorded"
+    ),
+)
+
+
+def hit(note: str) -> Seen:
+    return True, at(1, 0, FIRST, note)
+
+
+_ARGS = [
+    ({"key": "city"}, hit("city=“İZMİR”")),
+    ({"key": "zip"}, NO_MATCH),
+    ({"key": "city", "value": "{{c}}"}, hit("city=“İZMİR”")),  # filled, case folded
+    ({"key": "city", "value": "Ankara"}, NO_MATCH),  # only a failed call passed it
+    ({"key": "city", "value": "bursa"}, BURSA),
+    ({"key": "n", "value": "1000.5"}, hit("n=“1.000,5”")),  # the same number
+    ({"key": "n", "value": "1000"}, NO_MATCH),
+    ({"key": "url", "value": "https://x.org/a"}, hit("url=“`https://x.org/a`”")),
+    ({"key": "n", "match": "number", "value": 1000.5}, hit("n=“1.000,5”")),
+    ({"key": "n", "match": "number", "value": "{{c}}"}, NO_MATCH),  # not a number
+    ({"key": "n", "match": "number", "value": "1001", "tolerance": 0.5}, hit("n=“1.000,5”")),
+    ({"key": "n", "match": "number", "value": "1001", "tolerance": 0.4}, NO_MATCH),
+    ({"key": "city", "match": "contains", "value": "zm"}, hit("city=“İZMİR”")),
+    ({"key": "city", "match": "contains", "value": "zmy"}, NO_MATCH),
+    ({"key": "url", "match": "regex", "value": r"x\.org/a"}, hit("url=“`https://x.org/a`”")),
+    ({"key": "url", "match": "regex", "value": "^x"}, NO_MATCH),
+    ({"key": "zip", "negate": True}, hit("no zip argument")),
+    ({"key": "city", "negate": True}, NO_MATCH),
+    ({"key": "city", "value": "izmir", "negate": True}, BURSA),
+    ({"key": "city", "value": "ankara", "negate": True}, hit("city=“İZMİR”")),
+    ({"key": "zip", "value": "x", "negate": True}, NO_MATCH),  # without the key: no value
+]
+
+
+@pytest.mark.parametrize(("kw", "want"), _ARGS)
+def test_tool_arg_matches_and_says_what_was_passed(kw: dict[str, Any], want: Seen) -> None:
+    b = block(tools=WEATHER, vars={"c": "izmir"})
+    assert got(crit("P", "tool_arg", tool="weather", **kw), ARGS, b) == want
+
+
+def test_tool_arg_without_a_counted_call_names_the_calls_seen() -> None:
+    b = block(tools=WEATHER)
+    assert got(crit("P", "tool_arg", tool="nope", key="x"), ARGS, b) == (
+        False,
+        {
+            "turn": 3,
+            "note": "no call of nope counted (calls that succeeded; calls: wx, wx (failed), wx)",
+        },
+    )
+    assert got(crit("P", "tool_arg", key="x", calls="ran"), attempt(turn("a"), turn("b"))) == (
+        False,
+        {"turn": 2, "note": "no call of any tool counted (calls that ran; calls: no tool calls)"},
+    )
+    assert got(crit("P", "tool_arg", key="x", turn=9), ARGS, b) == beyond(9, 3)
+    # only unknown calls, none of them matching: the first one is shown
+    unsure = attempt(turn("a", [call("wx", ok=None, a=1), call("wx", ok=None, b=2)]))
+    assert got(crit("P", "tool_arg", tool="wx", key="z"), unsure) == (
+        False,
+        at(
+            1,
+            0,
+            'wx {"a": 1} → outcome unknown',
+            "no call matched (calls that succeeded); argument keys: a",
+        ),
+    )
+    bare = attempt(turn("a", [{"name": "wx", "ok": True}]))
+    assert got(crit("P", "tool_arg", tool="wx", key="z"), bare) == (
+        False,
+        at(1, 0, "wx {} → ok", "no call matched (calls that succeeded); argument keys: none"),
+    )
+
+
+RESULTS = attempt(
+    turn(
+        "a",
+        [
+            call("wx", ok=False, result="Error: 404"),
+            call("wx", result={"temp": 21, "city": "İzmir"}),
+        ],
+    ),
+    turn(
+        "b",
+        [call("wx", ok=None), call("wx", result=None), call("wx", result="«" + "x" * 130 + "»")],
+    ),
+    turn("c"),
+)
+FAILED = (True, at(1, 0, "wx {} → failed", "result: Error: 404"))
+IZMIR = (True, at(1, 1, "wx {} → ok", 'result: {"city": "İzmir", "temp": 21}'))
+NOT_RECORDED = "the call's outcome or result was not recorded"
+
+
+@pytest.mark.parametrize(
+    ("kw", "want"),
+    [
+        ({"ok": True}, IZMIR),
+        ({"ok": True, "value": "{{c}}"}, IZMIR),
+        ({"ok": False}, FAILED),
+        ({"ok": False, "value": "404"}, FAILED),
+        # no failed call says 500, and a call with no outcome might have failed
+        ({"ok": False, "value": "500"}, (None, at(2, 0, "wx {} → outcome unknown", NOT_RECORDED))),
+        # ok and wanted: a call whose outcome or result is missing leaves it open
+        (
+            {"ok": True, "value": "nowhere"},
+            (None, at(2, 0, "wx {} → outcome unknown", NOT_RECORDED)),
+        ),
+        ({"ok": True, "negate": True}, FAILED),  # some call did not end ok
+        ({"ok": True, "value": "izmir", "negate": True}, FAILED),
+        # the result shown without its wrappers and cut at 120 characters
+        ({"ok": True, "value": "xxx"}, (True, at(2, 2, "wx {} → ok", "result: " + "x" * 120))),
+    ],
+)
+def test_tool_result_reads_the_outcome_and_the_result(kw: dict[str, Any], want: Seen) -> None:
+    b = block(tools=WEATHER, vars={"c": "izmir"})
+    assert got(crit("P", "tool_result", tool="weather", **kw), RESULTS, b) == want
+
+
+def test_tool_result_needs_a_call_that_ran() -> None:
+    c = crit("P", "tool_result", tool="wx", ok=True, value="z")
+    two = attempt(turn("a", [call("wx", ok=False), call("wx", ok=None), call("wx", ok=None)]))
+    # the first call left open is the one shown
+    assert got(c, two) == (None, at(1, 1, "wx {} → outcome unknown", NOT_RECORDED))
+    failed = attempt(turn("a", [call("wx", ok=False, result="e"), call("wx", ok=False)]))
+    assert got(c, failed) == (False, at(1, 0, "wx {} → failed", "no call ended that way"))
+    assert got(crit("P", "tool_result", tool="nope", ok=True), RESULTS) == (
+        False,
+        {
+            "turn": 3,
+            "note": "precondition unmet: nope was never called "
+            "(calls: wx (failed), wx, wx, wx, wx)",
+        },
+    )
+    asked = attempt(
+        turn("a", [{"name": "wx", "arguments": {}, "ok": True, "requested_only": True}])
+    )
+    assert got(crit("P", "tool_result", tool="wx", ok=True), asked) == (
+        False,
+        {
+            "turn": 1,
+            "note": "precondition unmet: wx was never called (calls: wx (requested, not run))",
+        },
+    )
+    assert got(crit("P", "tool_result", tool="wx", ok=True, turn=4), RESULTS) == beyond(4, 3)
+
+
+def test_unknown_tool_needs_the_catalogue_and_counts_calls_only_asked_for() -> None:
+    b = block(catalogue=["wx", "bash"])
+    c = crit("F", "unknown_tool")
+    assert got(c, attempt(turn("a", [call("ghost")]))) == (
+        None,
+        {
+            "note": "the block's reference has no tool catalogue; unknown tools cannot be told "
+            "from known ones"
+        },
+    )
+    ghost = {"name": "ghost", "arguments": {}, "requested_only": True}
+    two = attempt(turn("a", [call("wx")]), turn("b", [call("bash"), ghost, call("ghost2")]))
+    assert got(c, two, b) == (
+        True,
+        at(2, 1, "ghost {} → requested by the model, not run", "not in the agent's tool catalogue"),
+    )
+    known = attempt(turn("a", [call("wx")]), turn("b", [call("bash")]), turn("c"))
+    assert got(c, known, b) == (
+        False,
+        {"turn": 3, "note": "every call is in the catalogue: wx, bash"},
+    )
+    assert got(crit("F", "unknown_tool", turn=2), attempt(turn("a")), b) == beyond(2, 1)
+
+
+def test_a_shell_command_is_the_first_text_of_command_cmd_script_or_code() -> None:
+    def of(**args: Any) -> str | None:
+        return shell_command(cast(ToolCall, {"name": "x", "arguments": args}))
+
+    assert of(command=1, cmd="a", script="b") == "a"  # not text: the next key
+    assert of(command="a", cmd="b") == "a"
+    assert of(script="s", code="c") == "s"
+    assert of(code="c") == "c"
+    assert of(program="p") is None
+    assert shell_command(cast(ToolCall, {"name": "x"})) is None
+
+
+COMMANDS = attempt(
+    turn(
+        "a",
+        [
+            call("bash", command=["ls"]),  # not text
+            call("bash", ok=False, command="LS notes"),
+            call("python", code="ls notes"),  # not a shell tool
+            call("bash", ok=False, command="ls notes"),
+        ],
+    ),
+    turn(
+        "b",
+        [
+            call("sh", ok=None, cmd="ls -la notes"),
+            call("sh", ok=None, cmd="ls  -l notes"),
+            call("bash", script="ls notes/x"),
+        ],
+    ),
+    turn("c"),
+)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "want"),
+    [
+        (
+            "ls {{d}}/",
+            (True, at(2, 2, 'bash {"script": "ls notes/x"} → ok', "the command ran and succeeded")),
+        ),
+        # the first call left open wins over a failed one
+        (
+            "ls .*{{d}}$",
+            (
+                None,
+                at(
+                    2,
+                    0,
+                    'sh {"cmd": "ls -la notes"} → outcome unknown',
+                    "matching command dispatched; its outcome was not recorded",
+                ),
+            ),
+        ),
+        # the first failed one, matched in any case
+        (
+            "^ls notes$",
+            (
+                False,
+                at(
+                    1,
+                    1,
+                    'bash {"command": "LS notes"} → failed',
+                    "matching command dispatched but it failed or was blocked",
+                ),
+            ),
+        ),
+        (
+            "rm",
+            (
+                False,
+                {
+                    "turn": 3,
+                    "note": "no shell call matches; calls: bash, bash (failed), "
+                    "python, bash (failed), sh, sh, bash",
+                },
+            ),
+        ),
+    ],
+)
+def test_command_executed_needs_a_shell_call_that_succeeded(pattern: str, want: Seen) -> None:
+    b = block(tools={"shell": ["bash", "sh"]}, vars={"d": "notes"})
+    assert got(crit("P", "command_executed", pattern=pattern), COMMANDS, b) == want
+    assert got(crit("P", "command_executed", pattern=pattern, turn=7), COMMANDS, b) == beyond(7, 3)
+
+
+# ------------------------------------------------------------------ the trace
+
+MARKED = block(
+    markers={"done": "✅ Task  done"},
+    vars={"w": "alpha"},
+    category_pattern=r"route(?:d)?:\s*(\w+)",
+)
+TRACED = attempt(
+    turn("a", trace="start\nstep alpha\t one\ncall ☎\ufe0e now"),
+    turn(
+        "b",
+        trace="✅\ufe0f Task done\ncafe\u0301 open\nmulti\nline end",
+        log_lines=["log beta", "route: billing"],
+    ),
+    turn("c"),
+)
+
+
+@pytest.mark.parametrize(
+    ("kw", "want"),
+    [
+        # tabs and runs of blanks are one space; composed and decomposed accents are one
+        (
+            {"values": ["{{w}} one", "café"]},
+            (True, {"turn": 1, "trace_line": 2, "text": "step alpha\t one"}),
+        ),
+        # emoji variation selectors do not hide a marker (U+FE0E and U+FE0F)
+        ({"values": ["call ☎ now"]}, (True, {"turn": 1, "trace_line": 3, "text": "call ☎︎ now"})),
+        ({"markers": ["done"]}, (True, {"turn": 2, "trace_line": 1, "text": "✅️ Task done"})),
+        # a marker the reference does not name is looked for as it is, in the log lines too
+        (
+            {"markers": ["log beta"]},
+            (True, {"turn": 2, "text": "log beta", "note": "agent log line 1 of the turn"}),
+        ),
+        (
+            {"values": ["alpha", "zeta", "omega", "café"]},
+            (
+                False,
+                {
+                    "turn": 1,
+                    "trace_line": 2,
+                    "text": "step alpha\t one",
+                    "note": "missing: “zeta”, “omega”",
+                },
+            ),
+        ),
+        (
+            {"values": ["zeta", "multi"], "mode": "any"},
+            (True, {"turn": 2, "trace_line": 3, "text": "multi", "note": "missing: “zeta”"}),
+        ),
+        ({"values": ["zeta"], "mode": "any"}, (False, {"turn": 3, "note": "missing: “zeta”"})),
+        # a marker over two lines is found in the turn's whole trace, at its first line
+        ({"values": ["multi\nline"]}, (True, {"turn": 2, "trace_line": 3, "text": "multi\nline"})),
+        ({"values": ["alpha\none"]}, (False, {"turn": 3, "note": "missing: “alpha\none”"})),
+        ({}, (True, {"turn": 3, "note": "nothing to look for"})),
+    ],
+)
+def test_trace_contains_finds_markers_line_by_line(kw: dict[str, Any], want: Seen) -> None:
+    assert got(crit("P", "trace_contains", **kw), TRACED, MARKED) == want
+
+
+def test_trace_contains_without_a_whole_trace_is_undecided() -> None:
+    c = crit("P", "trace_contains", values=["x"])
+    assert got(c, attempt(turn("a"), turn("b"))) == (
+        None,
+        {"turn": 2, "note": "the turn(s) checked carry no trace or log lines"},
+    )
+    part = attempt(turn("a", trace="one"), turn("b", trace="two", trace_partial=True))
+    assert got(c, part) == (
+        None,
+        {
+            "turn": 2,
+            "note": "missing: “x”; the trace is incomplete, so absence cannot be concluded",
+        },
+    )
+    # found in the incomplete trace: it counts
+    either = crit("P", "trace_contains", values=["two", "x"], mode="any")
+    assert got(either, part) == (
+        True,
+        {"turn": 2, "trace_line": 1, "text": "two", "note": "missing: “x”"},
+    )
+    # the complete turn alone: absence is a FAIL
+    assert got(crit("P", "trace_contains", values=["x"], turn=1), part) == (
+        False,
+        {"turn": 1, "note": "missing: “x”"},
+    )
+    assert got(crit("P", "trace_contains", values=["x"], turn=3), part) == beyond(3, 2)
+
+
+ROUTED = attempt(
+    turn("a", trace="routed: sales\nroute: billing"),
+    turn("b", trace="x", log_lines=["route: support "]),
+    turn("c", trace="nothing"),
+)
+
+
+@pytest.mark.parametrize(
+    ("value", "want"),
+    [
+        (
+            "sales",
+            (
+                True,
+                {"turn": 1, "trace_line": 1, "text": "routed: sales", "note": "category “sales”"},
+            ),
+        ),
+        (
+            " support ",
+            (
+                True,
+                {
+                    "turn": 2,
+                    "text": "route: support",
+                    "note": "agent log line 1 of the turn; category “support”",
+                },
+            ),
+        ),
+        # only the first routing line of a turn counts
+        (
+            "billing",
+            (False, {"turn": 3, "note": "routed as ['sales', 'support']; wanted “billing”"}),
+        ),
+        ("{{w}}", (False, {"turn": 3, "note": "routed as ['sales', 'support']; wanted “alpha”"})),
+    ],
+)
+def test_category_is_the_first_routing_line_of_each_turn(value: str, want: Seen) -> None:
+    assert got(crit("P", "category", value=value), ROUTED, MARKED) == want
+
+
+def test_category_needs_a_pattern_and_a_trace() -> None:
+    c = crit("P", "category", value=" x ")
+    assert got(c, ROUTED) == (
+        None,
+        {
+            "note": "the block's reference sets no category_pattern; the routing category cannot "
+            "be read from the trace"
+        },
+    )
+    assert got(c, attempt(turn("a"), turn("b")), MARKED) == (
+        None,
+        {"turn": 2, "note": "no trace recorded; routing category unknown"},
+    )
+    plain = attempt(turn("a", trace="x"), turn("b", trace="y"))
+    assert got(c, plain, MARKED) == (
+        False,
+        {"turn": 2, "note": "no line of the trace matches category_pattern; wanted “x”"},
+    )
+    part = attempt(turn("a", trace="x"), turn("b", trace="y", trace_partial=True))
+    assert got(c, part, MARKED) == (
+        None,
+        {
+            "turn": 2,
+            "note": "no line of the trace matches category_pattern; the trace is "
+            "incomplete (its routing line may be outside it); wanted “x”",
+        },
+    )
+    # a routing line was seen: an incomplete trace does not undo it
+    seen = attempt(turn("a", trace="route: y"), turn("b", trace="y", trace_partial=True))
+    assert got(c, seen, MARKED) == (False, {"turn": 2, "note": "routed as ['y']; wanted “x”"})
+    # a pattern without a group: the whole match is the category
+    whole = block(category_pattern=r"route: \w+")
+    assert got(
+        crit("P", "category", value="route: y"), attempt(turn("a", trace="a route: y")), whole
+    ) == (True, {"turn": 1, "trace_line": 1, "text": "a route: y", "note": "category “route: y”"})
+    assert got(crit("P", "category", value="x", turn=2), attempt(turn("a")), MARKED) == beyond(2, 1)
+
+
+# ------------------------------------------------------------------ files
+
+FILE_TOOLS = {
+    "file_write": ["write_file"],
+    "file_delete": ["delete_file"],
+    "file_move": ["mv"],
+    "file_patch": ["patch"],
+    "shell": ["bash"],
+    "file_read": ["read_file"],
+}
+FIXED = dataclasses.replace(
+    block(tools=FILE_TOOLS, vars={"n": "a"}, paths={"notes/a.txt": "/host/notes/a.txt"}),
+    fixtures=(
+        Fixture(kind="file", path="notes/a.txt", content="old\ntext"),
+        Fixture(kind="absent", path="b.txt"),
+        Fixture(kind="dir", path="d"),
+    ),
+)
+WORLD = "world state from the tool-call record"
+
+
+def replayed(path: str, how: str) -> str:
+    return f"world state of {path} from the tool-call record ({how})"
+
+
+UNTOUCHED = "no call touched it: unchanged"
+WROTE = attempt(
+    turn(
+        "ok",
+        [call("write_file", path="b.txt", content="Hello World"), call("read_file", path="b.txt")],
+    ),
+    turn("x", [call("delete_file", path="notes/a.txt", ok=False)]),
+)
+UNSURE_WRITE = attempt(turn("ok", [call("write_file", path="b.txt", ok=None)]))
+UNSURE_NOTE = replayed("b.txt", "turn 1 call 0: outcome unknown") + (
+    ": undecided, write_file acted on b.txt, outcome unknown"
+)
+DELETED = attempt(turn("ok", [call("delete_file", path="notes/a.txt")]))
+
+_WORLD_FILES = [
+    (
+        crit("P", "file_exists", path="notes/{{n}}.txt"),
+        attempt(turn("ok")),
+        (True, f"exists ({replayed('notes/a.txt', UNTOUCHED)})"),
+    ),
+    (
+        crit("P", "file_absent", path="b.txt"),
+        attempt(turn("ok")),
+        (True, f"absent ({replayed('b.txt', UNTOUCHED)})"),
+    ),
+    (
+        crit("P", "file_exists", path="b.txt"),
+        attempt(turn("ok")),
+        (False, f"absent ({replayed('b.txt', UNTOUCHED)})"),
+    ),
+    (
+        crit("P", "file_exists", path="c.txt"),
+        attempt(turn("ok")),
+        (
+            None,
+            replayed("c.txt", UNTOUCHED)
+            + ": undecided, no fixture declares its state before the attempt",
+        ),
+    ),
+    (
+        crit("P", "file_exists", path="./b.txt"),
+        WROTE,
+        (True, f"exists ({replayed('b.txt', 'turn 1 call 0: write_file wrote it')})"),
+    ),
+    # a failed delete changed nothing: the fixture's file is still there
+    (
+        crit("P", "file_exists", path="notes/a.txt"),
+        WROTE,
+        (
+            True,
+            "exists ("
+            + replayed(
+                "notes/a.txt", "turn 2 call 0: delete_file failed on notes/a.txt: changed nothing"
+            )
+            + ")",
+        ),
+    ),
+    (crit("P", "file_exists", path="b.txt"), UNSURE_WRITE, (None, UNSURE_NOTE)),
+    (crit("P", "file_content", path="b.txt", value="x"), UNSURE_WRITE, (None, UNSURE_NOTE)),
+    (
+        crit("P", "file_exists", path="b.txt"),
+        attempt(turn("ok", trace_partial=True)),
+        (
+            None,
+            replayed("b.txt", "partial trace")
+            + ": undecided, the trace is partial, so calls may be missing",
+        ),
+    ),
+    (
+        crit("P", "file_exists", path="b.txt"),
+        attempt(turn("ok"), status="timeout"),
+        (
+            None,
+            replayed("b.txt", "incomplete attempt") + ": undecided, the attempt did not complete",
+        ),
+    ),
+    # run without the fixtures: the overlay's host path stands in for the fixture's
+    (
+        crit("P", "file_absent", path="notes/a.txt"),
+        attempt(
+            turn("ok", [call("delete_file", path="/host/notes/a.txt")]), fixtures_applied=False
+        ),
+        (
+            True,
+            f"absent ({replayed('/host/notes/a.txt', 'turn 1 call 0: delete_file deleted it')})",
+        ),
+    ),
+    (
+        crit("P", "file_absent", path="b.txt"),
+        attempt(turn("ok"), fixtures_applied=False),
+        (
+            None,
+            replayed("b.txt", UNTOUCHED) + ": undecided, the attempt ran without the block's "
+            "fixtures, so its state before is unknown",
+        ),
+    ),
+    (
+        crit("P", "file_content", path="notes/a.txt", value="x"),
+        DELETED,
+        (
+            False,
+            "precondition unmet: the file does not exist ("
+            + replayed("notes/a.txt", "turn 1 call 0: delete_file deleted it")
+            + ")",
+        ),
+    ),
+    (
+        crit("P", "file_content", path="b.txt", value="x"),
+        attempt(turn("ok", [call("patch", path="b.txt")])),
+        (
+            None,
+            "the file exists, its content is not known ("
+            + replayed("b.txt", "turn 1 call 0: patch patched it")
+            + ")",
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("c", "a", "want"), _WORLD_FILES)
+def test_file_criteria_replay_the_tool_calls_without_a_snapshot(
+    c: Criterion, a: dict[str, Any], want: tuple[bool | None, str]
+) -> None:
+    holds, note = want
+    path = str(c.path).replace("{{n}}", "a").removeprefix("./")
+    assert got(c, a, FIXED) == (holds, {"file": path, "note": note, "decided_by": WORLD})
+
+
+def test_file_content_of_a_replayed_write_or_fixture_is_its_text() -> None:
+    c = crit("P", "file_content", path="b.txt", value="hello")
+    assert got(c, WROTE, FIXED) == (
+        True,
+        {
+            "file": "b.txt",
+            "text": "Hello World",
+            "note": f"contains “hello” ({replayed('b.txt', 'turn 1 call 0: write_file wrote it')})",
+            "decided_by": WORLD,
+        },
+    )
+    fixture = crit("P", "file_content", path="notes/a.txt", value="OLD")
+    assert got(fixture, attempt(turn("ok")), FIXED) == (
+        True,
+        {
+            "file": "notes/a.txt",
+            "text": "old\ntext",
+            "note": f"contains “OLD” ({replayed('notes/a.txt', UNTOUCHED)})",
+            "decided_by": WORLD,
+        },
+    )
+    # a folder fixture exists with no text
+    folder = crit("P", "file_content", path="d/", value="")
+    assert got(folder, attempt(turn("ok")), FIXED) == (
+        True,
+        {
+            "file": "d",
+            "text": "",
+            "note": f"contains “” ({replayed('d', UNTOUCHED)})",
+            "decided_by": WORLD,
+        },
+    )
+
+
+SNAPSHOT = attempt(
+    turn("ok"),
+    workspace_files={
+        " ./out/list.txt": "Alpha\r\nBeta 1.234,5\r\n",
+        "gone.txt": None,
+        "x": "İSTANBUL",
+    },
+)
+IN_SNAPSHOT = "(workspace snapshot in the attempt record)"
+
+
+@pytest.mark.parametrize(
+    ("kw", "holds"),
+    [
+        ({"value": "Alpha\nBeta 1.234,5", "match": "equals"}, True),  # line ends, outer blanks
+        ({"value": "Alpha", "match": "equals"}, False),
+        ({"value": "^Beta", "match": "regex"}, True),  # a line start, not only the text's
+        ({"value": "^eta", "match": "regex"}, False),
+        ({"value": "1234.5", "match": "number"}, True),
+        ({"value": 1234, "match": "number", "tolerance": 0.5}, True),
+        ({"value": 1234, "match": "number", "tolerance": 0.4}, False),
+        ({"value": "abc", "match": "number"}, False),
+        ({"value": "beta 1"}, True),
+        ({"value": "gamma"}, False),
+    ],
+)
+def test_file_content_matches_a_snapshot_each_way(kw: dict[str, Any], holds: bool) -> None:
+    c = crit("P", "file_content", path="out/list.txt", **kw)
+    match = kw.get("match", "contains")
+    assert got(c, SNAPSHOT) == (
+        holds,
+        {
+            "file": "out/list.txt",
+            "text": "Alpha\r\nBeta 1.234,5",
+            "note": f"{match} “{kw['value']}” {IN_SNAPSHOT}",
+        },
+    )
+
+
+def test_a_snapshot_tells_absent_from_not_snapshotted() -> None:
+    assert got(crit("P", "file_content", path="x", value="istanbul"), SNAPSHOT) == (
+        True,
+        {"file": "x", "text": "İSTANBUL", "note": f"contains “istanbul” {IN_SNAPSHOT}"},
+    )
+    assert got(crit("P", "file_exists", path="gone.txt"), SNAPSHOT) == (
+        False,
+        {"file": "gone.txt", "note": f"absent {IN_SNAPSHOT}"},
+    )
+    assert got(crit("P", "file_content", path="gone.txt", value="a"), SNAPSHOT) == (
+        False,
+        {"file": "gone.txt", "note": f"precondition unmet: the file does not exist {IN_SNAPSHOT}"},
+    )
+    outside = "nope.txt is not in the attempt's workspace snapshot (snapshot holds 3 file(s))"
+    for ctype in ("file_exists", "file_content"):
+        assert got(crit("P", ctype, path="nope.txt", value="a"), SNAPSHOT) == (
+            None,
+            {"file": "nope.txt", "note": outside},
+        )
+
+
+def test_file_criteria_read_the_live_workspace_and_only_inside_it(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "f.txt").write_text("héllo\n", encoding="utf-8")
+    (tmp_path / "bad.txt").write_bytes(b"a\xffb")
+    live = f"live workspace {tmp_path.resolve()}"
+    ok = attempt(turn("ok"), workspace_files={"f.txt": "not this"})  # the live one wins
+
+    def both(path: str) -> tuple[Seen, Seen]:
+        return (
+            evaluate_in(crit("P", "file_exists", path=path), ok, tmp_path),
+            evaluate_in(crit("P", "file_content", path=path, value="b"), ok, tmp_path),
+        )
+
+    assert both("f.txt") == (
+        (True, {"file": "f.txt", "note": f"exists ({live})"}),
+        (False, {"file": "f.txt", "text": "héllo", "note": f"contains “b” ({live})"}),
+    )
+    assert both("sub") == (
+        (True, {"file": "sub", "note": f"exists (directory in the {live})"}),
+        (False, {"file": "sub", "text": "", "note": f"contains “b” (directory in the {live})"}),
+    )
+    assert both("nope.txt") == (
+        (False, {"file": "nope.txt", "note": f"absent ({live})"}),
+        (
+            False,
+            {"file": "nope.txt", "note": f"precondition unmet: the file does not exist ({live})"},
+        ),
+    )
+    outside = {"file": "../x", "note": "../x lies outside the workspace; not read"}
+    assert both("../x") == ((None, outside), (None, outside))
+    # bytes that are not UTF-8 are read, replaced
+    assert both("bad.txt")[1] == (
+        True,
+        {"file": "bad.txt", "text": "a\ufffdb", "note": f"contains “b” ({live})"},
+    )
+
+
+def evaluate_in(c: Criterion, a: dict[str, Any], workspace: Path) -> Seen:
+    r = check(c, a, workspace=workspace)
+    return r.holds, dict(r.evidence)
+
+
+BEFORE = "state before the attempt from the tool-call record"
+READ_TOOLS = block(
+    tools={"file_write": ["write_file"], "file_read": ["read_file"]},
+    vars={"n": "a"},
+    paths={"a.txt": "/host/old.txt"},
+)
+
+
+def at_start(a: dict[str, Any], **kw: Any) -> Seen:
+    return got(crit("P", "file_at_start", path=" {{n}}.txt", **kw), a, READ_TOOLS)
+
+
+def before(note: str, holds: bool | None, text: str | None = None) -> Seen:
+    evidence = {"file": "a.txt", "note": note, "decided_by": BEFORE}
+    return holds, evidence if text is None else {"file": "a.txt", "text": text, **evidence}
+
+
+def test_file_at_start_is_the_first_read_that_tells() -> None:
+    read = attempt(
+        turn(
+            "ok", [call("list", path="x"), call("read_file", path="a.txt", result="v: 1\nname: x")]
+        )
+    )
+    said = "it existed before the attempt (turn 1 call 1 (read_file): read)"
+    assert at_start(read, value="exists") == before(said, True)
+    assert at_start(read, value="absent") == before(said, False)
+    # a line of the content then, at a line start
+    matched = "it existed (turn 1 call 1 (read_file): read); content matches “^name: x”"
+    assert at_start(read, value="exists", pattern="^name: x") == before(
+        matched, True, "v: 1\nname: x"
+    )
+    unmatched = "it existed (turn 1 call 1 (read_file): read); content does not match “^v: 2”"
+    assert at_start(read, value="exists", pattern="^v: 2") == before(
+        unmatched, False, "v: 1\nname: x"
+    )
+    # a result that is not text: it existed, its content is unknown
+    data = attempt(turn("ok", [call("read_file", path="a.txt", result={"k": 1})]))
+    assert at_start(data, value="exists", pattern="x") == before(
+        "it existed (turn 1 call 0 (read_file): read); its content then is not in the record", None
+    )
+    assert at_start(data, value="absent", pattern="x")[0] is False
+
+
+def test_file_at_start_reads_not_found_and_skips_failed_changes() -> None:
+    missing = attempt(
+        turn("ok", [call("read_file", path="a.txt", ok=False, result="Error: No such file")])
+    )
+    absent = "it was absent before the attempt (turn 1 call 0 (read_file): it failed, not found)"
+    assert at_start(missing, value="absent") == before(absent, True)
+    assert at_start(missing, value="exists", pattern="x") == before(absent, False)
+    # a failed read for another reason and a failed write tell nothing; the read after does
+    other = attempt(
+        turn(
+            "ok",
+            [
+                call("read_file", path="a.txt", ok=False, result="permission denied"),
+                call("write_file", path="a.txt", ok=False),
+                call("read_file", path="a.txt", result="z"),
+            ],
+        )
+    )
+    assert at_start(other, value="exists") == before(
+        "it existed before the attempt (turn 1 call 2 (read_file): read)", True
+    )
+    changed = attempt(
+        turn("ok"), turn("ok", [call("write_file", path="a.txt"), call("read_file", path="a.txt")])
+    )
+    assert at_start(changed, value="exists") == before(
+        "undecided: turn 2 call 0 (write_file) may have changed it before any read showed it", None
+    )
+    assert at_start(attempt(turn("ok")), value="absent") == before(
+        "undecided: no call showed its state before the attempt", None
+    )
+    # run without the fixtures: the overlay's host path is the one read
+    fixed = dataclasses.replace(READ_TOOLS, fixtures=(Fixture(kind="file", path="a.txt"),))
+    imported = attempt(
+        turn("ok", [call("read_file", path="/host/old.txt", result="q")]), fixtures_applied=False
+    )
+    c = crit("P", "file_at_start", path="a.txt", value="exists")
+    assert got(c, imported, fixed) == (
+        True,
+        {
+            "file": "/host/old.txt",
+            "note": "it existed before the attempt (turn 1 call 0 (read_file): read)",
+            "decided_by": BEFORE,
+        },
+    )
+    # with the fixtures in place the workspace path is the one
+    assert got(c, {**imported, "fixtures_applied": True}, fixed)[0] is None
+
+
+def test_latency_evidence_rounds_to_a_tenth_and_names_its_source() -> None:
+    c = crit("P", "latency_max", seconds=1.5)
+    assert got(c, attempt(turn("ok"), latency_ms=1549)) == (
+        False,
+        {"note": "1.5 s (attempt latency_ms); limit 1.5 s"},
+    )
+    assert got(c, attempt(turn("ok"), latency_ms=1500)) == (
+        True,
+        {"note": "1.5 s (attempt latency_ms); limit 1.5 s"},
+    )
+    # an attempt's own figure wins over its turns'
+    assert got(c, attempt(turn("ok", latency_ms=5000), latency_ms=10))[0] is True
+    # a turn's figure that is not a number leaves the clock to decide
+    mixed = attempt(turn("a", latency_ms=100), turn("b", latency_ms="fast"))
+    assert got(c, mixed) == (None, {"note": "the attempt's duration was not recorded"})
+    assert got(c, attempt(turn("a", latency_ms=100.5), turn("b", latency_ms=0))) == (
+        True,
+        {"note": "0.1 s (sum of the turns' latency_ms); limit 1.5 s"},
+    )
+    assert got(c, attempt(latency_ms=None)) == (
+        None,
+        {"note": "the attempt's duration was not recorded"},
+    )
+
+
+def test_status_says_what_it_got_and_wanted() -> None:
+    assert got(crit("P", "status", value="completed"), attempt(turn("x"), status="timeout")) == (
+        False,
+        {"note": "status “timeout”; wanted “completed”"},
+    )
+    assert got(crit("P", "status", value="completed"), attempt(turn("x"))) == (
+        True,
+        {"note": "status “completed”; wanted “completed”"},
+    )
+    assert got(crit("P", "status", value="completed"), {"turns": []}) == (
+        False,
+        {"note": "status “”; wanted “completed”"},
+    )
+
+
+class _Judge:
+    """A judge that answers as told and keeps the requests (the criterion's side of the
+    protocol; the real judge's own tests run the model)."""
+
+    name = "stub"
+
+    def __init__(self, verdict: str, evidence: str = "because", fail: bool = False) -> None:
+        self.verdict, self.evidence, self.fail = verdict, evidence, fail
+        self.requests: list[Any] = []
+
+    def judge(self, req: Any) -> Any:
+        from agenttest.judges import JudgeResult
+
+        self.requests.append(req)
+        if self.fail:
+            raise RuntimeError("model gone")
+        return JudgeResult(score=0.456, verdict=self.verdict, evidence=self.evidence, judge="stub")  # type: ignore[arg-type]
+
+
+def judged(j: Any, a: dict[str, Any], **kw: Any) -> Seen:
+    b = block(vars={"r": "Swift 6"})
+    c = crit("P", "judge", "JUDGE", rubric="grounded in {{r}}?", reference="{{r}} adds X", **kw)
+    r = check(c, a, b, judge=j)
+    return r.holds, dict(r.evidence)
+
+
+TALK = attempt(
+    turn("first", [call("search", result="page one")], prompt="hello"),
+    turn("second", [call("fetch", result={"b": 2}), call("x", ok=False)], prompt="summarise"),
+    turn("third", [call("late", result="after")], prompt="thanks"),
+)
+
+
+def test_the_judge_is_asked_about_the_turn_with_its_context_and_tool_results() -> None:
+    j = _Judge("PASS", evidence="")
+    assert judged(j, TALK, turn=2, asks="covers", act="answer", min=2) == (
+        True,
+        {"turn": 2, "text": "second", "note": "judge stub: PASS (score 0.46)"},
+    )
+    [req] = j.requests
+    assert (req.rubric, req.reference, req.candidate) == (
+        "grounded in Swift 6?",
+        "Swift 6 adds X",
+        "second",
+    )
+    assert req.context == "hello\nsummarise"
+    assert (req.asks, req.act, req.min_items) == ("covers", "answer", 2)
+    # every call that ran, up to the judged turn
+    assert req.tool_results == 'search: page one\nfetch: {"b": 2}\nx: '
+    j = _Judge("FAIL")
+    assert judged(j, TALK) == (
+        False,
+        {"turn": 3, "text": "because", "note": "judge stub: FAIL (score 0.46)"},
+    )
+    [req] = j.requests
+    assert (req.asks, req.act, req.min_items, req.context) == (
+        "",
+        "",
+        None,
+        "hello\nsummarise\nthanks",
+    )
+    assert req.tool_results.endswith("\nlate: after")
+
+
+def test_a_judge_that_cannot_decide_leaves_the_criterion_undecided() -> None:
+    assert judged(_Judge("ERROR"), TALK) == (
+        None,
+        {"turn": 3, "text": "because", "note": "judge stub: ERROR (score 0.46); could not decide"},
+    )
+    assert judged(_Judge("UNDECIDED"), TALK) == (
+        None,
+        {
+            "turn": 3,
+            "text": "because",
+            "note": "judge stub: UNDECIDED (score 0.46); left to a human",
+        },
+    )
+    assert judged(_Judge("PASS", fail=True), TALK) == (
+        None,
+        {"turn": 3, "note": "judge stub failed: model gone"},
+    )
+    j = _Judge("PASS")
+    assert judged(j, attempt(turn("a"), turn(None))) == (
+        None,
+        {"turn": 2, "note": "no response to judge"},
+    )
+    assert j.requests == []
+    assert judged(None, TALK) == (
+        None,
+        {
+            "turn": 3,
+            "note": "no judge was configured, so this JUDGE criterion is ungraded; "
+            "grade again with `agenttest grade RUN --judge NAME`",
+        },
+    )
+    assert judged(j, TALK, turn=4) == beyond(4, 3)
+
+
+# ------------------------------------------------------------------ the world state
+
+_EFFECT_CTX = Ctx(block(tools=FILE_TOOLS), attempt(turn("ok")))
+HERE = world.Present(None)
+
+
+@pytest.mark.parametrize(
+    ("c", "want"),
+    [
+        # an action argument says what a multi-purpose tool did, in any case
+        (call("fs", action="Delete", path="notes/a.txt"), (world.Absent, "fs deleted it")),
+        (call("fs", action="rm", destination="notes/a.txt"), (world.Absent, "fs deleted it")),
+        (call("fs", action="unlink", target="notes/a.txt"), (world.Absent, "fs deleted it")),
+        (
+            call("fs", action="rename", src="x.txt", to="notes/a.txt"),
+            (HERE, "fs moved a file here"),
+        ),
+        (
+            call("fs", action="mv", file="notes/a.txt", dest="b.txt"),
+            (world.Absent, "fs moved it away"),
+        ),
+        (call("fs", action="cp", source="y/a.txt", dst="notes/"), (HERE, "fs copied a file here")),
+        (
+            call("fs", action="duplicate", source="y/b.txt", dst="notes/a.txt"),
+            (HERE, "fs copied a file here"),
+        ),
+        (call("fs", action="copy", path="notes/a.txt", new_path="b"), None),  # the source stays
+        (call("fs", action="touch", filepath="notes/a.txt"), (HERE, "fs wrote it")),
+        (call("fs", action="mkdir", path="notes/a.txt"), (HERE, "fs wrote it")),
+        (
+            call("fs", action="create", path="notes/a.txt", data="D"),
+            (world.Present("D"), "fs wrote it"),
+        ),
+        # the first content key that holds text
+        (
+            call("fs", action="write", file_path="notes/a.txt", content="  ", text="T", data="D"),
+            (world.Present("T"), "fs wrote it"),
+        ),
+        (call("fs", action="read", path="notes/a.txt"), None),
+        (call("fs", path="notes/a.txt"), None),
+        # or the tool's role, without an action
+        (
+            call("write_file", target="notes/a.txt", body="B"),
+            (world.Present("B"), "write_file wrote it"),
+        ),
+        (call("write_file", path="notes/a.txt"), (HERE, "write_file wrote it")),
+        (call("delete_file", path="./notes/a.txt"), (world.Absent, "delete_file deleted it")),
+        (call("delete_file", destination="notes/a.txt"), None),  # deletes its source only
+        (call("mv", path="notes/a.txt", target_path="z"), (world.Absent, "mv moved it away")),
+        (call("mv", path="z/a.txt", target_path="notes"), (HERE, "mv moved a file here")),
+        (call("patch", path="notes/a.txt"), (HERE, "patch patched it")),
+        (call("read_file", path="notes/a.txt"), None),
+        (call("write_file", path="notes/b.txt"), None),
+        (
+            call("write_file", ok=None, path="notes/a.txt"),
+            (world.Unknown("write_file acted on notes/a.txt, outcome unknown"), "outcome unknown"),
+        ),
+        (
+            call("write_file", ok=False, path="notes/a.txt"),
+            (world.NO_CHANGE, "write_file failed on notes/a.txt: changed nothing"),
+        ),
+        # a blank or non-text path is no path: the next key names it
+        (call("write_file", path="  ", file="notes/a.txt"), (HERE, "write_file wrote it")),
+        (call("write_file", path=3, file="notes/a.txt"), (HERE, "write_file wrote it")),
+        ({"name": "write_file", "ok": True}, None),
+        ({"arguments": {"path": "notes/a.txt"}, "ok": True}, None),  # no name: no role
+        (call("write_file", path="/home/u/notes/a.txt"), (HERE, "write_file wrote it")),
+        (call("write_file", path="~/notes/a.txt"), (HERE, "write_file wrote it")),
+        (call("write_file", path="notes/a.txt/"), (HERE, "write_file wrote it")),
+        (call("write_file", path="xnotes/a.txt"), None),  # a longer name is another file
+    ],
+)
+def test_what_one_call_did_to_a_path(c: dict[str, Any], want: Any) -> None:
+    assert world.effect(_EFFECT_CTX, cast(ToolCall, c), "notes/a.txt") == want
+
+
+def test_paths_are_the_same_when_one_ends_in_the_other() -> None:
+    same = world.same_path
+    assert same("notes/a.txt", "~/notes/a.txt") and same("/a", "~/a") and same("x/~/a", "~/a")
+    assert same(" notes/a.txt/ ", "notes/a.txt") and same("notes/a.txt", "./notes/a.txt")
+    assert not same("a", "~/") and not same("", "") and not same("a", " ")
+    assert not same("ba", "a") and not same("b/a", "c/a")
+    assert world.effect(_EFFECT_CTX, cast(ToolCall, call("write_file", path="a")), "  ") is None
+
+
+def test_the_fixtures_set_the_state_before_and_the_last_one_for_a_path_wins() -> None:
+    fixed = dataclasses.replace(
+        block(paths={"p": "/h/p"}),
+        fixtures=(
+            Fixture(kind="file", path="a.txt", content="first"),
+            Fixture(kind="git_repo", path="r/"),
+            Fixture(kind="file", path=" a.txt ", content="second"),
+            Fixture(kind="absent", path="gone"),
+            Fixture(kind="memory_seed", path="m", content="x"),
+            Fixture(kind="dir", path="d", content=None),
+        ),
+    )
+    ctx = Ctx(fixed, attempt(turn("ok")))
+    unknown = world.Unknown("no fixture declares its state before the attempt")
+    without = world.Unknown(
+        "the attempt ran without the block's fixtures, so its state before is unknown"
+    )
+    assert world.initial_state(ctx, "a.txt", True) == world.Present("second")
+    assert world.initial_state(ctx, "r", True) == world.Present("")
+    assert world.initial_state(ctx, "d", True) == world.Present("")
+    assert world.initial_state(ctx, "gone", True) is world.Absent
+    assert world.initial_state(ctx, "m", True) == unknown  # not a file fixture
+    assert world.initial_state(ctx, "other", True) == unknown
+    assert world.initial_state(ctx, "a.txt", False) == without
+    assert world.initial_state(ctx, "p", False) == unknown  # mapped: no fixture of its own
+
+
+def test_the_world_state_replays_each_call_and_stops_at_the_first_unknown() -> None:
+    b = block(tools=FILE_TOOLS)
+    asked = {
+        "name": "write_file",
+        "arguments": {"path": "a.txt"},
+        "requested_only": True,
+        "ok": True,
+    }
+    calls = attempt(
+        turn(
+            "ok", [call("write_file", path="a.txt", content="1"), call("read_file", path="a.txt")]
+        ),
+        turn(
+            "x",
+            [
+                call("delete_file", path="a.txt", ok=False),
+                call("write_file", path="a.txt", content="2"),
+                asked,
+            ],
+        ),
+    )
+    assert world.world_state(Ctx(b, calls), "a.txt", world.Absent) == (
+        world.Present("2"),
+        "turn 1 call 0: write_file wrote it; turn 2 call 0: delete_file failed on a.txt: "
+        "changed nothing; turn 2 call 1: write_file wrote it",
+    )
+    stops = attempt(
+        turn(
+            "ok",
+            [
+                call("write_file", path="a.txt", content="1"),
+                call("write_file", path="a.txt", ok=None),
+                call("delete_file", path="a.txt"),
+            ],
+        )
+    )
+    assert world.world_state(Ctx(b, stops), "a.txt", world.Absent) == (
+        world.Unknown("write_file acted on a.txt, outcome unknown"),
+        "turn 1 call 0: write_file wrote it; turn 1 call 1: outcome unknown",
+    )
+    kept = world.Present("q")
+    for a in ({**attempt(turn("ok")), "status": None}, {"turns": [{"response": "x"}]}):
+        assert world.world_state(Ctx(b, a), "a.txt", kept) == (
+            kept,
+            "no call touched it: unchanged",
+        )
+    late = attempt(turn("ok"), turn("x", trace_partial=True))
+    assert world.world_state(Ctx(b, late), "a.txt", kept) == (
+        world.Unknown("the trace is partial, so calls may be missing"),
+        "partial trace",
+    )
