@@ -93,8 +93,14 @@ def _norm_url(url: str) -> str:
 
 
 def citations_in(text: str, pattern: str | None) -> list[tuple[str, int, int]]:
-    """(citation, start, end) of every URL and every match of the doc-id ``pattern``."""
-    found = [(m.group(0).rstrip(_TRAILING), m.start(), m.end()) for m in _URL.finditer(text)]
+    """(citation, start, end) of every URL and every match of the doc-id ``pattern``.
+
+    A URL's trailing punctuation (the sentence's full stop) is neither the citation nor in
+    its span, so the span shows exactly the citation."""
+    found: list[tuple[str, int, int]] = []
+    for m in _URL.finditer(text):
+        url = m.group(0).rstrip(_TRAILING)
+        found.append((url, m.start(), m.start() + len(url)))
     if pattern:
         taken = [(s, e) for _, s, e in found]
         for m in limits.finditer(pattern, text):
@@ -159,9 +165,14 @@ def _walk_docs(data: Any, pattern: str | None, s: Source) -> Iterator[Document]:
             yield from _walk_docs(v, pattern, s)
 
 
-def _shingles(text: str) -> set[str]:
+def _shingle_list(text: str) -> list[str]:
+    """Every run of :data:`SHINGLE` normalised words, in the order of the text."""
     words = nz.normalize(text).text.split()
-    return {" ".join(words[i : i + SHINGLE]) for i in range(len(words) - SHINGLE + 1)}
+    return [" ".join(words[i : i + SHINGLE]) for i in range(len(words) - SHINGLE + 1)]
+
+
+def _shingles(text: str) -> set[str]:
+    return set(_shingle_list(text))
 
 
 def numbers_in(text: str) -> set[Decimal]:
@@ -177,7 +188,9 @@ def drew_on(reply: str, doc: Document, cited: list[Document]) -> str | None:
     """What of ``doc`` the reply repeats that no cited document holds, or None."""
     others = " ".join(d.text for d in cited)
     mine = _shingles(doc.text) - _shingles(others)
-    hit = next((sh for sh in _shingles(reply) if sh in mine), None)
+    # the reply's first repeated passage, in its own order: a set's order changes from one
+    # process to the next (string hashing), and the evidence must not
+    hit = next((sh for sh in _shingle_list(reply) if sh in mine), None)
     if hit:
         return f"the words {quoted(hit)}"
     nums = (numbers_in(doc.text) - numbers_in(others)) & stated(reply)
