@@ -2077,7 +2077,7 @@ def test_drew_on_reads_the_reply_in_order_and_then_its_numbers() -> None:
 
 def test_evidence_holds_exactly_the_keys_given_with_the_turn_one_based() -> None:
     assert cx.ev() == {}
-    given = cx.ev(turn=0, tool_call=0, trace_line=0, span=(1, 2), file="", text="  x  ", note="",
+    given = cx.ev(turn=0, tool_call=0, trace_line=0, span=cast(Any, (1, 2)), file="", text="  x  ", note="",
                   decided_by="")  # fmt: skip
     assert given == {"turn": 1, "tool_call": 0, "trace_line": 0, "span": [1, 2], "file": "",
                      "text": "x", "note": "", "decided_by": ""}  # fmt: skip
@@ -2149,7 +2149,7 @@ def test_a_turn_is_graded_up_to_the_cap_and_the_cap_is_remembered(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(limits, "MAX_GRADED_CHARS", 4)
-    turns = [
+    turns: list[dict[str, Any]] = [
         {"response": "abcd", "trace": "wxyz"},  # at the cap: as it is
         {"response": "abcdef", "trace": "uvwxyz12", "prompt": 123456},
         {"response": None, "trace": "abcde"},
@@ -2170,7 +2170,7 @@ def test_the_context_fills_names_scopes_and_reads_turns() -> None:
     a = attempt(
         turn("one", [call("wx"), asked, call("other", ok=None)], trace="a\nb", log_lines=["l1"]),
         turn(None, [call("get_weather", ok=False)], trace_partial=True),
-        turn(["not", "text"]),
+        turn(cast(Any, ["not", "text"])),
     )
     ctx = cx.Ctx(b, a)
     assert (ctx.subst(None), ctx.subst("in {{c}} {{d}}")) == (None, "in İzmir {{d}}")
