@@ -2211,3 +2211,14 @@ def test_a_response_criterion_reads_its_turn_or_says_why_it_cannot() -> None:
     assert cx.last_response(ctx, crit("P", "response_empty", turn=3)) == (
         -1, None, cx.Check(None, {"note": "turn 3 was asked for but the attempt has 2 turn(s)"})
     )  # fmt: skip
+
+
+def test_an_empty_value_is_in_every_line_and_an_empty_category_is_one() -> None:
+    # the grader's reading of an empty value (nothing to look for is found at the first line)
+    assert got(crit("P", "trace_contains", values=[""]), TRACED, MARKED) == (
+        True, {"turn": 1, "trace_line": 1, "text": "start"}
+    )  # fmt: skip
+    empty = block(category_pattern=r"route:\s*(\w*)")
+    assert got(crit("P", "category", value=""), attempt(turn("a", trace="route: ")), empty) == (
+        True, {"turn": 1, "trace_line": 1, "text": "route:", "note": "category “”"}
+    )  # fmt: skip
