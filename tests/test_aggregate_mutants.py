@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from agenttest.errors import UsageError
+from agenttest.reporting import build_report
 from agenttest.reporting._aggregate import Aggregator, judge_decided, judge_mode
 from agenttest.reporting._slots import (
     ALWAYS,
@@ -585,3 +586,26 @@ def test_plan_info_merges_the_details_the_plans_record(tmp_path: Path) -> None:
         "X": {"tier": "L1", "title": "T", "owasp": ["ASI01"], "runs": 3},
         "Y": {"runs": 1, "tier": "L2"},
     }
+
+
+def test_a_pass_strict_makes_an_error_is_ungraded_not_its_status(tmp_path: Path) -> None:
+    """With --strict an undecided warning turns a PASS into ERROR, as the grader's own
+    --strict does, and the grader calls that cause ``ungraded``; the report used to count
+    the attempt's status (``completed``) as the cause."""
+    undecided = {"criterion": "P3", "state": "undecided"}
+    records = (
+        attempt("X", 1, "PASS", strict_warnings=[undecided]),
+        attempt("X", 2, "PASS"),
+        grade("X", 2, "human:ann", "PASS", AT, strict_warnings=[undecided]),
+        attempt("X", 3, "ERROR", error_cause="busy", strict_warnings=[undecided]),
+    )
+    plain = _read(tmp_path, *records)
+    assert plain.tally(None, NONE)["X"].causes == Counter(busy=1)  # precondition
+    strict = _read(tmp_path, *records, strict=True)
+    assert [strict.slots[("r", "X", n)].cause for n in (1, 2, 3)] == ["ungraded", None, "busy"]
+    assert strict.grades[("r", "X", 2)]["human:ann"].cause == "ungraded"
+    assert strict.tally(None, NONE)["X"].causes == Counter(ungraded=1, busy=1)
+    assert strict.tally("human:ann", NONE)["X"].causes == Counter(ungraded=1)
+    path = write(tmp_path / "s.jsonl", [meta("r", []), *records])
+    report = build_report([path], battery=None, strict=True, details=False)
+    assert report.integrity.errors_by_cause == (("busy", 1), ("ungraded", 1))

@@ -76,6 +76,11 @@ def judge_decided(rec: dict[str, Any]) -> bool:
 
 
 def _cause(rec: dict[str, Any]) -> str:
+    """Why a verdict that counts as ERROR is one. A PASS that ``--strict`` made ERROR (an
+    undecided warning: agenttest.verdicts.counted_verdict) is ``ungraded``, the cause the
+    grader's own ``--strict`` records, not the attempt's status (``completed``)."""
+    if rec.get("verdict") != "ERROR":
+        return "ungraded"
     return str(rec.get("error_cause") or rec.get("status") or "unspecified")
 
 
