@@ -205,6 +205,7 @@ def test_run_file_facts_and_the_records_it_does_not_know(tmp_path: Path) -> None
     agg = Aggregator()
     run = _add(agg, path)
     assert run is agg.files[0] and (run.path, run.run_id) == (str(path), "r")
+    assert run.notes.path == str(path)  # the reader's notes name the file they are about
     assert (run.attempts, run.last_completed_at) == (2, "2026-07-13T10:00:00+00:00")
     assert run.run_end is not None and run.run_end["reason"] == "completed"
     assert agg.unknown_records == 1
@@ -283,10 +284,12 @@ def test_a_retry_replaces_the_slot_and_drops_what_belonged_to_the_old_attempt(
         grade("X", 1, "human:ann", "FAIL", AT, critical=HIT),
         grade("X", 1, "human:bob", "PASS", AT),
         attempt("X", 2, "FAIL", started_at="s1", critical=HIT),  # another slot keeps its hit
-        attempt("X", 1, "PASS", started_at="s2"),
+        attempt("X", 1, "ERROR", started_at="s2"),
+        grade("X", 1, "human:cy", "FAIL", AT),
+        attempt("X", 1, "PASS", started_at="s3"),  # a second retry of the slot
     )
     assert agg.slots[("r", "X", 1)].code is PASS
-    assert (agg.superseded, agg.stale_grades) == (1, 2)
+    assert (agg.superseded, agg.stale_grades) == (2, 3)
     assert agg.grades == {} and agg.usage == {}
     assert agg.critical == {(("r", "X", 2), RULES): HIT}
 
@@ -414,8 +417,9 @@ def test_a_grade_of_a_replaced_attempt_or_without_a_rater_is_not_kept(tmp_path: 
         grade("X", 1, "human:bob", "FAIL", AT, attempt_started_at="s2"),
         grade("X", 1, "", "FAIL", AT),
         grade("Y", 1, "human:ann", "FAIL", AT, attempt_started_at="s9"),  # no attempt to compare
+        grade("X", 1, "", "PASS", AT),
     )
-    assert (agg.stale_grades, agg.malformed) == (1, 1)
+    assert (agg.stale_grades, agg.malformed) == (1, 2)
     assert set(agg.grades) == {("r", "X", 1), ("r", "Y", 1)}
     assert set(agg.grades[("r", "X", 1)]) == {"human:bob"}
     assert agg.orphan_grades() == 1  # Y 1 has no attempt
@@ -446,6 +450,8 @@ def test_strict_counts_the_warnings_of_attempts_and_grades(tmp_path: Path) -> No
     key = ("r", "X", 1)
     assert plain.verdicts(key) == {RULES: PASS, "human:ann": PASS}
     assert strict.verdicts(key) == {RULES: FAIL, "human:ann": FAIL}
+    ungraded = _read(tmp_path, attempt("X", 1, "PASS", strict_warnings=[failed]), strict=True)
+    assert ungraded.verdicts(key) == {RULES: FAIL}
 
 
 # -- after reading ---------------------------------------------------------------------------
