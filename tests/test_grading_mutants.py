@@ -491,3 +491,521 @@ def test_the_evidence_says_which_calls_were_counted() -> None:
     assert calls_text(crit("P", "tool_called", ok=True, calls="ran", **tool)) == (
         "calls that ran with ok=true"
     )
+
+
+# ------------------------------------------------------------------ _stream_criteria
+
+
+def _timeline(order: list[str], **ms: int) -> dict[str, Any]:
+    return {"order": order, **ms}
+
+
+def test_ttft_max_writes_its_evidence_whole_and_takes_the_first_slowest_turn() -> None:
+    c = crit("P", "ttft_max", seconds=1)
+    streamed = turn("a", timeline=_timeline(["text", "final"], first_text_ms=1000))
+    assert check(c, attempt(streamed)) == Check(  # at the limit
+        True, {"turn": 1, "note": "time to first text 1.000 s (first text event); limit 1 s"}
+    )
+    late = turn("b", timeline=_timeline(["final"], final_ms=1001))
+    assert check(c, attempt(streamed, late)) == Check(
+        False,
+        {
+            "turn": 2,
+            "note": "time to first text 1.001 s (no text delta: the text came with the "
+            "final event); limit 1 s",
+        },
+    )
+    whole = turn("c", latency_ms=1234)
+    assert check(crit("P", "ttft_max", seconds=2), attempt(whole, whole)) == Check(
+        True,  # two equally slow turns: the first one is cited
+        {
+            "turn": 1,
+            "note": "time to first text 1.234 s (not streamed: the text came with the "
+            "whole answer); limit 2 s",
+        },
+    )
+    assert check(c, attempt(streamed, turn("d"))) == Check(
+        None, {"turn": 2, "note": "time to first text unknown (no timing recorded)"}
+    )
+    # no limit given: only an instant first text is within it
+    assert check(crit("P", "ttft_max"), attempt(turn("e", latency_ms=1))).holds is False
+    assert check(crit("P", "ttft_max"), attempt(turn("e", latency_ms=0))).holds is True
+
+
+def test_the_stream_criteria_are_undecided_without_the_turns_they_read() -> None:
+    nothing: Any = {"note": "the attempt has no turns"}
+    third: Any = {"note": "turn 3 was asked for but the attempt has 1 turn(s)"}
+    for ctype, kw in (
+        ("ttft_max", {"seconds": 1}),
+        ("arrives_with", {"values": ["choices"]}),
+        ("stored_matches_stream", {}),
+    ):
+        assert check(crit("P", ctype, **kw), attempt()) == Check(None, nothing), ctype
+        at_three = crit("P", ctype, turn=3, **kw)
+        assert check(at_three, attempt(turn("x"))) == Check(None, third), ctype
+    # a reply offering choices is looked for in the last turn; with no turn there is none
+    assert check(crit("P", "choice_offered"), attempt()) == Check(None, {})
+
+
+def test_arrives_with_writes_its_evidence_whole() -> None:
+    choices = [{"label": "Evet", "value": "y"}]
+    c = crit("P", "arrives_with", values=["choices", "tool_call"])
+    both = turn(
+        "ok",
+        [call("weather")],
+        choices=choices,
+        timeline=_timeline(["tool_call", "choices", "text", "final"]),
+    )
+    assert check(c, attempt(both)) == Check(
+        True, {"turn": 1, "note": "order: tool_call → choices → text → final"}
+    )
+    # the last turn by default, not the first
+    assert check(c, attempt(both, turn("x"))) == Check(
+        False, {"turn": 2, "note": "the reply carried no choices"}
+    )
+    # one body: every part is still looked for
+    no_call = turn("ok", choices=choices)
+    assert check(c, attempt(no_call)) == Check(
+        False, {"turn": 1, "note": "the reply carried no tool_call"}
+    )
+    assert check(crit("P", "arrives_with", values=["choices"]), attempt(no_call)) == Check(
+        True, {"turn": 1, "note": "one body: all parts arrived together"}
+    )
+    late = turn("ok", choices=choices, timeline=_timeline(["text", "choices", "final"]))
+    assert check(crit("P", "arrives_with", values=["choices"]), attempt(late)) == Check(
+        False, {"turn": 1, "note": "choices arrived after the text (order: text → choices)"}
+    )
+    # no text delta: the text came with the final event, and a part after it is late
+    after_final = turn("ok", [call("w")], timeline=_timeline(["final", "tool_call"]))
+    assert check(crit("P", "arrives_with", values=["tool_call"]), attempt(after_final)) == (
+        Check(False, {"turn": 1, "note": "tool_call arrived after the text (order: final → "
+                                         "tool_call)"})
+    )  # fmt: skip
+
+
+def _choose_block() -> Any:
+    from agenttest.blocks import Choose, Turn
+
+    b = block(turns=2)
+    return dataclasses.replace(b, turns=(b.turns[0], Turn(choose=Choose("masaüstü"))))
+
+
+def test_choice_offered_writes_its_evidence_whole() -> None:
+    choices = [{"label": "Masaüstü", "value": "d"}, {"value": "no label"}]
+    offered = turn("Which?", choices=choices)
+    by_turn = crit("P", "choice_offered", values=["masaüstü"], turn=2)
+    assert check(by_turn, attempt(turn("hi"), offered)) == Check(
+        True, {"turn": 2, "text": "Masaüstü", "note": "labels offered: ['Masaüstü', '']"}
+    )
+    assert check(by_turn, attempt(offered, turn("hi"))) == Check(
+        False, {"turn": 2, "note": "the reply offered no choices"}
+    )
+    # a label left out is empty, and an empty wanted value matches no label
+    empty = crit("P", "choice_offered", values=["", "none"], turn=1)
+    assert check(empty, attempt(turn("x", choices=[{"value": "v"}]))) == Check(
+        False, {"turn": 1, "note": "no label matches ['', 'none']; labels offered: ['']"}
+    )
+    # no `choose:` turn planned or run: the last reply is read
+    anywhere = crit("P", "choice_offered", values=["masaüstü"])
+    assert check(anywhere, attempt(turn("hi"), offered)).holds is True
+    assert check(anywhere, attempt(offered, turn("hi"))).holds is False
+    # a `choose:` turn planned but never reached
+    assert check(anywhere, attempt(offered), _choose_block()) == Check(
+        None, {"note": "the attempt ended before its `choose:` turn"}
+    )
+
+
+def test_choice_offered_by_choose_turns_cites_the_offer_and_the_tap() -> None:
+    c = crit("P", "choice_offered")
+    tapped = {"label_matches": "masaüstü", "offered": ["Masaüstü"], "chose": "Masaüstü"}
+    a = attempt(turn("Which?"), turn("ok", choose=tapped))
+    assert check(c, a, _choose_block()) == Check(True, {"turn": 2, "text": "Masaüstü"})
+    missed: dict[str, Any] = {"label_matches": "masaüstü", "offered": [], "chose": None}
+    a = attempt(turn("Which?"), turn("ok", choose=missed))
+    assert check(c, a, _choose_block()) == Check(
+        False,
+        {"turn": 1, "note": "no offered choice matches 'masaüstü'; labels offered: none"},
+    )
+
+
+def test_stored_matches_stream_writes_its_evidence_whole() -> None:
+    c = crit("P", "stored_matches_stream")
+    same = turn("Hi", stream_text="Hi", stored={"text": "Hi"})
+    plain = turn("not streamed")
+    assert check(c, attempt(plain, same, same)) == Check(
+        True, {"note": "2 streamed turn(s) equal their stored copy"}
+    )
+    assert check(c, attempt(plain)) == Check(
+        None, {"note": "no turn was streamed, so there is no stream to compare"}
+    )
+    # a turn named: its reply stands for the stream when it was not streamed
+    assert check(crit("P", "stored_matches_stream", turn=1), attempt(
+        turn("abc", stored={"text": "abc"}))
+    ) == Check(True, {"note": "1 streamed turn(s) equal their stored copy"})  # fmt: skip
+    assert check(crit("P", "stored_matches_stream", turn=1), attempt(
+        turn(None, stored={"text": ""}))
+    ).holds is True  # fmt: skip
+    for stored, why in ((None, "none"), ("raw text", "none"), ({"error": "HTTP 404"}, "HTTP 404")):
+        unread = turn("x", stream_text="x", stored=stored)
+        assert check(c, attempt(plain, unread)) == Check(
+            None, {"turn": 2, "note": f"no stored copy was read ({why})"}
+        ), stored
+
+
+def test_stored_matches_stream_cites_forty_characters_around_the_first_difference() -> None:
+    c = crit("P", "stored_matches_stream")
+    seen = "a" * 45 + "S" + "b" * 45
+    kept = "a" * 45 + "K" + "c" * 45
+    res = check(c, attempt(turn("r"), turn(kept, stream_text=seen, stored={"text": kept})))
+    assert res == Check(
+        False,
+        {
+            "turn": 2,
+            "span": [45, 46],
+            "text": seen[5:],
+            "note": f"first difference at character 45: stream {'S' + 'b' * 39!r}, "
+            f"stored {'K' + 'c' * 39!r}",
+        },
+    )
+    # near the start the excerpt starts at the first character; a stored copy cut short
+    # differs where it ends
+    res = check(c, attempt(turn("Hello!", stream_text="Hello!", stored={"text": "Hell"})))
+    assert res == Check(
+        False,
+        {"turn": 1, "span": [4, 5], "text": "Hello!",
+         "note": "first difference at character 4: stream 'o!', stored ''"},
+    )  # fmt: skip
+    res = check(c, attempt(turn("Hi", stream_text="Hi", stored={"text": "Hi there"})))
+    assert res.evidence["span"] == [2, 3]
+
+
+# ------------------------------------------------------------------ _clock_criteria
+
+_NOON = "2026-07-13T12:00:00+00:00"
+
+
+def _clock(text: str | None, at: str | None = _NOON, seconds: float = 0, **kw: Any) -> Check:
+    """clock_delta of one reply answered at ``at`` (UTC unless ``zone``)."""
+    zone = kw.pop("zone", "UTC")
+    c = crit("P", "clock_delta", seconds=seconds)
+    return check(c, attempt(turn(text, completed_at=at), **kw), block(timezone=zone))
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "holds"),
+    [
+        ("12:00", _NOON, True),  # no seconds stated: :00, and the limit 0 allows no slack
+        ("12:00", "2026-07-13T12:00:01+00:00", False),
+        ("12:00", "2026-07-13T12:00:30+00:00", False),  # the stated seconds, not the clock's
+        ("12:00:00", "2026-07-13T12:00:00.600+00:00", False),  # nor its microseconds
+        ("3:00 pm", "2026-07-13T15:00:00+00:00", True),
+        ("3:00 PM", "2026-07-13T15:00:00+00:00", True),
+        ("3:00 pm", "2026-07-13T03:00:00+00:00", False),
+        ("12:30 pm", _NOON.replace("12:00", "12:30"), True),  # noon is 12 pm
+        ("12:30 pm", "2026-07-13T00:30:00+00:00", False),
+        ("12:30 am", "2026-07-13T00:30:00+00:00", True),  # midnight is 12 am
+        ("12:30 a.m.", _NOON.replace("12:00", "12:30"), False),
+        ("9:00 am", "2026-07-13T09:00:00+00:00", True),
+        ("9:00 am", "2026-07-13T21:00:00+00:00", False),
+        # no am/pm: a 12-hour reading may mean either half of the day
+        ("3:00", "2026-07-13T15:00:00+00:00", True),
+        ("1:00", "2026-07-13T13:00:00+00:00", True),
+        ("12:00", "2026-07-13T00:00:00+00:00", True),
+        ("3:00", "2026-07-13T16:00:00+00:00", False),
+        ("13:00", "2026-07-13T01:00:00+00:00", False),  # past 12: the 24-hour clock only
+        ("00:00", _NOON, False),
+    ],
+)
+def test_clock_delta_reads_the_stated_time_of_day(text: str, at: str, holds: bool) -> None:
+    assert _clock(text, at).holds is holds
+
+
+def test_clock_delta_writes_its_evidence_whole() -> None:
+    at = "2026-07-13T12:00:00+00:00"
+    assert _clock("Saat 14:59 civarı", at, 120, zone="Europe/Istanbul") == Check(
+        True,
+        {"turn": 1, "span": [5, 10], "text": "14:59", "note": "60 s from the harness clock "
+                                                              "15:00:00 (+03)"},
+    )  # fmt: skip
+    # two times as near as each other: the first one is cited
+    assert _clock("11:59 or 12:01", at, 30) == Check(
+        False,
+        {"turn": 1, "span": [0, 5], "text": "11:59", "note": "60 s from the harness clock "
+                                                             "12:00:00 (UTC)"},
+    )  # fmt: skip
+    assert _clock("no time here", at) == Check(
+        False, {"turn": 1, "text": "no time here", "note": "no time of day in the response"}
+    )
+    assert _clock("12:00", None) == Check(
+        None, {"turn": 1, "note": "no harness clock recorded at the answer"}
+    )
+    assert _clock(None) == Check(
+        None, {"turn": 1, "note": "no response was recorded for this turn"}
+    )
+    no_turns = check(crit("P", "clock_delta", seconds=1), attempt())
+    assert no_turns == Check(None, {"note": "the attempt has no turns"})
+
+
+def test_clock_delta_without_the_agents_zone_reads_utc_and_whole_hours_off_are_undecided() -> None:
+    unknown = attempt(turn("Saat 15:00.", completed_at="2026-07-13T12:00:00Z"))
+    res = check(crit("P", "clock_delta", seconds=60), unknown)
+    assert res == Check(
+        None,
+        {
+            "turn": 1,
+            "span": [5, 10],
+            "text": "15:00",
+            "note": "10800 s from the UTC clock 12:00:00, a whole number of hours off; the "
+            "agent's time zone is unknown (set `timezone` in the agent config or overlay)",
+        },
+    )
+    at = "2026-07-13T20:00:00Z"
+    for text, seconds in (
+        ("17:00", 0),  # behind the clock
+        ("23:01", 60),  # a whole number of hours and the limit off
+        ("06:00", 0),  # 14 hours ahead
+        ("10:00", 0),  # 14 hours behind (and 10 ahead)
+    ):
+        res = check(crit("P", "clock_delta", seconds=seconds), attempt(turn(text, completed_at=at)))
+        assert res.holds is None, text
+    # off by the limit exactly: within it, not "whole hours off"
+    res = check(crit("P", "clock_delta", seconds=3600), attempt(turn("21:00", completed_at=at)))
+    assert res == Check(
+        True,
+        {"turn": 1, "span": [0, 5], "text": "21:00",
+         "note": "3600 s from the harness clock 20:00:00 (UTC; agent zone unknown)"},
+    )  # fmt: skip
+    # off by a fraction of an hour: FAIL even with the zone unknown
+    res = check(crit("P", "clock_delta", seconds=60), attempt(turn("20:30", completed_at=at)))
+    assert res.holds is False
+
+
+def test_clock_delta_takes_the_clock_of_the_turn_then_of_the_attempt() -> None:
+    c = crit("P", "clock_delta")
+    b = block(timezone="Europe/Istanbul")
+    by_attempt = attempt(turn("15:00"), completed_at="2026-07-13T12:00:00Z")
+    assert check(c, by_attempt, b).holds is True
+    # a naive clock is the agent's local time, in its zone when that is known
+    naive = attempt(turn("12:00", completed_at="2026-07-13T12:00:00"))
+    assert check(c, naive, b).evidence["note"] == "0 s from the harness clock 12:00:00 (+03)"
+    assert check(c, naive).evidence["note"] == (
+        "0 s from the harness clock 12:00:00 (UTC; agent zone unknown)"
+    )
+    # an attempt's zone that is no IANA name gives way to the block's
+    bogus = attempt(turn("15:00", completed_at="2026-07-13T12:00:00Z"), timezone="Mars/Olympus")
+    assert check(c, bogus, b).holds is True
+    # a clock Python cannot read (RFC 3339's lowercase z) leaves it undecided, never wrong
+    lower = attempt(turn("15:00", completed_at="2026-07-13T12:00:00z"))
+    assert check(c, lower, b) == Check(
+        None, {"turn": 1, "note": "no harness clock recorded at the answer"}
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "holds"),
+    [
+        ("Saat 12.00", True),
+        ("At 12.00 sharp", True),  # the cue opens the reply, in any case
+        ("saat" + " " * 12 + "12.00", True),  # the cue ends within 16 characters
+        ("saat" + " " * 15 + "12.00", False),  # too far off
+        ("It costs 12.00", False),  # a dotted time only right after the cue
+        ("Fiyat 9.99, saat 12.00", True),  # a price first does not end the search
+        ("saat 12:00", True),
+    ],
+)
+def test_a_dotted_time_counts_only_right_after_saat_or_at(text: str, holds: bool) -> None:
+    assert _clock(text).holds is holds
+
+
+# ------------------------------------------------------------------ _engine (rows, rules)
+
+
+def test_a_criterion_row_and_a_critical_hit_are_whole() -> None:
+    b = block(
+        [crit("P1", "response_contains", "KEYWORD", values=["42"], says="states 42")],
+        [
+            crit("F1", "response_contains", values=["oops"], says="says oops", critical=True),
+            crit("F2", "response_contains", values=["zzz"], says="never", rule="leak"),
+        ],
+    )
+    out = grade_attempt(b, attempt(turn("42, oops")))
+    assert out.verdict == "FAIL"
+    p1, f1, f2 = out.criteria
+    assert p1 == {
+        "id": "P1", "tag": "KEYWORD", "kind": "pass", "type": "response_contains",
+        "critical": False, "rule": None, "says": "states 42", "origin": "methodology",
+        "evidence": {"turn": 1, "span": [0, 2], "text": "42",
+                     "decided_by": "response_contains"},
+        "passed": True,
+    }  # fmt: skip
+    keys = ("kind", "critical", "rule", "triggered", "passed")
+    assert [f1[k] for k in keys] == ["fail", True, None, True, False]
+    assert [f2[k] for k in keys] == ["fail", True, "leak", False, True]
+    # a critical criterion without a rule is named "critical"
+    assert out.critical == [
+        {"rule": "critical", "criterion": "F1", "says": "says oops", "evidence": f1["evidence"]}
+    ]
+
+
+def test_an_undecided_fail_criterion_neither_triggers_nor_passes() -> None:
+    c = crit("F1", "response_contains", values=["x"], turn=1)
+    out = grade_attempt(block(fail=[c]), attempt(turn(None), turn("ok")))
+    assert (out.criteria[-1]["triggered"], out.criteria[-1]["passed"]) == (None, None)
+    assert (out.verdict, out.error_cause, out.ungraded) == ("ERROR", "ungraded", ["F1"])
+
+
+def test_an_unknown_criterion_type_is_undecided_and_counts() -> None:
+    b = block([crit("P1", "no_such_type"), crit("P2", "status", value="completed")])
+    out = grade_attempt(b, attempt(turn("ok")))
+    assert out.criteria[0]["evidence"] == {"note": "unknown criterion type 'no_such_type'"}
+    assert (out.verdict, out.error_cause, out.ungraded) == ("ERROR", "ungraded", ["P1"])
+    assert "applies" not in out.criteria[0]
+
+
+def _unfixed(variant: Any = None, **kw: Any) -> Any:
+    from agenttest.blocks import Fixture
+
+    fb = crit("P1", "response_contains", values=["agenda.md"], fixture_bound=True,
+              unfixed=variant)  # fmt: skip
+    return block([fb, crit("P2", "response_contains", values=["done"])], **kw), Fixture
+
+
+def test_a_fixture_bound_criterion_without_fixtures_is_replaced_or_does_not_apply() -> None:
+    from agenttest.blocks import Fixture
+
+    fixture = (Fixture("file", path="agenda.md", content="x"),)
+    bare, _ = _unfixed()
+    bare = dataclasses.replace(bare, fixtures=fixture)
+    out = grade_attempt(bare, attempt(turn("done"), fixtures_applied=False))
+    p1, p2 = out.criteria
+    assert p1["evidence"] == {
+        "note": "the attempt ran without the block's fixtures and this criterion's values "
+        "come from them",
+        "decided_by": "not applicable: fixture-bound",
+    }
+    assert (p1["passed"], p1["applies"]) == (None, False)
+    assert (p2["passed"], out.verdict) == (True, "PASS")  # the criterion after it is graded
+    variant = crit("P1", "response_contains", values=["agenda"], says="names the agenda")
+    swapped, _ = _unfixed(variant)
+    swapped = dataclasses.replace(swapped, fixtures=fixture)
+    out = grade_attempt(swapped, attempt(turn("no, done"), fixtures_applied=False))
+    assert out.criteria[0]["passed"] is False and "applies" not in out.criteria[0]
+    assert out.criteria[0]["evidence"] == {
+        "turn": 1, "text": "no, done", "note": "not found: “agenda”",
+        "decided_by": "fixture-free variant (response_contains): names the agenda",
+    }  # fmt: skip
+    assert out.verdict == "FAIL"
+    # with the fixtures in place the criterion itself decides
+    out = grade_attempt(swapped, attempt(turn("agenda.md done")))
+    assert out.criteria[0]["evidence"]["decided_by"] == "response_contains"
+
+
+def test_an_unmet_precondition_row_is_whole_and_read_with_the_fixtures_state() -> None:
+    from agenttest.blocks import Fixture
+
+    pre = crit("C1", "response_contains", values=["page served"], fixture_bound=True)
+    b = dataclasses.replace(
+        block(), preconditions=(pre,), fixtures=(Fixture("file", path="p.html", content="x"),)
+    )
+    out = grade_attempt(b, attempt(turn("nothing")))
+    assert (out.verdict, out.error_cause) == ("ERROR", "precondition")
+    assert out.precondition == {
+        "id": "C1", "tag": "STATE", "kind": "precondition", "type": "response_contains",
+        "critical": False, "rule": None, "says": "response_contains", "origin": "methodology",
+        "evidence": {"turn": 1, "text": "nothing", "note": "not found: “page served”",
+                     "decided_by": "response_contains"},
+        "triggered": False, "passed": False,
+    }  # fmt: skip
+    # without the fixtures it does not apply, so it cannot be unmet
+    assert grade_attempt(b, attempt(turn("nothing"), fixtures_applied=False)).precondition is None
+
+
+def test_a_strict_warning_does_not_stop_the_criteria_after_it() -> None:
+    b = block(
+        [
+            crit("P1", "response_contains", values=["INTERNAL"], origin="agenttest"),
+            crit("P2", "response_contains", values=["42"]),
+        ]
+    )
+    out = grade_attempt(b, attempt(turn("41")))
+    assert [r["id"] for r in out.criteria] == ["P1", "P2"]
+    assert out.verdict == "FAIL" and out.criteria[1]["passed"] is False
+
+
+def test_the_grade_names_its_rater_cause_and_workspace() -> None:
+    b = block([crit("P1", "file_exists", path="a.txt")])
+    assert grade_attempt(b, attempt(turn("ok"))).rater == "rules"
+    out = grade_attempt(b, attempt(turn("ok"), status=None))  # type: ignore[arg-type]
+    assert (out.verdict, out.error_cause) == ("ERROR", "no_status")
+    out = grade_attempt(b, attempt(turn("ok"), status="error"))
+    assert (out.verdict, out.error_cause) == ("ERROR", "error")
+
+
+def test_the_live_workspace_decides_a_file_criterion(tmp_path: Any) -> None:
+    b = block([crit("P1", "file_exists", path="a.txt")])
+    (tmp_path / "a.txt").write_text("x", "utf-8")
+    out = grade_attempt(b, attempt(turn("ok")), workspace=tmp_path)
+    assert out.verdict == "PASS"
+    assert out.criteria[0]["evidence"]["note"] == f"exists (live workspace {tmp_path})"
+
+
+@pytest.mark.parametrize(
+    ("turns", "gradable"),
+    [
+        ([turn("")], True),  # an empty reply is still an answer
+        ([turn(None, [call("weather")])], True),
+        ([turn(None, trace="[x] classified")], True),
+        ([turn(None)], False),
+        ([], False),
+    ],
+)
+def test_an_attempt_without_reply_calls_or_trace_has_no_answer(
+    turns: list[dict[str, Any]], gradable: bool
+) -> None:
+    b = block([crit("P1", "status", value="completed")])
+    out = grade_attempt(b, attempt(*turns))
+    expected = ("PASS", None) if gradable else ("ERROR", "no_answer")
+    assert (out.verdict, out.error_cause) == expected
+
+
+def test_only_a_lost_reply_with_its_audit_lets_an_unfinished_attempt_fail() -> None:
+    b = block([crit("P1", "tool_called", tool="weather")])
+    for t in (
+        turn(None, [call("web_search", q="w")], reply_lost=True),  # lost, but no audit
+        turn(None, [call("web_search", q="w")], trace="task log"),  # audit, reply not lost
+    ):
+        out = grade_attempt(b, attempt(t, status="error", error_cause="busy"))
+        assert (out.verdict, out.error_cause) == ("ERROR", "busy")
+
+
+# ------------------------------------------------------------------ numbers (dates)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("March 15, 2024", [("March 15, 2024", {(2024, 3, 15)})]),
+        ("15 Mart 2024", [("15 Mart 2024", {(2024, 3, 15)})]),
+        ("March 2024", [("March 2024", {(2024, 3, None)})]),
+        ("on March 15 then", [("March 15", {(None, 3, 15)})]),
+        ("the 15th of March", [("15th of March", {(None, 3, 15)})]),
+        ("Feb 30", [("Feb 30", {(None, 2, 30)})]),  # a day the month lacks still reads
+        # two-digit years: 00-69 in the 2000s, 70-99 in the 1900s
+        ("15.03.24", [("15.03.24", {(2024, 3, 15)})]),
+        ("15.03.69", [("15.03.69", {(2069, 3, 15)})]),
+        ("15.03.70", [("15.03.70", {(1970, 3, 15)})]),
+        ("03/04/2024", [("03/04/2024", {(2024, 3, 4), (2024, 4, 3)})]),
+        # the month and the day within 1-12 and 1-31, each checked
+        ("2024-01-01", [("2024-01-01", {(2024, 1, 1)})]),
+        ("2024-12-31", [("2024-12-31", {(2024, 12, 31)})]),
+        ("2024-13-05", []),
+        ("2024-00-10", []),
+        ("2024-05-32", []),
+        ("2024-05-00", []),
+        ("0 March", []),
+    ],
+)
+def test_each_date_form_reads_as_its_year_month_and_day(
+    text: str, found: list[tuple[str, set[Any]]]
+) -> None:
+    assert [(d.text, set(d.values)) for d in numbers.extract_dates(text)] == found

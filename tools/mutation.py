@@ -261,9 +261,9 @@ def main() -> int:
     parser.add_argument(
         "--again",
         action="store_true",
-        help="with --reuse: run only the survivors and the mutants no test reached again "
-        "(a changed test selection makes mutmut forget every result; killed ones stay killed "
-        "when tests are only added), then count all",
+        help="with --reuse: run only the survivors, the mutants no test reached and the ones "
+        "not checked yet (a changed test selection makes mutmut forget every result; killed "
+        "ones stay killed when tests are only added), then count all",
     )
     parser.add_argument(
         "--dir", type=Path, help="scratch folder (default: a temp folder per module)"
@@ -280,7 +280,10 @@ def main() -> int:
     only = list(args.only)
     if args.again and (target / "mutants").is_dir():
         before = exit_codes(target)
-        again = [m for m, code in before.items() if status(code) in ("survived", "no tests")]
+        # and the ones not checked yet: a stopped run's rest, or mutants of a function whose
+        # code changed (mutmut forgets their results when it generates them again)
+        pending = ("survived", "no tests", "not checked")
+        again = [m for m, code in before.items() if status(code) in pending]
         # --only narrows the rerun to those mutants
         only = [m for m in again if not only or any(fnmatch(m, glob) for glob in only)]
         if not only:

@@ -45,8 +45,8 @@ def _harness_clock(ctx: Ctx, ti: int) -> tuple[datetime | None, bool]:
     except ValueError:
         return None, False
     zone = agent_zone(ctx)
-    if when.tzinfo is None:
-        return when, zone is not None
+    if when.tzinfo is None:  # a naive clock reads the agent's local time (its zone, if known)
+        return when.replace(tzinfo=zone), zone is not None
     return when.astimezone(zone or UTC), zone is not None
 
 
