@@ -1009,3 +1009,81 @@ def test_each_date_form_reads_as_its_year_month_and_day(
     text: str, found: list[tuple[str, set[Any]]]
 ) -> None:
     assert [(d.text, set(d.values)) for d in numbers.extract_dates(text)] == found
+
+
+# ------------------------------------------------------------------ _normalize
+
+
+_NBSP = "\u00a0"
+
+
+@pytest.mark.parametrize(
+    ("num", "values"),
+    [
+        # thousands grouped by no-break spaces, with a decimal comma or dot, or none
+        (f"1{_NBSP}234,5", {Decimal("1234.5")}),
+        (f"1{_NBSP}234.5", {Decimal("1234.5")}),
+        (f"1{_NBSP}234", {Decimal(1234)}),
+        (f"1{_NBSP}{_NBSP}234", set()),  # a doubled space is no group separator
+        (f"1{_NBSP}234,x", set()),
+        # both marks: the last one is the decimal mark, once, after valid groups
+        ("1.234.567,5", {Decimal("1234567.5")}),
+        ("1,234.567.8", set()),
+        ("12345.678,9", set()),
+        ("1.23,5", set()),
+        # groups of three after a first group of one to three digits without a leading 0
+        ("1234.567.890", set()),
+        ("0.234.567", set()),
+        ("1.23.456", set()),
+        # one mark and three digits: a thousands group only when the first group can be one
+        ("1234.567", {Decimal("1234.567")}),
+        ("0.500", {Decimal("0.500")}),
+    ],
+)
+def test_readings_of_grouped_numbers(num: str, values: set[Decimal]) -> None:
+    assert nz.readings(num) == values
+
+
+@pytest.mark.parametrize(
+    ("text", "second"),
+    [
+        ("1.234.567,5 ve 29.988", {Decimal(29988)}),  # the last of three marks decides
+        ("1.234.567 ve 29.988", {Decimal(29988)}),  # dots that group: a comma decimal
+        ("1,234,567 and 29.988", {Decimal("29.988")}),  # commas that group: a dot decimal
+        ("1234,567 ve 29.988", {Decimal(29988)}),  # no group can be 1234: a decimal comma
+        ("1.234,5 ve 29,988", {Decimal("29.988")}),
+        ("1,234.5 and 29,988", {Decimal(29988)}),
+    ],
+)
+def test_an_unambiguous_number_settles_the_decimal_mark_of_the_text(
+    text: str, second: set[Decimal]
+) -> None:
+    assert values(text)[1] == second
+
+
+def test_markdown_inside_a_number_does_not_split_it() -> None:
+    assert values("1**2**3") == [{Decimal(123)}]
+
+
+def test_folding_reaches_every_form_of_a_letter() -> None:
+    assert nz.normalize("Straße").text == "strasse"  # one character folds to two
+    assert nz.fold("𝐈STANBUL") == "istanbul"  # a styled capital I folds like I
+    assert nz.fold("ABC", case=False) == "ABC"
+    # Turkish casing keeps the dotless ı even when accents are stripped
+    assert nz.normalize("ılık", turkish=True, accents=True).text == "ılık"
+    assert nz.strip_wrappers("“Xbox”") == "Xbox"  # letters are never wrappers
+
+
+def test_find_all_matches_whole_words_by_default_and_where_the_value_ends() -> None:
+    h = nz.haystack
+    assert nz.find_all(h("Ankaralı"), "ankara") == []  # whole words by default
+    assert nz.find_all(h("ANKARA"), "ankara") == [[0, 6]]  # case-insensitive by default
+    assert nz.find_all(h("Bankara"), "ankara") == []  # a word edge before a letter
+    assert nz.find_all(h("a-5"), "-5") == [[1, 3]]  # none before a sign
+    assert nz.find_all(h("c++17"), "c++") == [[0, 3]]  # none after a symbol
+
+
+def test_a_span_at_the_end_of_a_mapped_text_is_empty_there() -> None:
+    for mapped in (nz.clean("ab"), nz.clean("ab", collapse=False), nz.light("ab")):
+        assert mapped.span(2, 2) == [2, 2]
+    assert nz.clean("a  b").span(0, 3) == [0, 4]
