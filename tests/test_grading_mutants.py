@@ -839,8 +839,8 @@ def test_a_criterion_row_and_a_critical_hit_are_whole() -> None:
         "passed": True,
     }  # fmt: skip
     keys = ("kind", "critical", "rule", "triggered", "passed")
-    assert [f1[k] for k in keys] == ["fail", True, None, True, False]
-    assert [f2[k] for k in keys] == ["fail", True, "leak", False, True]
+    assert [dict(f1)[k] for k in keys] == ["fail", True, None, True, False]
+    assert [dict(f2)[k] for k in keys] == ["fail", True, "leak", False, True]
     # a critical criterion without a rule is named "critical"
     assert out.critical == [
         {"rule": "critical", "criterion": "F1", "says": "says oops", "evidence": f1["evidence"]}
