@@ -2222,3 +2222,78 @@ def test_an_empty_value_is_in_every_line_and_an_empty_category_is_one() -> None:
     assert got(crit("P", "category", value=""), attempt(turn("a", trace="route: ")), empty) == (
         True, {"turn": 1, "trace_line": 1, "text": "route:", "note": "category “”"}
     )  # fmt: skip
+
+
+def test_the_attempts_clock_reads_rfc_3339_in_either_case() -> None:
+    c = crit("P", "latency_max", seconds=2)
+    lower = attempt(
+        turn("ok"), started_at="2026-07-13t20:59:58.5z", completed_at="2026-07-13T21:00:00z"
+    )
+    assert got(c, lower) == (True, {"note": "1.5 s (completed_at - started_at); limit 2 s"})
+    late = {**lower, "completed_at": "2026-07-13T21:00:01Z"}
+    assert got(c, late) == (False, {"note": "2.5 s (completed_at - started_at); limit 2 s"})
+
+
+def test_the_judge_is_asked_with_empty_texts_for_what_is_not_given() -> None:
+    j = _Judge("PASS")
+    a = attempt({**turn("x"), "prompt": None}, turn("y"))  # a turn without a prompt
+    r = check(crit("P", "judge", "JUDGE"), a, judge=j)
+    assert r.holds is True
+    [req] = j.requests
+    assert (req.rubric, req.reference, req.context, req.tool_results) == ("", "", "\np", "")
+
+    class Nameless:
+        def judge(self, req: Any) -> Any:
+            raise ValueError("no")
+
+    assert got_with(crit("P", "judge", "JUDGE"), a, judge=Nameless()) == (
+        None, {"turn": 2, "note": "judge ? failed: no"}
+    )  # fmt: skip
+
+
+def got_with(c: Criterion, a: dict[str, Any], **ctx: Any) -> Seen:
+    r = check(c, a, **ctx)
+    return r.holds, dict(r.evidence)
+
+
+def test_file_at_start_of_an_unmapped_path_without_fixtures_reads_the_path_itself() -> None:
+    fixed = dataclasses.replace(READ_TOOLS, fixtures=(Fixture(kind="file", path="b.txt"),))
+    imported = attempt(
+        turn("ok", [call("read_file", path="b.txt", result="q")]), fixtures_applied=False
+    )
+    assert got(crit("P", "file_at_start", path="b.txt", value="exists"), imported, fixed) == (
+        True,
+        {"file": "b.txt", "note": "it existed before the attempt (turn 1 call 0 (read_file): read)",
+         "decided_by": BEFORE},
+    )  # fmt: skip
+    # a pattern that fills to nothing matches any content
+    b = dataclasses.replace(
+        READ_TOOLS, reference=dataclasses.replace(READ_TOOLS.reference, vars={"e": ""})
+    )
+    read = attempt(turn("ok", [call("read_file", path="a.txt", result="v")]))
+    c = crit("P", "file_at_start", path="a.txt", value="exists", pattern="{{e}}")
+    assert got(c, read, b)[0] is True
+    # no path: the workspace itself, which no call names
+    assert got(crit("P", "file_at_start", value="exists"), read, b) == (
+        None,
+        {"file": ".", "note": "undecided: no call showed its state before the attempt",
+         "decided_by": BEFORE},
+    )  # fmt: skip
+
+
+def test_without_a_tool_or_a_pattern_any_call_counts() -> None:
+    a = attempt(turn("ok", [call("wx")]), turn("ok"))
+    assert got(crit("F", "tool_not_called"), a) == (
+        False, at(1, 0, "wx {} → ok", "any tool was called")
+    )  # fmt: skip
+    shell = block(tools={"shell": ["bash"]})
+    ran = attempt(turn("ok", [call("bash", command="ls")]))
+    assert got(crit("P", "command_executed"), ran, shell) == (
+        True, at(1, 0, 'bash {"command": "ls"} → ok', "the command ran and succeeded")
+    )  # fmt: skip
+
+
+def test_a_shell_call_without_a_command_touches_no_file_of_any_name() -> None:
+    ctx = Ctx(block(tools={"shell": ["bash"]}), attempt(turn("ok")))
+    for name in ("X", "XX", "x.txt"):
+        assert world.effect(ctx, cast(ToolCall, call("bash", program="p")), name) is None

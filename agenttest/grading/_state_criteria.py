@@ -165,9 +165,10 @@ def file_at_start(ctx: Ctx, c: Criterion) -> Check:
 
 
 def _ms(start: Any, end: Any) -> int | None:
+    # RFC 3339 allows a lower-case `t` and `z`; fromisoformat reads only the capitals
     try:
-        a = datetime.fromisoformat(str(start).replace("Z", "+00:00"))
-        b = datetime.fromisoformat(str(end).replace("Z", "+00:00"))
+        a = datetime.fromisoformat(str(start).upper().replace("Z", "+00:00"))
+        b = datetime.fromisoformat(str(end).upper().replace("Z", "+00:00"))
     except ValueError:
         return None
     return int((b - a).total_seconds() * 1000)
