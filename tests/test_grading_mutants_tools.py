@@ -2297,3 +2297,55 @@ def test_a_shell_call_without_a_command_touches_no_file_of_any_name() -> None:
     ctx = Ctx(block(tools={"shell": ["bash"]}), attempt(turn("ok")))
     for name in ("X", "XX", "x.txt"):
         assert world.effect(ctx, cast(ToolCall, call("bash", program="p")), name) is None
+
+
+def test_tool_result_without_a_tool_reads_every_call() -> None:
+    c = crit("P", "tool_result", ok=True)
+    assert got(c, attempt(turn("ok", [call("wx", result="r")]))) == (
+        True, at(1, 0, "wx {} → ok", "result: r")
+    )  # fmt: skip
+    assert got(c, attempt(turn("ok"), turn("ok"))) == (
+        False,
+        {"turn": 2, "note": "precondition unmet: any tool was never called (calls: no tool calls)"},
+    )
+
+
+def test_the_last_turn_is_cited_when_three_turns_leave_a_trace_check_open() -> None:
+    three = attempt(turn("a"), turn("b"), turn("c"))
+    assert got(crit("P", "trace_contains", values=["x"]), three) == (
+        None, {"turn": 3, "note": "the turn(s) checked carry no trace or log lines"}
+    )  # fmt: skip
+    assert got(crit("P", "category", value="x"), three, MARKED) == (
+        None, {"turn": 3, "note": "no trace recorded; routing category unknown"}
+    )  # fmt: skip
+    part = attempt(turn("a", trace="o"), turn("b"), turn("c", trace="t", trace_partial=True))
+    assert got(crit("P", "trace_contains", values=["x"]), part)[1]["turn"] == 3
+    assert got(crit("P", "category", value="x"), part, MARKED)[1]["turn"] == 3
+
+
+def test_a_marker_is_looked_for_as_written_and_at_its_first_place() -> None:
+    named = block(markers={"finished": "✅ Task  done"})
+    assert got(crit("P", "trace_contains", markers=["finished"]), TRACED, named) == (
+        True, {"turn": 2, "trace_line": 1, "text": "✅️ Task done"}
+    )  # fmt: skip
+    # blanks are folded, not replaced by anything a marker could hold
+    assert got(crit("P", "trace_contains", values=["XX"]), TRACED) == (
+        False, {"turn": 3, "note": "missing: “XX”"}
+    )  # fmt: skip
+    twice = attempt(turn("a", trace="multi\nline\nmulti\nline"))
+    assert got(crit("P", "trace_contains", values=["multi\nline"]), twice) == (
+        True, {"turn": 1, "trace_line": 1, "text": "multi\nline"}
+    )  # fmt: skip
+
+
+def test_a_file_criterion_without_a_path_reads_the_workspace_folder() -> None:
+    snap = attempt(turn("ok"), workspace_files={})
+    missing = "0 file(s)"
+    for ctype in ("file_exists", "file_content"):
+        assert got(crit("P", ctype, value="x"), snap) == (
+            None,
+            {
+                "file": ".",
+                "note": f". is not in the attempt's workspace snapshot (snapshot holds {missing})",
+            },
+        )
