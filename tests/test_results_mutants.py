@@ -6,6 +6,7 @@ Found by ``python tools/mutation.py results``.
 from __future__ import annotations
 
 import errno
+import json
 import math
 import os
 import tempfile
@@ -14,11 +15,24 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Optional, TypedDict
 
+import jsonschema
 import pytest
 
 from agenttest.errors import InputError, RunAborted, UsageError
-from agenttest.results import RunWriter, _validate, attempt, grade, run_end, run_meta
+from agenttest.results import (
+    RECORD_TYPES,
+    RunWriter,
+    _schema,
+    _validate,
+    attempt,
+    check_record,
+    grade,
+    records_json_schema,
+    run_end,
+    run_meta,
+)
 from agenttest.results import _files as files
+from agenttest.results._calibration import calibration, parse_timestamp, rater_kind
 from agenttest.results._reader import ReadNotes, read_run_meta
 from agenttest.results._records import SCHEMA_VERSION
 
@@ -326,3 +340,206 @@ def test_a_run_file_is_named_for_the_utc_day_whatever_the_local_zone(
         monkeypatch.undo()
         time.tzset()
     assert name in (f"run_m_{before}_k1.jsonl", f"run_m_{after}_k1.jsonl")
+
+
+# -- the published JSON Schema --------------------------------------------------------------
+
+
+class _Leaf(TypedDict):
+    """A leaf,
+    described."""
+
+    v: int
+
+
+class _Tree(TypedDict, total=False):
+    name: str
+    flag: bool
+    size: float
+    none: None
+    any: Any
+    mode: Literal["a", "b"]
+    leaves: list[_Leaf] | None
+    by_name: dict[str, _Leaf]
+    children: list[_Tree]
+
+
+def test_the_schema_of_a_type_tree_is_exactly_its_json_schema() -> None:
+    defs: dict[str, Any] = {}
+    assert _schema._schema(_Tree, defs) == {"$ref": "#/$defs/_Tree"}
+    leaf = {"$ref": "#/$defs/_Leaf"}
+    assert defs == {
+        "_Tree": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "flag": {"type": "boolean"},
+                "size": {"type": "number"},
+                "none": {"type": "null"},
+                "any": {},
+                "mode": {"enum": ["a", "b"]},
+                "leaves": {"anyOf": [{"type": "array", "items": leaf}, {"type": "null"}]},
+                "by_name": {"type": "object", "additionalProperties": leaf},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/_Tree"}},
+            },
+            "required": [],
+        },
+        "_Leaf": {
+            "type": "object",
+            "properties": {"v": {"type": "integer"}},
+            "required": ["v"],
+            "description": "A leaf, described.",
+        },
+    }
+    assert _schema._schema(int | None, {}) == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+    with pytest.raises(TypeError) as info:
+        _schema._schema(bytes, {})
+    assert str(info.value) == "no schema for <class 'bytes'>"
+
+
+def test_the_published_schema_names_itself_and_picks_a_type_per_record_type() -> None:
+    schema = records_json_schema()
+    head = {k: v for k, v in schema.items() if k not in ("allOf", "$defs")}
+    assert head == {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://agenttest.dev/schema/run-records-2.json",
+        "title": f"agenttest run-file record (schema {SCHEMA_VERSION})",
+        "description": (
+            "One line of a JSONL run file. The first line is a run_meta; attempts, grades "
+            "and a closing run_end follow. Keys a type does not list may appear in newer "
+            "minor versions and are to be ignored."
+        ),
+        "type": "object",
+        "required": ["record_type", "schema_version"],
+        "properties": {
+            "record_type": {"enum": ["run_meta", "attempt", "grade", "run_end"]},
+            "schema_version": {"type": "string", "pattern": r"^2\.\d+$"},
+        },
+    }
+    assert schema["allOf"] == [
+        {
+            "if": {"properties": {"record_type": {"const": kind}}},
+            "then": {"$ref": f"#/$defs/{tp.__name__}"},
+        }
+        for kind, tp in RECORD_TYPES.items()
+    ]
+    assert schema["$defs"]["Evidence"]["description"] == (
+        "Where a criterion was decided. Every key is optional; at least one is set."
+    )
+
+
+#: values no declared field but an ``Any`` holds both of (not an int: JSON Schema's
+#: "integer" takes 1.0, which the reader refuses)
+_WRONG: list[Any] = ["\x00wrong", 1.5]
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path below ``value`` to a value of a JSON object or list."""
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    out = []
+    for key, item in items:
+        out.append((*path, key))
+        if isinstance(item, dict | list):
+            out += _paths(item, (*path, key))
+    return out
+
+
+def _replaced(record: dict[str, Any], path: tuple[Any, ...], new: Any) -> dict[str, Any]:
+    copy: dict[str, Any] = json.loads(json.dumps(record))
+    target = copy
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = new
+    return copy
+
+
+def test_the_published_schema_refuses_what_the_reader_refuses_field_for_field() -> None:
+    validator = jsonschema.Draft202012Validator(records_json_schema())
+    golden = Path(__file__).parent / "golden" / "run_2.1.jsonl"
+    records = [json.loads(line) for line in golden.read_text("utf-8").splitlines()]
+    refused = 0
+    for record in records:
+        assert validator.is_valid(record) and check_record(record) is None  # precondition
+        for path in _paths(record):
+            if path[0] in ("record_type", "schema_version") or path == ("selection", "k"):
+                continue  # the head is below; `selection.k` is typed Any, ranged by the reader
+            for wrong in _WRONG:
+                bad = _replaced(record, path, wrong)
+                by_reader = check_record(bad) is None
+                assert validator.is_valid(bad) == by_reader, (path, wrong)
+                refused += not by_reader
+    assert refused >= 400  # the golden file's fields are typed, not Any
+    for head in ({"record_type": "nope"}, {"schema_version": "3.0"}, {"schema_version": "2."}):
+        assert not validator.is_valid({**records[0], **head})
+    assert validator.is_valid({**records[0], "schema_version": "2.15"})
+    missing = dict(records[0])
+    del missing["schema_version"]
+    assert not validator.is_valid(missing)
+
+
+# -- what a rater's name says, timestamps, calibration --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("human:ann", "human"),
+        ("human:", "human"),
+        ("harness", "harness"),
+        ("ungraded", "harness"),
+        ("unknown", "harness"),
+        ("rules", "rules"),
+        ("rules@abc123", "rules"),
+        ("rules+minilm@abc", "judge"),
+        ("rulesx", "judge"),
+        ("minilm", "judge"),
+        ("Human:ann", "judge"),
+    ],
+)
+def test_a_rater_name_says_its_kind(name: str, kind: str) -> None:
+    assert rater_kind(name) == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("2026-01-02T03:04:05Z", 1767323045.0),
+        ("2026-01-02T03:04:05+00:00", 1767323045.0),
+        ("2026-01-02T03:04:05", 1767323045.0),  # naive means UTC
+        ("2026-01-02T05:04:05.5+02:00", 1767323045.5),
+        ("yesterday", None),
+        (1767323045, None),
+        (None, None),
+    ],
+)
+def test_a_timestamp_is_read_as_utc_seconds_or_none(text: Any, seconds: float | None) -> None:
+    assert parse_timestamp(text) == seconds
+
+
+@pytest.mark.parametrize(
+    ("pairs", "calibrated", "why"),
+    [
+        ([], False, "no human ratings to calibrate against (add some with `agenttest rate`)"),
+        (
+            [("human:a", 19, 0.9), ("human:b", 7, 0.9)],
+            False,
+            "only 19 attempt(s) shared with a human; calibration needs ≥ 20",
+        ),
+        ([("human:a", 20, 0.6)], True, "κ 0.60 vs human:a (n=20)"),
+        (
+            [("human:b", 30, 0.75), ("human:a", 20, 0.6), ("human:c", 3, 0.0)],
+            True,
+            "κ 0.60 vs human:a (n=20), κ 0.75 vs human:b (n=30)",
+        ),
+        (
+            [("human:b", 25, 0.59), ("human:a", 21, None), ("human:c", 40, 0.9)],
+            False,
+            "vs human:a: every shared attempt got one label, κ undefined (n=21); "
+            "κ 0.59 vs human:b (n=25) < 0.6",
+        ),
+    ],
+)
+def test_calibration_needs_enough_shared_attempts_and_kappa_against_every_human(
+    pairs: list[tuple[str, int, float | None]], calibrated: bool, why: str
+) -> None:
+    assert calibration(pairs) == (calibrated, why)
