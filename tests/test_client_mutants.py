@@ -695,6 +695,29 @@ def test_the_heartbeat_comes_every_tenth_of_the_limit_while_time_is_left(tmp_pat
     )
 
 
+def test_the_first_heartbeat_comes_at_a_tenth_of_the_limit_not_sooner(tmp_path: Path) -> None:
+    # polls every 1/16 s, so a beat due earlier (at 1/11 of the limit: 1.875 s) shows
+    clock = Clock()
+    beats: list[tuple[float, str]] = []
+    with LoopbackAgent(Behaviour(loading_s=3600)) as agent:
+        readiness = {"timeout_s": 20, "poll_s": 0.0625, "max_poll_s": 0.0625}
+        client = clocked(agent.url, tmp_path, clock, readiness=readiness)
+
+        def log(line: str) -> None:
+            if line.startswith("still waiting"):
+                beats.append((clock.now - 1000, line))
+                agent.state.started = time.monotonic() - 7200  # ready from the next poll
+
+        client.log = log
+        assert client.wait_ready() == 2.0625
+    assert beats == [
+        (
+            2.0,
+            "still waiting for the agent (loading): 2s so far, 18s left of readiness.timeout_s=20",
+        )
+    ]
+
+
 def test_the_heartbeat_comes_at_most_every_minute(tmp_path: Path) -> None:
     beats = heartbeats(tmp_path, timeout_s=900, poll_s=30)
     assert [t for t, _line in beats] == [60.0 * n for n in range(1, 15)]

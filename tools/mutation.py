@@ -207,7 +207,9 @@ def package_around(sources: list[str]) -> list[str]:
     return around
 
 
-def mutmut_section(source: str | list[str], tests: list[str]) -> str:
+def mutmut_section(
+    source: str | list[str], tests: list[str], timeout_multiplier: float | None = None
+) -> str:
     also_copy = ["batteries/", "templates/", "tests/", *package_around(paths_of(source))]
     return (
         "[tool.mutmut]\n"
@@ -215,6 +217,7 @@ def mutmut_section(source: str | list[str], tests: list[str]) -> str:
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n"
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q"]\n'
         f"also_copy = {json.dumps(also_copy)}\n"
+        + (f"timeout_multiplier = {timeout_multiplier}\n" if timeout_multiplier else "")
     )
 
 
@@ -238,13 +241,16 @@ def scratch_copy(target: Path) -> None:
             shutil.copy2(ROOT / name, target / name)
 
 
-def configure(target: Path, source: str | list[str], tests: list[str]) -> None:
+def configure(
+    target: Path, source: str | list[str], tests: list[str], timeout_multiplier: float | None
+) -> None:
     pyproject = target / "pyproject.toml"
     text = pyproject.read_text("utf-8")
     start = text.index("[tool.mutmut]")
     end = text.find("\n[", start + 1)
     end = len(text) if end < 0 else end + 1
-    pyproject.write_text(text[:start] + mutmut_section(source, tests) + text[end:], "utf-8")
+    section = mutmut_section(source, tests, timeout_multiplier)
+    pyproject.write_text(text[:start] + section + text[end:], "utf-8")
 
 
 def main() -> int:
@@ -267,6 +273,13 @@ def main() -> int:
     )
     parser.add_argument(
         "--dir", type=Path, help="scratch folder (default: a temp folder per module)"
+    )
+    parser.add_argument(
+        "--timeout-multiplier",
+        type=float,
+        help="mutmut's (default 15): a mutant is stopped after this many times the duration "
+        "of its tests. A mutant that keeps the agent from ever looking ready makes the "
+        "client's tests wait out their readiness limit (minutes each); 3 stops it sooner",
     )
     args = parser.parse_args()
     if args.list or args.module is None:
@@ -295,7 +308,7 @@ def main() -> int:
         shutil.copytree(ROOT / "tests", target / "tests", dirs_exist_ok=True)
     else:
         scratch_copy(target)
-    configure(target, source, tests)
+    configure(target, source, tests, args.timeout_multiplier)
     print(
         f"mutating {' '.join(paths_of(source))} in {target} with {len(tests)} test files",
         flush=True,
