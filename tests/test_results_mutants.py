@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, Optional, TypedDict
 
 import jsonschema
+import msgspec
 import pytest
 
 from agenttest.errors import InputError, RunAborted, UsageError
@@ -178,6 +179,7 @@ def test_a_run_file_name_folds_unsafe_characters_and_trims_dashes() -> None:
     )
     assert files.run_file_name("///", 1, None, day) == "run_model_20260102_k1.jsonl"
     assert files.run_file_name("m", 1, "", day) == "run_m_20260102_k1.jsonl"
+    assert files.run_file_name("X7bX", 1, "XrunX", day) == "run_X7bX_20260102_k1_XrunX.jsonl"
 
 
 # -- reading --------------------------------------------------------------------------------
@@ -543,3 +545,77 @@ def test_calibration_needs_enough_shared_attempts_and_kappa_against_every_human(
     pairs: list[tuple[str, int, float | None]], calibrated: bool, why: str
 ) -> None:
     assert calibration(pairs) == (calibrated, why)
+
+
+# -- the msgspec mirror of the record types -------------------------------------------------
+
+
+class _Opt(TypedDict, total=False):
+    n: int
+
+
+class _Req(TypedDict):
+    name: str
+    opt: _Opt | None
+    by: dict[str, _Opt]
+    items: list[_Opt]
+    mode: Literal["a", "b"]
+
+
+class _Mixed(_Req, total=False):
+    extra: int
+    either: int | str
+
+
+_GOOD_MIXED: dict[str, Any] = {"name": "n", "opt": None, "by": {}, "items": [], "mode": "a"}
+_MIRROR_CASES: list[Any] = [
+    _GOOD_MIXED,
+    {**_GOOD_MIXED, "opt": {"n": 1}, "by": {"k": {}}, "items": [{"n": 2}], "extra": 3},
+    {**_GOOD_MIXED, "either": "s", "undeclared": object()},
+    {**_GOOD_MIXED, "opt": {"n": "x"}},
+    {**_GOOD_MIXED, "opt": 1},
+    {**_GOOD_MIXED, "by": {"k": {"n": "x"}}},
+    {**_GOOD_MIXED, "by": []},
+    {**_GOOD_MIXED, "items": [{}, {"n": True}]},
+    {**_GOOD_MIXED, "items": {}},
+    {**_GOOD_MIXED, "mode": "c"},
+    {**_GOOD_MIXED, "extra": "x"},
+    {**_GOOD_MIXED, "either": 1.5},
+    {k: v for k, v in _GOOD_MIXED.items() if k != "name"},
+    {k: v for k, v in _GOOD_MIXED.items() if k != "items"},
+    [],
+]
+
+
+def _outcome(value: Any, target: Any) -> str | None:
+    try:
+        msgspec.convert(value, target)
+    except msgspec.ValidationError as exc:
+        return str(exc)
+    return None
+
+
+def test_the_struct_mirror_checks_a_value_as_its_typeddict_does_with_the_same_message() -> None:
+    made: dict[Any, Any] = {}
+    mirror = _validate.struct_mirror(_Mixed, made)
+    assert set(made) == {_Mixed, _Opt}  # one Struct per TypedDict, kept for the next
+    assert _validate.struct_mirror(_Mixed, made) is mirror
+    outcomes = [(_outcome(v, _Mixed), _outcome(v, mirror)) for v in _MIRROR_CASES]
+    assert [typed for typed, _mirrored in outcomes] == [
+        None,
+        None,
+        None,
+        "Expected `int`, got `str` - at `$.opt.n`",
+        "Expected `object | null`, got `int` - at `$.opt`",
+        "Expected `int`, got `str` - at `$.by[...].n`",
+        "Expected `object`, got `array` - at `$.by`",
+        "Expected `int`, got `bool` - at `$.items[1].n`",
+        "Expected `array`, got `object` - at `$.items`",
+        "Invalid enum value 'c' - at `$.mode`",
+        "Expected `int`, got `str` - at `$.extra`",
+        "Expected `int | str`, got `float` - at `$.either`",
+        "Object missing required field `name`",
+        "Object missing required field `items`",
+        "Expected `object`, got `array`",
+    ]
+    assert [mirrored for _typed, mirrored in outcomes] == [t for t, _m in outcomes]

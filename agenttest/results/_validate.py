@@ -270,13 +270,6 @@ def _fallback(name: str, record: dict[str, Any]) -> None:
         raise BadRecord(str(bad)) from None
 
 
-def _fast(name: str, record: dict[str, Any]) -> None:
-    try:
-        _convert(record, _TARGETS[name])
-    except _Invalid as exc:
-        raise BadRecord(str(exc)) from None
-
-
 def check_record(record: dict[str, Any]) -> str | None:
     """Why ``record`` does not match the type its ``record_type`` names; None when it does."""
     name = record.get("record_type")
