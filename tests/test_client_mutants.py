@@ -859,3 +859,32 @@ def test_a_store_path_renders_the_turn(tmp_path: Path) -> None:
         client,
     ):
         assert client.stored("s1", 4) == "four"
+
+
+def test_a_connection_never_accepted_is_unreachable_within_the_connect_limit(
+    tmp_path: Path,
+) -> None:
+    # a listener whose accept queue is full drops every further SYN: connect never completes
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        port = listener.getsockname()[1]
+        fillers = []
+        for _ in range(3):
+            filler = socket.socket()
+            filler.setblocking(False)
+            filler.connect_ex(("127.0.0.1", port))
+            fillers.append(filler)
+        try:
+            client = client_for(
+                f"http://127.0.0.1:{port}",
+                tmp_path,
+                timeouts={"connect_s": 0.5},  # short on purpose: the connect must time out
+            )
+            with client, pytest.raises(TurnLost) as info:
+                client.turn("s1", "hi", 1)
+        finally:
+            for filler in fillers:
+                filler.close()
+    assert info.value.cause == "unreachable"
+    assert info.value.message == "turn 1: no connection within 0.5s"

@@ -619,3 +619,26 @@ def test_the_struct_mirror_checks_a_value_as_its_typeddict_does_with_the_same_me
         "Expected `object`, got `array`",
     ]
     assert [mirrored for _typed, mirrored in outcomes] == [t for t, _m in outcomes]
+
+
+def test_a_naive_timestamp_is_utc_whatever_the_local_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "Etc/GMT-3")
+    time.tzset()
+    try:
+        assert datetime(2026, 1, 2, 3, 4, 5).timestamp() != 1767323045.0  # precondition
+        assert parse_timestamp("2026-01-02T03:04:05") == 1767323045.0
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_the_fallback_names_an_object_a_path_and_a_type_it_cannot_check() -> None:
+    check = _validate.compile_check(_Opt | None)
+    assert check is not None
+    with pytest.raises(_validate.BadRecord) as info:
+        check(1)
+    assert str(info.value) == "must be an object or null, got a number"
+    assert str(_validate.BadRecord("m", [".Xb", ".Xa"])) == "`Xa.Xb` m"
+    with pytest.raises(TypeError) as error:
+        _validate.compile_check(bytes)
+    assert str(error.value) == "no check for <class 'bytes'>"
