@@ -32,6 +32,8 @@ class CoverageSink:
 
     def result(self) -> tuple[Any, ...]:
         """Coverage per judge rater (empty when no judge was asked anything)."""
+        if not self.newest:
+            return ()  # no judge rater: `agenttest.rating` is not imported for nothing
         from agenttest.rating import Coverage
 
         out: dict[str, Any] = {}

@@ -213,7 +213,12 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "grade": ("test_id", "run"),
 }
 
-_CHECKS: dict[str, Check] = {name: _record_check(tp) for name, tp in RECORD_TYPES.items()}
+
+@functools.cache
+def _checks() -> dict[str, Check]:
+    """The pure-Python checkers, compiled when first needed (never, where msgspec is)."""
+    return {name: _record_check(tp) for name, tp in RECORD_TYPES.items()}
+
 
 try:
     import msgspec
@@ -265,7 +270,7 @@ _TARGETS: dict[str, Any] = (
 
 def _fallback(name: str, record: dict[str, Any]) -> None:
     try:
-        _CHECKS[name](record)
+        _checks()[name](record)
     except BadRecord as bad:
         raise BadRecord(str(bad)) from None
 
