@@ -254,3 +254,27 @@ def test_a_2_gib_line_is_skipped_under_a_1_gib_memory_limit(tmp_path: Path) -> N
     text = out.read_text(encoding="utf-8")
     assert f"run.jsonl:2: skipped unread: {giant:,} bytes" in text.replace("\\", "")
     assert "Planned attempts missing: 0" in text  # every record after the line was read
+
+
+# -- what the reader repairs: only lines json decoded --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "raw", [b'{"a": "\\ud800"}', b'{"a": "x\\udc00y"}', b'{"a": 1e999}', b'{"a": -1e400}']
+)
+def test_msgspec_refuses_what_the_reader_would_have_to_repair(raw: bytes) -> None:
+    """The reader scans for lone surrogates and repairs non-finite numbers only in lines
+    msgspec refused and json decoded; that holds only while msgspec refuses both."""
+    import msgspec
+
+    assert isinstance(json.loads(raw), dict)  # precondition: json reads the line
+    with pytest.raises(msgspec.DecodeError):
+        msgspec.json.Decoder().decode(raw)
+
+
+def test_a_lone_surrogate_line_is_read_repaired(tmp_path: Path) -> None:
+    record = json.dumps({**_records()[1], "test_id": "L1-X"}).replace("L1-X", "L1-\\ud800X")
+    path = _write(tmp_path / "run.jsonl", _records(), record.encode() + b"\n")
+    assert b"\\ud800" in path.read_bytes()  # precondition: the escape is in the file
+    ids = [r.get("test_id") for r in iter_records(path)]
+    assert "L1-\ufffdX" in ids
