@@ -809,7 +809,9 @@ def test_clock_delta_takes_the_clock_of_the_turn_then_of_the_attempt() -> None:
         ("saat" + " " * 12 + "12.00", True),  # the cue ends within 16 characters
         ("saat" + " " * 15 + "12.00", False),  # too far off
         ("It costs 12.00", False),  # a dotted time only right after the cue
-        ("Fiyat 9.99, saat 12.00", True),  # a price first does not end the search
+        ("Fiyat 9.45, saat 12.00", True),  # a price first does not end the search
+        ("Fiyat 12.00", False),  # "at" ends the word for price: no cue
+        ("Buluşma saat\n12.00", True),
         ("saat 12:00", True),
     ],
 )
@@ -1157,3 +1159,7 @@ def test_a_graders_finer_rule_is_named_after_the_criterion_type() -> None:
     assert out.criteria[0]["evidence"]["decided_by"] == (
         "file_exists: world state from the tool-call record"
     )
+
+
+def test_a_grouped_number_before_a_version_does_not_end_the_search() -> None:
+    assert [v.value for v in numbers.extract_versions("1.234.567 ve 1.2.3")] == ["1.2.3"]

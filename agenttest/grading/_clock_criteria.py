@@ -68,8 +68,9 @@ def clock_delta(ctx: Ctx, c: Criterion) -> Check:
     best: tuple[float, re.Match[str]] | None = None
     body = nz.light(text)
     for m in _TIME.finditer(body.text):
+        # the cue is a word of its own: "Fiyat 9.45" (a price) ends in "at" but asks no time
         if m.group("sep") == "." and not re.search(
-            r"(saat|at)\s*$", body.text[max(0, m.start() - 16) : m.start()], re.I
+            r"\b(saat|at)\s*$", body.text[max(0, m.start() - 16) : m.start()], re.I
         ):
             continue
         for delta in _deltas(m, now):
