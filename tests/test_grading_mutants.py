@@ -1074,19 +1074,28 @@ def test_folding_reaches_every_form_of_a_letter() -> None:
     # Turkish casing keeps the dotless ı even when accents are stripped
     assert nz.normalize("ılık", turkish=True, accents=True).text == "ılık"
     assert nz.strip_wrappers("“Xbox”") == "Xbox"  # letters are never wrappers
+    # accents given explicitly win over the default
+    assert nz.normalize("Café", accents=False).text == "café"
+    assert nz.normalize("Çalış", turkish=True, accents=True).text == "calıs"
 
 
 def test_find_all_matches_whole_words_by_default_and_where_the_value_ends() -> None:
     h = nz.haystack
     assert nz.find_all(h("Ankaralı"), "ankara") == []  # whole words by default
     assert nz.find_all(h("ANKARA"), "ankara") == [[0, 6]]  # case-insensitive by default
+    assert nz.find_all(h("Ankara"), "ANKARA") == [[0, 6]]
     assert nz.find_all(h("Bankara"), "ankara") == []  # a word edge before a letter
     assert nz.find_all(h("a-5"), "-5") == [[1, 3]]  # none before a sign
     assert nz.find_all(h("c++17"), "c++") == [[0, 3]]  # none after a symbol
 
 
 def test_a_span_at_the_end_of_a_mapped_text_is_empty_there() -> None:
-    for mapped in (nz.clean("ab"), nz.clean("ab", collapse=False), nz.light("ab")):
+    for mapped in (
+        nz.clean("ab"),
+        nz.clean("ab", collapse=False),
+        nz.light("ab"),
+        nz.normalize("ab"),
+    ):
         assert mapped.span(2, 2) == [2, 2]
     assert nz.clean("a  b").span(0, 3) == [0, 4]
 
@@ -1151,6 +1160,11 @@ def test_any_of_names_the_alternative_that_decided() -> None:
     assert check(crit("P", "any_of", of=[x, x]), a) == Check(
         False, {"note": "no alternative holds (A: not found: “x”; A: not found: “x”)"}
     )
+    # an alternative that failed without a note is named with "no"
+    empty = crit("E", "response_empty")
+    assert check(crit("P", "any_of", of=[empty]), a) == Check(
+        False, {"note": "no alternative holds (E: no)"}
+    )
 
 
 def test_a_graders_finer_rule_is_named_after_the_criterion_type() -> None:
@@ -1163,3 +1177,23 @@ def test_a_graders_finer_rule_is_named_after_the_criterion_type() -> None:
 
 def test_a_grouped_number_before_a_version_does_not_end_the_search() -> None:
     assert [v.value for v in numbers.extract_versions("1.234.567 ve 1.2.3")] == ["1.2.3"]
+
+
+def test_a_grader_that_fails_or_is_missing_leaves_its_criterion_undecided(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agenttest.grading import _engine
+
+    def boom(ctx: Any, c: Any) -> Any:
+        raise ValueError("boom")
+
+    monkeypatch.setitem(_engine.GRADERS, "status", boom)
+    assert check(crit("P", "status", value="completed"), attempt(turn("ok"))) == Check(
+        None, {"note": "grader status failed: ValueError: boom"}
+    )
+    nested = crit("P", "any_of", of=[crit("X", "no_such_type")])
+    assert check(nested, attempt(turn("ok"))) == Check(
+        None,
+        {"note": "no grader for criterion type 'no_such_type'; alternative 1 (X) undecided, "
+                 "none holds"},
+    )  # fmt: skip
