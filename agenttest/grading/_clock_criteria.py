@@ -41,7 +41,8 @@ def _harness_clock(ctx: Ctx, ti: int) -> tuple[datetime | None, bool]:
     if not raw:
         return None, False
     try:
-        when = datetime.fromisoformat(str(raw).replace("Z", "+00:00"))
+        # RFC 3339 allows a lower-case `t` and `z`; fromisoformat reads only the capitals
+        when = datetime.fromisoformat(str(raw).upper().replace("Z", "+00:00"))
     except ValueError:
         return None, False
     zone = agent_zone(ctx)
