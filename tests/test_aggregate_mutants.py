@@ -374,6 +374,8 @@ def test_a_grade_entry_keeps_its_time_verdict_cause_and_place(tmp_path: Path) ->
         grade("X", 1, JUDGE, "FAIL", AT),
         grade("X", 1, MIXED, "PASS", AT, criteria=[_criterion("JUDGE", True)]),
         grade("X", 1, "human:bob", "ERROR", "not a time", status="skipped"),
+        # a human's verdict is the human's, whatever a JUDGE criterion in it says
+        grade("X", 1, "human:cy", "PASS", AT, criteria=[_criterion("JUDGE", True)]),
     )
     stamp = 1784023200.0  # 2026-07-14T10:00:00Z
     assert agg.grades[("r", "X", 1)] == {
@@ -381,6 +383,7 @@ def test_a_grade_entry_keeps_its_time_verdict_cause_and_place(tmp_path: Path) ->
         JUDGE: GradeEntry(stamp, FAIL, None, 0, 3, True),
         MIXED: GradeEntry(stamp, PASS, None, 0, 4, True),
         "human:bob": GradeEntry(None, ERROR, "skipped", 0, 5, False),
+        "human:cy": GradeEntry(stamp, PASS, None, 0, 6, False),
     }
 
 
