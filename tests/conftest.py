@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,15 @@ import pytest
 from hypothesis import settings
 
 from ._patience import EVENTUALLY_S
+
+# A shell that starts a job in the background without job control (`cmd &` in a script,
+# nohup, some CI runners) starts it with SIGINT ignored, every child inherits that, and
+# Python then installs no KeyboardInterrupt handler: a test that interrupts a child would
+# wait out its limit for an exit that never comes. The tests' children get Python's own
+# SIGINT handling whatever started the suite (a handler, unlike SIG_IGN, is reset to the
+# default in an exec'd child).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # No test may depend on the machine's speed: hypothesis fails an example that takes longer
 # than 200 ms by default, which a loaded 2-core machine passes (test_stats.py under mutmut).
