@@ -185,6 +185,45 @@ def exit_codes(target: Path) -> dict[str, int | None]:
     return codes
 
 
+def function_hashes(target: Path) -> dict[str, str]:
+    """mutmut's hash of each mutated function's code, keyed like its mutants' names."""
+    hashes: dict[str, str] = {}
+    for meta in sorted((target / "mutants").rglob("*.meta")):
+        module = meta.relative_to(target / "mutants").as_posix().removesuffix(".py.meta")
+        data = json.loads(meta.read_text("utf-8"))
+        for function, digest in data.get("hash_by_function_name", {}).items():
+            hashes[f"{module.replace('/', '.')}.{function}"] = digest
+    return hashes
+
+
+def function_of(mutant: str) -> str:
+    return mutant.rsplit("__mutmut_", 1)[0]
+
+
+def merged(
+    before: dict[str, int | None],
+    before_hashes: dict[str, str],
+    target: Path,
+) -> dict[str, int | None]:
+    """Each current mutant's result: this run's, else the one before if its code is the same.
+
+    mutmut forgets every result when the test selection changes, though a killed mutant stays
+    killed when tests are only added; it also forgets the mutants of a function whose code
+    changed, and those must not keep a result of the old code.
+    """
+    now = exit_codes(target)
+    hashes = function_hashes(target)
+    same = {
+        m
+        for m in before
+        if m in now and before_hashes.get(function_of(m)) == hashes.get(function_of(m))
+    }
+    return {
+        m: code if code is not None else (before[m] if m in same else None)
+        for m, code in now.items()
+    }
+
+
 def paths_of(source: str | list[str]) -> list[str]:
     return [source] if isinstance(source, str) else source
 
@@ -241,6 +280,27 @@ def scratch_copy(target: Path) -> None:
             shutil.copy2(ROOT / name, target / name)
 
 
+def refresh_package(target: Path) -> list[str]:
+    """Copy the working tree's package files that differ from the scratch copy's; name them.
+
+    New tests run against the package they were written for. A copied file gets a new
+    mtime, so mutmut generates its mutants again and keeps the results of every function
+    whose code hash is unchanged: only the changed functions' mutants are checked again.
+    Files that are the same are left alone, or mutmut would regenerate everything.
+    """
+    changed: list[str] = []
+    for path in sorted((ROOT / "agenttest").rglob("*")):
+        if path.is_dir() or "__pycache__" in path.parts:
+            continue
+        rel = path.relative_to(ROOT)
+        mine = target / rel
+        if not mine.is_file() or mine.read_bytes() != path.read_bytes():
+            mine.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, mine)  # a fresh mtime, on purpose
+            changed.append(rel.as_posix())
+    return changed
+
+
 def configure(
     target: Path, source: str | list[str], tests: list[str], timeout_multiplier: float | None
 ) -> None:
@@ -262,7 +322,8 @@ def main() -> int:
     parser.add_argument(
         "--reuse",
         action="store_true",
-        help="keep the scratch folder's mutants and results; copy in the current tests",
+        help="keep the scratch folder's mutants and results; copy in the current tests and "
+        "the package files that changed (mutmut then checks only changed functions again)",
     )
     parser.add_argument(
         "--again",
@@ -289,10 +350,12 @@ def main() -> int:
     source, tests = MODULES[args.module]
     target = args.dir or Path(tempfile.gettempdir()) / f"agenttest-mutation-{args.module}"
     before: dict[str, int | None] = {}
+    before_hashes: dict[str, str] = {}
     args.reuse = args.reuse or args.again
     only = list(args.only)
     if args.again and (target / "mutants").is_dir():
         before = exit_codes(target)
+        before_hashes = function_hashes(target)
         # and the ones not checked yet: a stopped run's rest, or mutants of a function whose
         # code changed (mutmut forgets their results when it generates them again)
         pending = ("survived", "no tests", "not checked")
@@ -304,8 +367,10 @@ def main() -> int:
             return 0
     if args.reuse and (target / "mutants").is_dir():
         # keep the generated mutants (and their results, unless the selection changed);
-        # bring over the working tree's tests only
+        # bring over the working tree's tests and package
         shutil.copytree(ROOT / "tests", target / "tests", dirs_exist_ok=True)
+        for name in refresh_package(target):
+            print(f"changed since the scratch copy: {name}", flush=True)
     else:
         scratch_copy(target)
     configure(target, source, tests, args.timeout_multiplier)
@@ -317,9 +382,21 @@ def main() -> int:
     run = ["nice", "-n", "10", mutmut, "run", "--max-children", str(args.children), *only]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     code = subprocess.run(run, cwd=target, env=env).returncode
+    if code == 0 and before:
+        # a changed function's mutants are generated again during the run above, unchecked:
+        # check them now rather than count the old code's results
+        fresh = [
+            m
+            for m, c in merged(before, before_hashes, target).items()
+            if c is None and (not args.only or any(fnmatch(m, glob) for glob in args.only))
+        ]
+        if fresh:
+            print(f"checking {len(fresh)} mutants of changed code", flush=True)
+            run = [*run[: run.index("--max-children") + 2], *fresh]
+            code = subprocess.run(run, cwd=target, env=env).returncode
     subprocess.run([mutmut, "results"], cwd=target)
-    after = {m: c for m, c in exit_codes(target).items() if c is not None}
-    counts = Counter(status(c) for c in {**before, **after}.values())
+    final = merged(before, before_hashes, target) if before else exit_codes(target)
+    counts = Counter(status(c) for c in final.values())
     shown = ", ".join(f"{n} {what}" for what, n in sorted(counts.items()))
     print(f"{' '.join(paths_of(source))}: {sum(counts.values())} mutants: {shown}")
     return code
