@@ -19,6 +19,7 @@ from email.utils import format_datetime, parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
+import httpcore
 import pytest
 
 from agenttest.runner import (
@@ -33,6 +34,7 @@ from agenttest.runner._sender import StreamIdle
 from agenttest.runner._stream import StreamDecoder, StreamError, framing_of
 from agenttest.runner._workspace import PreconditionUnmet
 
+from ._patience import EVENTUALLY_S
 from ._servers import Behaviour, LoopbackAgent, RouteServer, agent_yaml, free_port
 from .test_runner_client import client_for
 from .test_runner_stream import agent_with, first_events, write_stream
@@ -502,19 +504,25 @@ def test_an_idle_stream_is_lost_with_its_latency_and_the_agent_awaited(tmp_path:
     assert paths[0] == "/v1/turn" and paths[-1] == "/v1/turn" and "/health" in paths
 
 
-def labelled_gzip(data: bytes) -> Callable[[Any], bool]:
-    """A raw turn that sends ``data`` as a JSON reply marked ``content-encoding: gzip``."""
+def raw_reply(data: bytes, content_type: str, **headers: str) -> Callable[[Any], bool]:
+    """A raw handler that sends ``data`` whole as a 200 reply of ``content_type``."""
 
     def write(handler: Any) -> bool:
         handler.send_response(200)
-        handler.send_header("content-type", "application/json")
-        handler.send_header("content-encoding", "gzip")
+        handler.send_header("content-type", content_type)
+        for name, value in headers.items():
+            handler.send_header(name, value)
         handler.send_header("content-length", str(len(data)))
         handler.end_headers()
         handler.wfile.write(data)
         return True
 
     return write
+
+
+def labelled_gzip(data: bytes) -> Callable[[Any], bool]:
+    """A raw turn that sends ``data`` as a JSON reply marked ``content-encoding: gzip``."""
+    return raw_reply(data, "application/json", **{"content-encoding": "gzip"})
 
 
 gzip_garbage = labelled_gzip(b"this is not gzip at all")
@@ -888,3 +896,121 @@ def test_a_connection_never_accepted_is_unreachable_within_the_connect_limit(
                 filler.close()
     assert info.value.cause == "unreachable"
     assert info.value.message == "turn 1: no connection within 0.5s"
+
+
+# -- the sender: a reply's cap, a non-turn reply read whole, a quiet stream's limit ----------
+
+
+def test_a_reply_past_the_cap_is_garbage_that_names_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("agenttest.runner._sender.MAX_REPLY_BYTES", 1000)
+    with (
+        served({"/v1/turn": answer(200, b"x" * 1001)}, tmp_path) as (_server, client),
+        pytest.raises(TurnLost) as info,
+    ):
+        client.turn("s1", "hi", 1)
+    assert info.value.cause == "garbage"
+    assert info.value.message == "turn 1: reply larger than 1000 bytes once decoded"
+
+
+def test_a_health_reply_labelled_as_a_stream_is_read_whole(tmp_path: Path) -> None:
+    # Only a turn is read as a stream. An NDJSON reader would stop at this body's first line
+    # ("{" is not JSON), and more than one read's worth (64 KiB) of it would be missing.
+    body = json.dumps({"status": "ready", "pad": "p" * 256 * 1024}, indent=1).encode()
+    assert body.startswith(b"{\n")  # precondition: the first line alone is not JSON
+    reply = raw_reply(body, "application/x-ndjson")
+    with LoopbackAgent(Behaviour(raw_health=reply)) as agent:
+        assert client_for(agent.url, tmp_path).probe() == "ready"
+
+
+class Switch:
+    """A clock that stands at ``before`` until the agent has sent the first events of its
+    stream (``sent``), then at ``after``: the time left when the stream goes quiet is exact."""
+
+    def __init__(self, before: float, after: float) -> None:
+        self.before, self.after = before, after
+        self.sent = threading.Event()
+
+    def __call__(self) -> float:
+        return self.after if self.sent.is_set() else self.before
+
+    def sleep(self, seconds: float) -> None:
+        raise AssertionError(f"the client slept {seconds}s")
+
+
+def quiet_stream_lost(tmp_path: Path, left: float) -> TurnLost:
+    """A streamed turn that goes quiet after its first events with ``left`` seconds of the
+    answer limit left on the client's clock."""
+    answer_s = 8.0
+    started = -7.98  # near zero at the deadline, where floats have the bits for 0.01
+    clock = Switch(started, started + answer_s - left)
+    assert (started + answer_s) - clock.after == left  # precondition: exactly that much left
+    hold = threading.Event()
+
+    def reply(handler: Any) -> bool:
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.send_header("transfer-encoding", "chunked")
+        handler.end_headers()
+        piece = first_events(native_sse())
+        handler.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+        handler.wfile.flush()
+        clock.sent.set()  # in the client's socket buffer already: no read waits for it
+        hold.wait(EVENTUALLY_S)
+        handler.close_connection = True
+        return True
+
+    try:
+        with LoopbackAgent(Behaviour(raw_turns={1: reply})) as agent:
+            text = agent_yaml(agent.url, stream=True, timeouts={"idle_s": 60, "answer_s": answer_s})
+            cfg = parse_agent_config(text, str(tmp_path / "agent.yaml"), tmp_path)
+            client = AgentClient(cfg, clock=clock, sleep=clock.sleep)
+            with client, pytest.raises(TurnLost) as info:
+                client.turn("s1", "hi", 1)
+    finally:
+        hold.set()
+    assert clock.sent.is_set()  # precondition: the first events were sent
+    return info.value
+
+
+def test_a_stream_quiet_with_time_left_is_idle(tmp_path: Path) -> None:
+    lost = quiet_stream_lost(tmp_path, 0.5)
+    assert lost.cause == "idle"
+    assert lost.message.startswith("turn 1: the stream went quiet for more than 60s")
+
+
+def test_a_stream_quiet_until_the_answer_limit_is_a_timeout(tmp_path: Path) -> None:
+    # 10 ms left or less is the answer limit's doing, not an idle gap
+    lost = quiet_stream_lost(tmp_path, 0.01)
+    assert lost.cause == "timeout"
+    assert lost.message == "turn 1: no answer within 8s"
+
+
+@pytest.mark.parametrize("ask", ["reset", "turn", "probe"])
+def test_every_request_dials_within_the_connect_limit_not_its_answer_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ask: str
+) -> None:
+    # The dial is refused at once; what matters is the limit it was given: the connect
+    # limit, not the time left of the answer (or probe) limit the deadline would allow.
+    dialled: list[float | None] = []
+
+    def dial(_backend: Any, _host: str, _port: int, timeout: float | None, *_: Any) -> Any:
+        dialled.append(timeout)
+        raise httpcore.ConnectTimeout("dial refused by the test")
+
+    monkeypatch.setattr(httpcore.SyncBackend, "connect_tcp", dial)
+    client = client_for(
+        f"http://127.0.0.1:{free_port()}",
+        tmp_path,
+        timeouts={"connect_s": 0.5, "answer_s": 120},
+        readiness={"probe_timeout_s": 60},
+    )
+    with client:
+        if ask == "probe":
+            assert client.probe() == "not answering its health check"
+        else:
+            with pytest.raises(TurnLost) as info:
+                client.reset("s1") if ask == "reset" else client.turn("s1", "hi", 1)
+            assert info.value.cause == "unreachable"
+    assert dialled == [0.5]

@@ -34,7 +34,7 @@ from agenttest.results import (
 )
 from agenttest.results import _files as files
 from agenttest.results._calibration import calibration, parse_timestamp, rater_kind
-from agenttest.results._reader import ReadNotes, read_run_meta
+from agenttest.results._reader import ReadNotes, _version_major, iter_records, read_run_meta
 from agenttest.results._records import SCHEMA_VERSION
 
 # -- what a record is on disk ---------------------------------------------------------------
@@ -642,3 +642,96 @@ def test_the_fallback_names_an_object_a_path_and_a_type_it_cannot_check() -> Non
     with pytest.raises(TypeError) as error:
         _validate.compile_check(bytes)
     assert str(error.value) == "no check for <class 'bytes'>"
+
+
+# -- the writer's descriptor: its mode, a missing file, closing ------------------------------
+
+
+def test_a_new_run_file_is_readable_by_all_and_writable_by_its_owner(tmp_path: Path) -> None:
+    old = os.umask(0)
+    try:
+        RunWriter(tmp_path / "run.jsonl", create=True).close()
+    finally:
+        os.umask(old)
+    assert (tmp_path / "run.jsonl").stat().st_mode & 0o777 == 0o644
+
+
+def test_resuming_a_missing_run_file_names_it(tmp_path: Path) -> None:
+    path = tmp_path / "gone.jsonl"
+    with pytest.raises(UsageError) as info:
+        RunWriter(path, create=False)
+    assert str(info.value) == f"{path}: no such run file"
+    assert not path.exists()
+
+
+def test_closing_twice_closes_the_descriptor_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    closed: list[int] = []
+    real = os.close
+
+    def spy(fd: int) -> None:
+        closed.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(os, "close", spy)
+    writer = RunWriter(tmp_path / "run.jsonl", create=True)
+    fd = writer._fd
+    writer.close()
+    writer.close()
+    assert closed == [fd]
+
+
+def test_a_run_file_on_descriptor_0_is_closed(tmp_path: Path) -> None:
+    # with stdin closed the run file gets descriptor 0, which is a descriptor like any other
+    saved = os.dup(0)
+    try:
+        os.close(0)
+        writer = RunWriter(tmp_path / "run.jsonl", create=True)
+        assert writer._fd == 0  # precondition
+        writer.close()
+        with pytest.raises(OSError):
+            os.fstat(0)
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+
+
+# -- the reader's notes of over-long lines, versions, a long torn last line ------------------
+
+
+def test_over_long_lines_are_counted_all_and_listed_first_ten() -> None:
+    notes = ReadNotes("run.jsonl")
+    for line in range(2, 14):
+        notes.add_long(line, 300_000_000 + line)
+    assert notes.long_count == 12 and [n for n, _ in notes.long_lines] == list(range(2, 12))
+    assert notes.skipped == 12
+    assert notes.invalid_messages() == [
+        f"run.jsonl:{n}: skipped unread: {300_000_000 + n:,} bytes, longer than the 256 MiB "
+        "a record may take"
+        for n in range(2, 12)
+    ] + ["run.jsonl: 2 more over-long line(s) skipped unread"]
+
+
+@pytest.mark.parametrize(("version", "major"), [("2.1", 2), ("2.1.0", 2), ("3", 3), ("x", None)])
+def test_the_major_version_is_the_number_before_the_first_dot(
+    version: str, major: int | None
+) -> None:
+    assert _version_major(version) == major
+
+
+def test_a_torn_last_line_longer_than_one_chunk_is_skipped_as_torn(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    torn = b'{"record_type": "attempt", "pad": "' + b"p" * (3 * 1024 * 1024 // 2)
+    path.write_bytes(files.encode_record(run_meta(run_id="r")) + torn)  # no newline at the end
+    notes = ReadNotes(str(path))
+    assert [r["record_type"] for r in iter_records(path, notes)] == ["run_meta"]
+    assert notes.torn_lines == [2] and notes.long_count == 0
+
+
+def test_the_fallback_names_a_mapping_an_object() -> None:
+    check = _validate.compile_check(dict[str, int] | None)
+    assert check is not None
+    with pytest.raises(_validate.BadRecord) as info:
+        check(1)
+    assert str(info.value) == "must be an object or null, got a number"
