@@ -1014,3 +1014,20 @@ def test_every_request_dials_within_the_connect_limit_not_its_answer_limit(
                 client.reset("s1") if ask == "reset" else client.turn("s1", "hi", 1)
             assert info.value.cause == "unreachable"
     assert dialled == [0.5]
+
+
+def test_a_redirect_is_an_http_error_not_followed(tmp_path: Path) -> None:
+    def moved(handler: Any) -> bool:
+        handler.send_response(302)
+        handler.send_header("location", "/health")
+        handler.send_header("content-length", "0")
+        handler.end_headers()
+        return True
+
+    with LoopbackAgent(Behaviour(raw_turns={1: moved})) as agent:
+        with client_for(agent.url, tmp_path) as client, pytest.raises(TurnLost) as info:
+            client.turn("s1", "hi", 1)
+        paths = [p for (_m, p, _t) in agent.state.requests]
+    assert info.value.cause == "http_error" and info.value.http_status == 302
+    assert paths == ["/v1/turn"]  # the redirect's target was never asked
+
