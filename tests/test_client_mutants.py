@@ -1030,4 +1030,3 @@ def test_a_redirect_is_an_http_error_not_followed(tmp_path: Path) -> None:
         paths = [p for (_m, p, _t) in agent.state.requests]
     assert info.value.cause == "http_error" and info.value.http_status == 302
     assert paths == ["/v1/turn"]  # the redirect's target was never asked
-
