@@ -15,7 +15,14 @@ import pytest
 
 from agenttest.grading._abstain import abstain_cue, stem_find
 from agenttest.grading._grounding_criteria import derived_values
-from agenttest.grading._grounding_sources import quantities
+from agenttest.grading._grounding_sources import (
+    Document,
+    Source,
+    citations_in,
+    cite_key,
+    drew_on,
+    quantities,
+)
 
 from .fixtures.grading import attempt, block, call, check, crit, turn
 
@@ -371,3 +378,209 @@ def test_abstains_real_reply() -> None:
     assert check(crit("P", "abstains", values=["URL"]), attempt(turn(reply))).holds is True
     summary = "Sayfa, Swift dokümantasyonunun ana kaynaklarını özetliyor."
     assert check(crit("P", "abstains"), attempt(turn(summary))).holds is False
+
+
+# ------------------------------------------------------------------ mutants of the grounding sub-modules
+# Written against the survivors of `tools/mutation.py grading` in `_grounding_sources` and
+# `_grounding_criteria` (issue 13); docs/development.md lists the equivalent ones.
+
+
+def test_cite_key_folds_scheme_host_fragment_and_trailing_marks_only() -> None:
+    # the path keeps its case, at every depth and past a second `://` in the query
+    assert cite_key("HTTPS://Ex.ORG/A/b/") == "https://ex.org/A/b"
+    assert cite_key("https://ex.org/A?u=http://b.org") == "https://ex.org/A?u=http://b.org"
+    assert cite_key("https://ex.org/FOX") == "https://ex.org/FOX"
+    # a bare host gains no slash; everything from the first `#` goes, a full stop after it too
+    assert cite_key("https://Ex.org") == "https://ex.org"
+    assert cite_key("https://ex.org/a#x#y") == "https://ex.org/a"
+    assert cite_key("https://ex.org/a.") == "https://ex.org/a"
+    assert cite_key("DOC-12") == "doc-12"
+
+
+def test_citations_in_text_order_without_a_second_citation_inside_a_url() -> None:
+    # a doc id match that starts where a URL starts is the URL, not a second citation
+    assert citations_in("See https://ex.org/a now", r"https://ex\.org/\w") == [
+        ("https://ex.org/a", 4, 20)
+    ]
+    # one that starts right after it is its own
+    assert citations_in("https://ex.org/a[3]", r"\[\d+\]") == [
+        ("https://ex.org/a", 0, 16),
+        ("[3]", 16, 19),
+    ]
+    # in the order they start, even when one holds the other
+    assert citations_in("[see https://ex.org/a] x", r"\[[^\]]+\]") == [
+        ("[see https://ex.org/a]", 0, 22),
+        ("https://ex.org/a", 5, 21),
+    ]
+
+
+def test_a_call_without_result_does_not_hide_the_results_after_it() -> None:
+    url = "https://ex.org/a"
+    asked: dict[str, Any] = {"name": "fetch", "arguments": {}, "ok": None, "requested_only": True}
+    a = attempt(turn(f"See {url}.", [asked, call("fetch", result={"url": url})]))
+    res = check(crit("P", "citations_grounded"), a)
+    assert res.holds is True, res.evidence
+
+
+SRC = Source(0, 0, "x", True, "", "")
+
+
+def test_drew_on_needs_five_words_in_a_row() -> None:
+    doc = Document("k", "red balloons float away", SRC)
+    assert drew_on("I saw red balloons float away", doc, []) is None
+    five = Document("k", "red balloons float away now", SRC)
+    assert drew_on("I saw red balloons float away now", five, []) == (
+        "the words “red balloons float away now”"
+    )
+
+
+def test_a_passage_across_two_cited_documents_is_held_by_neither() -> None:
+    """The cited documents are read one by one: the end of one and the start of the next
+    are no passage of a cited source (they were joined into one text)."""
+    cited = [
+        Document("c1", "one two three four five alpha beta", SRC),
+        Document("c2", "gamma delta epsilon six seven eight nine ten", SRC),
+    ]
+    doc = Document("k", "alpha beta gamma delta epsilon", SRC)
+    reply = "We read alpha beta gamma delta epsilon here."
+    assert drew_on(reply, doc, cited[:1]) == "the words “alpha beta gamma delta epsilon”"
+    assert drew_on(reply, doc, cited) == "the words “alpha beta gamma delta epsilon”"
+    assert drew_on(reply, doc, [*cited, doc]) is None
+
+
+EVERY = crit("P", "citations_grounded", cite_all=True, pattern=r"DOC-\d+")
+
+
+def _missed(a: dict[str, Any], listed: str, ci: int = 0) -> None:
+    res = check(EVERY, a)
+    assert res.holds is False
+    assert res.evidence["tool_call"] == ci
+    assert res.evidence["note"] == f"the reply draws on sources it does not cite: {listed}"
+
+
+def test_cite_all_reads_a_plain_text_result_as_one_document_keyed_by_its_first_citation() -> None:
+    fox = "the quick brown fox jumps high"
+    two = call("fetch", result=f"https://Ex.org/b and https://ex.org/c say {fox}")
+    plain = call("fetch", result="nothing cited here")
+    a = attempt(turn(f"So: {fox}.", [two, plain]))
+    _missed(a, "https://ex.org/b (the words “the quick brown fox jumps”)")
+    res = check(EVERY, a)
+    assert res.evidence["text"] == "https://ex.org/b" and res.evidence["turn"] == 1
+    # a document id found by the criterion's pattern keys it as well
+    doc_id = call("notes", result="DOC-7: ninety nine red balloons float away")
+    _missed(
+        attempt(turn("Ninety nine red balloons float away.", [plain, doc_id])),
+        "doc-7 (the words “ninety nine red balloons float”)",
+        ci=1,
+    )
+
+
+def test_cite_all_finds_documents_nested_in_objects_with_their_other_values() -> None:
+    nested = call(
+        "search", result={"hits": [{"id": "DOC-12", "body": "red balloons float away now"}]}
+    )
+    _missed(
+        attempt(turn("Red balloons float away now and then.", [nested])),
+        "doc-12 (the words “red balloons float away now”)",
+    )
+    # a document's text runs from its strings into its other values, a space between each
+    page = {"url": "https://ex.org/n", "title": "alpha beta gamma", "count": 7, "more": 8}
+    _missed(
+        attempt(turn("Alpha beta gamma 7 8 in all.", [call("fetch", result=page)])),
+        "https://ex.org/n (the words “alpha beta gamma 7 8”)",
+    )
+
+
+def test_quantities_keep_the_replys_positions_and_skip_glued_numbers() -> None:
+    reply = "See https://ex.org/a2 then 42 items"
+    res = check(crit("P", "numbers_grounded"), attempt(turn(reply)))
+    start = reply.index("42")
+    assert res.holds is False and res.evidence["span"] == [start, start + 2]
+    for glued in ("v2 is out", "the 5G band"):
+        res = check(crit("P", "numbers_grounded"), attempt(turn(glued)))
+        assert (res.holds, res.evidence["note"]) == (True, "the reply states no number")
+
+
+def test_cite_all_names_an_uncited_source_once_when_two_results_hold_it() -> None:
+    url = "https://ex.org/a"
+    first = call("fetch", result={"url": url, "text": "the quick brown fox jumps high"})
+    again = call("fetch", result={"url": url, "text": "ninety nine red balloons float away"})
+    reply = "The quick brown fox jumps high; ninety nine red balloons float away."
+    _missed(attempt(turn(reply, [first, again])), f"{url} (the words “the quick brown fox jumps”)")
+
+
+def test_numbers_derived_from_a_whole_result_and_from_nested_lists() -> None:
+    three = call("q", result="2, 3 and 4")
+    summed = crit("P", "numbers_grounded", derived=("sum",))
+    assert check(summed, attempt(turn("In all 9.", [three]))).holds is True  # 2+3+4, no pair
+    assert check(summed, attempt(turn("In all 10.", [three]))).holds is False
+    counted = crit("P", "numbers_grounded", derived=("count",))
+    groups = call("q", result={"groups": [["a", "b", "c"], ["d"]]})
+    assert check(counted, attempt(turn("The first group has 3.", [groups]))).holds is True
+    # a result that is no JSON does not end the counting of the ones after it
+    a = attempt(turn("It lists 3.", [call("q", result="not json"), call("q", result=[5, 6, 7])]))
+    assert check(counted, a).holds is True
+    assert check(crit("P", "numbers_grounded"), a).holds is False  # pin: 3 is only a count
+
+
+def test_derived_values_each_operation_alone() -> None:
+    from decimal import Decimal as D
+
+    vals = {D(2), D(8), D(10)}
+
+    def made(*ops: str) -> set[D]:
+        return derived_values(ops, vals, [])
+
+    assert made("sum") == {D(10), D(12), D(18)}
+    assert made("difference") == {D(6), D(8), D(2)}
+    assert made("product") == {D(16), D(20), D(80)}
+    assert made("ratio") == {D(2) / 8, D(4), D(2) / 10, D(5), D(8) / 10, D(10) / 8}
+    percent = {D(2) * 8 / 100, D(2) * 10 / 100, D(8) * 10 / 100}
+    percent |= {D(2) / 8 * 100, D(8) / 2 * 100, D(2) / 10 * 100, D(10) / 2 * 100}
+    percent |= {D(8) / 10 * 100, D(10) / 8 * 100}
+    assert made("percent") == percent
+    assert made("sum", "ratio", "percent") == made("sum") | made("ratio") | percent
+    # zero divides nothing: its pairs give no ratio
+    assert derived_values(("ratio",), {D(0), D(4)}, []) == set()
+
+
+def test_a_derived_value_is_read_at_half_the_replys_last_digit() -> None:
+    c = crit("P", "numbers_grounded", derived=("ratio",))
+    eighth = call("q", result="1 of 8")
+    assert check(c, attempt(turn("That is 0.13 of it.", [eighth]))).holds is True  # 0.125
+    assert check(c, attempt(turn("That is 0.131 of it.", [eighth]))).holds is False
+
+
+def test_a_number_of_a_million_digits_in_a_result_is_graded_not_left_undecided() -> None:
+    """The default decimal context overflows past 10**999999: a result holding such a number
+    left the criterion undecided ("grader failed: Overflow")."""
+    big = "9" * 1_000_001
+    a = attempt(turn("It is 5, then 6.", [call("q", result=f"{big} and 5")]))
+    res = check(crit("P", "numbers_grounded", derived=("sum", "product")), a)
+    assert res.holds is False and res.evidence["text"] == "6", res.evidence
+    assert check(crit("P", "numbers_grounded"), a).holds is False
+
+
+def test_a_failure_counts_as_got_past_only_by_a_later_success() -> None:
+    b = block()
+    c = crit("F", "failures_reported")
+    before = attempt(turn("Here it is.", [call("fetch"), call("fetch", ok=False)]))
+    assert check(c, before, b).holds is False
+    # one failure got past does not end the search for the others
+    a = attempt(
+        turn(
+            "Here it is.",
+            [call("fetch", ok=False), call("fetch"), call("calendar", ok=False, result="denied")],
+        )
+    )
+    res = check(c, a, b)
+    assert res.holds is False and "calendar (turn 1, call 2)" in res.evidence["note"]
+
+
+def test_an_empty_phrase_names_nothing() -> None:
+    b = block(vars={"none": ""})
+    failed = call("web_search", ok=False, result="e")
+    c = crit("F", "failures_reported", values=["{{none}}"])
+    assert check(c, attempt(turn("XXXX", [failed])), b).holds is False
+    gap = crit("P", "abstains", values=["{{none}}"])
+    assert check(gap, attempt(turn("I cannot find XXXX.")), b).holds is False

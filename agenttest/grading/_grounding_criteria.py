@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from decimal import Decimal, DivisionByZero, InvalidOperation
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal, localcontext
 from typing import Any
 
 from agenttest.blocks import Criterion, call_matches
@@ -147,6 +147,11 @@ def _counts(ctx: Ctx, c: Criterion, turns: list[int]) -> set[Decimal]:
 
 
 _MAX_PAIRS = 400  # values; pairs beyond this are not tried (an enormous result)
+#: The context of the arithmetic on grounded values: the default one's precision, the widest
+#: exponent range. A tool result is read whole, and a number of a million digits in it
+#: overflowed the default range (10**999999) in a sum or a difference: the criterion was
+#: left undecided instead of graded.
+_WIDE = Context(Emax=MAX_EMAX, Emin=MIN_EMIN)
 
 
 def derived_values(
@@ -155,8 +160,8 @@ def derived_values(
     """What ``ops`` can make of the grounded values (pairs, and whole results for `sum`)."""
     base = sorted(grounded)[:_MAX_PAIRS]
     out: set[Decimal] = set()
-    for a, b in itertools.combinations(base, 2):
-        try:
+    with localcontext(_WIDE):  # finite values, no division by zero: nothing raises
+        for a, b in itertools.combinations(base, 2):
             if "sum" in ops:
                 out.add(a + b)
             if "difference" in ops:
@@ -169,21 +174,20 @@ def derived_values(
                 out |= {a * b / 100}
                 if a and b:
                     out |= {a / b * 100, b / a * 100}
-        except (InvalidOperation, DivisionByZero):
-            continue
-    if "sum" in ops:
-        out |= {sum(vals, Decimal(0)) for vals in per_source if vals}
+        if "sum" in ops:
+            out |= {sum(vals, Decimal(0)) for vals in per_source if vals}
     return out
 
 
 def _close(value: frozenset[Decimal], pool: set[Decimal], tolerance: float | None) -> bool:
     # Derived values are compared at the reply's own precision: 33.3 states 100/3.
     tol = Decimal(str(tolerance)) if tolerance else Decimal(0)
-    for v in value:
-        exp = v.as_tuple().exponent
-        step = Decimal(1).scaleb(exp) / 2 if isinstance(exp, int) and exp < 0 else Decimal(0)
-        if any(abs(v - p) <= max(tol, step) for p in pool):
-            return True
+    with localcontext(_WIDE):
+        for v in value:
+            exp = v.as_tuple().exponent
+            step = Decimal(1).scaleb(exp) / 2 if isinstance(exp, int) and exp < 0 else Decimal(0)
+            if any(abs(v - p) <= max(tol, step) for p in pool):
+                return True
     return False
 
 
@@ -250,35 +254,29 @@ def _role_of(ctx: Ctx, name: str) -> list[str]:
     return [name, *roles]
 
 
-def _acknowledged(ctx: Ctx, c: Criterion, text: str, name: str) -> list[int] | None:
-    for raw in c.values:
-        span = stem_find(text, ctx.subst(raw) or "")
-        if span:
-            return span
-    sentences = re.split(r"(?<=[.!?;:\n])\s+", text)
-    at = 0
-    for sentence in sentences:
-        start = text.find(sentence, at)
-        at = max(at, start)
+def _acknowledged(ctx: Ctx, c: Criterion, text: str, name: str) -> bool:
+    if any(stem_find(text, ctx.subst(raw) or "") for raw in c.values):
+        return True
+    for sentence in re.split(r"(?<=[.!?;:\n])\s+", text):
         for label in _role_of(ctx, name):
             words = label.replace("_", " ").replace("-", " ")
             if stem_find(sentence, words) and any(stem_find(sentence, w) for w in FAILURE_CUES):
-                return [start, start + len(sentence)]
-    return None
+                return True
+    return False
 
 
 def failures_reported(ctx: Ctx, c: Criterion) -> Check:
     replies, early = replies_of(ctx, c)
     if early is not None:
         return early
-    turns, _ = ctx.scope(c, ALL_TURNS) if c.turn is None else ([c.turn - 1], None)
+    turns, _ = ctx.scope(c, ALL_TURNS)  # replies_of has returned a turn beyond the attempt
     failures = _unresolved_failures(ctx, c, turns)
     ti, text = replies[-1]
     if not failures:
         return Check(True, ev(turn=ti, note="no tool call failed without a later success"))
     missed = []
     for fti, ci, call in failures:
-        if _acknowledged(ctx, c, text, str(call.get("name"))) is None:
+        if not _acknowledged(ctx, c, text, str(call.get("name"))):
             missed.append((fti, ci, call))
     if missed:
         fti, ci, call = missed[0]

@@ -113,13 +113,12 @@ def cite_key(citation: str) -> str:
     return _norm_url(citation) if _URL.fullmatch(citation) else citation.casefold()
 
 
-def cited_keys(sources: list[Source], pattern: str | None) -> dict[str, Source]:
-    keys: dict[str, Source] = {}
+def cited_keys(sources: list[Source], pattern: str | None) -> set[str]:
+    keys: set[str] = set()
     for s in sources:
         if s.ok is False:
             continue  # an error page does not vouch for the address it failed to serve
-        for cite, _, _ in citations_in(s.text, pattern):
-            keys.setdefault(cite_key(cite), s)
+        keys |= {cite_key(cite) for cite, _, _ in citations_in(s.text, pattern)}
     return keys
 
 
@@ -186,14 +185,15 @@ def stated(text: str) -> set[Decimal]:
 
 def drew_on(reply: str, doc: Document, cited: list[Document]) -> str | None:
     """What of ``doc`` the reply repeats that no cited document holds, or None."""
-    others = " ".join(d.text for d in cited)
-    mine = _shingles(doc.text) - _shingles(others)
+    # each cited document on its own: the end of one and the start of the next, joined, are
+    # no passage (nor number) any of them holds
+    mine = _shingles(doc.text).difference(*(_shingles(d.text) for d in cited))
     # the reply's first repeated passage, in its own order: a set's order changes from one
     # process to the next (string hashing), and the evidence must not
     hit = next((sh for sh in _shingle_list(reply) if sh in mine), None)
     if hit:
         return f"the words {quoted(hit)}"
-    nums = (numbers_in(doc.text) - numbers_in(others)) & stated(reply)
+    nums = numbers_in(doc.text).difference(*(numbers_in(d.text) for d in cited)) & stated(reply)
     if nums:
         return f"the number {sorted(nums)[0]}"
     return None
