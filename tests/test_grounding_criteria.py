@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agenttest.grading._abstain import abstain_cue, stem_find
-from agenttest.grading._grounding_criteria import derived_values
+from agenttest.grading._grounding_criteria import _close, derived_values
 from agenttest.grading._grounding_sources import (
     Document,
     Source,
@@ -416,8 +416,10 @@ def test_citations_in_text_order_without_a_second_citation_inside_a_url() -> Non
 
 def test_a_call_without_result_does_not_hide_the_results_after_it() -> None:
     url = "https://ex.org/a"
+    # one that ran without a recorded result, one only asked for (nothing ran it), one served
+    ran = call("fetch", ok=None)
     asked: dict[str, Any] = {"name": "fetch", "arguments": {}, "ok": None, "requested_only": True}
-    a = attempt(turn(f"See {url}.", [asked, call("fetch", result={"url": url})]))
+    a = attempt(turn(f"See {url}.", [ran, asked, call("fetch", result={"url": url})]))
     res = check(crit("P", "citations_grounded"), a)
     assert res.holds is True, res.evidence
 
@@ -476,9 +478,11 @@ def test_cite_all_reads_a_plain_text_result_as_one_document_keyed_by_its_first_c
 
 
 def test_cite_all_finds_documents_nested_in_objects_with_their_other_values() -> None:
-    nested = call(
-        "search", result={"hits": [{"id": "DOC-12", "body": "red balloons float away now"}]}
-    )
+    hits = [
+        {"id": "DOC-1", "body": "the quick brown fox jumps high"},
+        {"id": "DOC-12", "body": "red balloons float away now"},
+    ]
+    nested = call("search", result={"hits": hits})
     _missed(
         attempt(turn("Red balloons float away now and then.", [nested])),
         "doc-12 (the words “red balloons float away now”)",
@@ -540,8 +544,9 @@ def test_derived_values_each_operation_alone() -> None:
     percent |= {D(8) / 10 * 100, D(10) / 8 * 100}
     assert made("percent") == percent
     assert made("sum", "ratio", "percent") == made("sum") | made("ratio") | percent
-    # zero divides nothing: its pairs give no ratio
+    # zero divides nothing: its pairs give no ratio (nor a percentage of it)
     assert derived_values(("ratio",), {D(0), D(4)}, []) == set()
+    assert derived_values(("percent",), {D(0), D(4)}, []) == {D(0)}
 
 
 def test_a_derived_value_is_read_at_half_the_replys_last_digit() -> None:
@@ -551,14 +556,18 @@ def test_a_derived_value_is_read_at_half_the_replys_last_digit() -> None:
     assert check(c, attempt(turn("That is 0.131 of it.", [eighth]))).holds is False
 
 
-def test_a_number_of_a_million_digits_in_a_result_is_graded_not_left_undecided() -> None:
-    """The default decimal context overflows past 10**999999: a result holding such a number
-    left the criterion undecided ("grader failed: Overflow")."""
-    big = "9" * 1_000_001
-    a = attempt(turn("It is 5, then 6.", [call("q", result=f"{big} and 5")]))
-    res = check(crit("P", "numbers_grounded", derived=("sum", "product")), a)
-    assert res.holds is False and res.evidence["text"] == "6", res.evidence
-    assert check(crit("P", "numbers_grounded"), a).holds is False
+def test_numbers_past_the_default_exponent_range_are_compared_not_raised() -> None:
+    """A tool result holding a number of a million digits (1E+1000000) overflowed the
+    default decimal context in a sum, product or difference: the criterion was left undecided
+    ("grader numbers_grounded failed: Overflow") instead of graded. The values are built
+    here directly: reading a million digits from text takes seconds."""
+    from decimal import Decimal as D
+
+    huge = D("9E+999999")
+    assert D("4.5E+1000000") in derived_values(("product",), {huge, D(5)}, [])
+    assert D("9E+999999") + 5 in derived_values(("sum",), set(), [{huge, D(5)}])
+    assert _close(frozenset({D(5)}), {D("1E+1000000"), D(5)}, None) is True
+    assert _close(frozenset({D(6)}), {D("1E+1000000"), D(5)}, 0.5) is False
 
 
 def test_a_failure_counts_as_got_past_only_by_a_later_success() -> None:
