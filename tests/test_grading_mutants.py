@@ -11,20 +11,25 @@ writes, pinned whole: a report shows it, so it is behaviour.
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
+from agenttest.blocks import load_battery
 from agenttest.grading import _normalize as nz
+from agenttest.grading import _stem, files_of_interest, grade_attempt, numbers, regrade, regrade_run
 from agenttest.grading import _world as world
-from agenttest.grading import files_of_interest, grade_attempt, numbers
+from agenttest.grading._abstain import abstain_cue, stem_find
 from agenttest.grading._calls import calls_text
 from agenttest.grading._context import Check, Ctx
 from agenttest.grading._text_criteria import _mentioned_not_obeyed
-from agenttest.results import ToolCall
+from agenttest.results import RunWriter, ToolCall, iter_records, run_meta
+from agenttest.results import attempt as attempt_record
 
-from .fixtures.grading import attempt, block, call, check, crit, turn
+from .fixtures.grading import HERE, attempt, block, call, check, crit, turn
 
 
 def values(text: str) -> list[set[Decimal]]:
@@ -1199,3 +1204,177 @@ def test_a_grader_that_fails_or_is_missing_leaves_its_criterion_undecided(
         {"note": "no grader for criterion type 'no_such_type'; alternative 1 (X) undecided, "
                  "none holds"},
     )  # fmt: skip
+
+
+# ------------------------------------------------------------------ regrade
+
+
+_CALC_YAML = (HERE / "battery" / "FX-CALC-01.yaml").read_text("utf-8")
+#: an agenttest addition to a methodology block: a warning, unless --strict
+_EXTRA = (
+    "    - {id: P3, tag: STATE, type: response_contains, values: [never], origin: agenttest,\n"
+    "       says: an agenttest addition}\n"
+)
+
+
+def _regrade_file(tmp_path: Path, *, extra: bool = False) -> Path:
+    folder = tmp_path / "battery"
+    folder.mkdir()
+    text = _CALC_YAML.replace("  fail:\n", _EXTRA + "  fail:\n") if extra else _CALC_YAML
+    (folder / "FX-CALC-01.yaml").write_text(text, "utf-8")
+    calc = attempt(turn("333", [call("calculator", expression="1850*0.18", result="333")]))
+    lost = attempt(turn(None), status="error", error_cause="agent_unreachable")
+    path = tmp_path / "run.jsonl"
+    with RunWriter(path, create=True) as w:
+        w.append(run_meta(run_id="r", battery={"paths": [str(folder)]}))
+        for tid in ("NO-SUCH-01", "NO-SUCH-02"):  # unknown ones first: the rest still counts
+            w.append(attempt_record(**{**calc, "test_id": tid}))
+        w.append(attempt_record(**{**calc, "test_id": "FX-CALC-01", "run": 1}))
+        w.append(
+            attempt_record(
+                **{**calc, "test_id": "FX-CALC-01", "run": 2, "started_at": "2026-12-01T10:00:00Z"}
+            )
+        )
+    with path.open("a", encoding="utf-8") as f:
+        f.write("{torn\n")
+    with RunWriter(path, create=False) as w:
+        w.append(attempt_record(**{**lost, "test_id": "FX-CALC-01", "run": 3}))
+    return path
+
+
+def _grades(path: Path) -> list[dict[str, Any]]:
+    return [dict(r) for r in iter_records(path) if r["record_type"] == "grade"]
+
+
+def test_regrade_run_counts_every_verdict_unknown_attempts_and_torn_lines(
+    tmp_path: Path,
+) -> None:
+    path = _regrade_file(tmp_path)
+    loaded = load_battery([tmp_path / "battery"])
+    assert regrade_run(path, loaded) == {
+        "graded": 3, "PASS": 2, "FAIL": 0, "ERROR": 1, "unknown": 2, "torn_lines": 1,
+    }  # fmt: skip
+    grades = _grades(path)
+    assert [(g["run"], g["verdict"], g["error_cause"]) for g in grades] == [
+        (1, "PASS", None),
+        (2, "PASS", None),
+        (3, "ERROR", "agent_unreachable"),
+    ]
+    # the grade names the attempt it grades by its start, when the attempt has one
+    assert ["attempt_started_at" in g for g in grades] == [False, True, False]
+    assert grades[1]["attempt_started_at"] == "2026-12-01T10:00:00Z"
+    for g in grades:  # stamped now, in UTC
+        assert datetime.fromisoformat(g["graded_at"]).utcoffset() == timedelta(0)
+        assert g["rater"] == f"rules@{loaded.digest}"
+
+
+def test_regrade_counts_agenttest_additions_only_under_strict(tmp_path: Path) -> None:
+    path = _regrade_file(tmp_path, extra=True)
+    loaded = load_battery([tmp_path / "battery"])
+    plain = regrade_run(path, loaded)
+    assert (plain["PASS"], plain["FAIL"]) == (2, 0)  # precondition: P3 is only a warning
+    assert _grades(path)[0]["strict_warnings"][0]["criterion"] == "P3"
+    assert regrade_run(path, loaded, strict=True)["FAIL"] == 2
+    assert regrade(path).counts["PASS"] == 2
+    assert regrade(path, strict=True).counts["FAIL"] == 2
+
+
+def test_regrade_passes_its_overlay_rater_and_judge_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agenttest.judges
+
+    class Named:
+        name = "fake"
+
+    monkeypatch.setitem(agenttest.judges._FACTORIES, "fake", lambda **kw: Named())
+    path = _regrade_file(tmp_path)
+    overlay = tmp_path / "ov.yaml"
+    overlay.write_text("agent: x\nblocks:\n  FX-CALC-01: {timezone: Asia/Tokyo}\n", "utf-8")
+    digest = load_battery([tmp_path / "battery"]).digest
+    with_overlay = regrade(path, overlay=overlay).digest
+    assert with_overlay == load_battery([tmp_path / "battery"], overlay=str(overlay)).digest
+    assert with_overlay != digest  # precondition: the overlay changes the battery's digest
+    regrade(path, judge="")  # no judge: an empty name builds none
+    regrade(path, judge="fake")
+    regrade(path, rater="human:ana")
+    raters = [g["rater"] for g in _grades(path)]
+    assert raters[3:6] == [f"rules@{digest}"] * 3
+    assert raters[6:9] == [f"rules+fake@{digest}"] * 3
+    assert raters[9:] == ["human:ana"] * 3
+
+
+# ------------------------------------------------------------------ stemmed phrases, word forms
+
+
+def test_a_declining_phrase_matches_by_either_stemmer_on_its_own_fold() -> None:
+    # the Turkish stemmer reads the Turkish fold: "sonuçlar" is a form of "sonuç" there,
+    # not on the tolerant fold ("sonuclar")
+    assert stem_find("Bu konuda sonuçlar yok.", "sonuç yok") == [10, 22]
+    # the English stem alone decides ("determin"; the Turkish keys differ)
+    assert stem_find("I cannot determined it", "cannot determine") == [2, 19]
+    assert abstain_cue("I cannot determined it") == ("cannot determine", [2, 19])
+
+
+def test_a_text_the_two_folds_split_differently_is_matched_by_english_stems_only() -> None:
+    # a combining mark with no precomposed letter: the tolerant fold drops it ("qx", one
+    # word), the Turkish fold keeps it and splits the word in two
+    assert stem_find("q\u0301x cannot determined", "cannot determine") == [4, 21]
+    # without a Turkish key no word is the same by it, though both sides lack one
+    assert stem_find("a\u0301b", "c\u0301d") is None
+
+
+def test_negative_turkish_verb_forms_have_one_root_across_tenses() -> None:
+    # _stems is cached: a forked mutant run inherits the parent's cache, so the root is
+    # asked for directly
+    roots = {
+        "bulunamadi": "bulunam|",  # -ama- past: the vowel before the tense goes
+        "bulunamiyor": "bulunam|",  # -iyor has swallowed it
+        "bulunamadilar": "bulunam|lar",
+        "almadi": "alm|",  # a root of exactly four letters before the tense
+        "imadi": None,  # three: too short to be a verb root
+        "bulundu": None,  # positive: not unified across tenses
+        "kommudu": None,  # a root that ends in a vowel other than a/e keeps it
+        "bulunamXdi": None,  # (case-sensitive values keep capitals)
+    }
+    assert {word: _stem._verb_root(word) for word in roots} == roots
+
+
+def test_a_vowel_drop_needs_four_letters_ending_in_a_high_vowel_and_a_consonant() -> None:
+    assert _stem._vowel_drop("isim", "ismi") is True  # four letters are enough
+    assert _stem._vowel_drop("sehir", "sehri") is True
+    assert _stem._vowel_drop("kir", "kri") is False  # three are not
+    assert _stem._vowel_drop("kalem", "kalmi") is False  # `e` does not drop
+    assert _stem._vowel_drop("abXr", "abri") is False
+
+
+def test_a_number_is_the_same_word_only_as_itself() -> None:
+    assert _stem._stems("12leri") & _stem._stems("12")  # precondition: a shared stem
+    assert _stem.same_word("12leri", "12") is False
+    assert _stem.same_word("12", "13") is False
+    assert _stem.same_word("12", "12") is True
+
+
+def test_find_words_spans_the_whole_run_of_words() -> None:
+    assert _stem.find_words("a dosyasi yok b", "dosya yok") == [(2, 13)]
+    assert _stem.find_words("x dosyasi", "dosya") == [(2, 9)]
+
+
+# ------------------------------------------------------------------ normalising, at the edges
+
+
+def test_literal_escapes_at_the_end_and_side_by_side() -> None:
+    assert nz.light("abc\\").text == "abc\\"  # a lone backslash at the end stays
+    assert nz.light("a\\n").text == "a\n"  # an escape that ends the text
+    assert nz.light("a\\n\\nb").text == "a\n\nb"  # two line breaks, not one
+    # each character points at where it came from: `\r\n` (4 characters) is one break
+    assert nz.light("a\\r\\nb").pos == (0, 1, 5)
+    assert nz.light("a\\nb").pos == (0, 1, 3)
+
+
+def test_markdown_markers_go_only_where_they_mark() -> None:
+    assert nz.normalize('"a" `b`').text == "a b"  # normalize drops quotes and backticks
+    assert nz.clean("XX marks").text == "XX marks"
+    assert nz.clean("_x y").text == "x y"  # a marker at the start: the edge before it
+    assert nz.clean("a*b").text == "a*b"  # between two words: 3*4, not emphasis
+    assert nz.clean("about ~5 km").text == "about ~5 km"  # a single tilde is a word
