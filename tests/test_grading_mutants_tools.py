@@ -529,6 +529,8 @@ NOT_RECORDED = "the call's outcome or result was not recorded"
     [
         ({"ok": True}, IZMIR),
         ({"ok": True, "value": "{{c}}"}, IZMIR),
+        # a value that fills to nothing is in any result, as `in` reads it
+        ({"ok": True, "value": "{{e}}"}, IZMIR),
         ({"ok": False}, FAILED),
         ({"ok": False, "value": "404"}, FAILED),
         # no failed call says 500, and a call with no outcome might have failed
@@ -545,7 +547,7 @@ NOT_RECORDED = "the call's outcome or result was not recorded"
     ],
 )
 def test_tool_result_reads_the_outcome_and_the_result(kw: dict[str, Any], want: Seen) -> None:
-    b = block(tools=WEATHER, vars={"c": "izmir"})
+    b = block(tools=WEATHER, vars={"c": "izmir", "e": ""})
     assert got(crit("P", "tool_result", tool="weather", **kw), RESULTS, b) == want
 
 
@@ -1007,35 +1009,24 @@ def test_file_criteria_replay_the_tool_calls_without_a_snapshot(
     assert got(c, a, FIXED) == (holds, {"file": path, "note": note, "decided_by": WORLD})
 
 
-def test_file_content_of_a_replayed_write_or_fixture_is_its_text() -> None:
-    c = crit("P", "file_content", path="b.txt", value="hello")
-    assert got(c, WROTE, FIXED) == (
+@pytest.mark.parametrize(
+    ("path", "value", "a", "text", "how"),
+    [
+        ("b.txt", "hello", WROTE, "Hello World", "turn 1 call 0: write_file wrote it"),
+        ("notes/a.txt", "OLD", attempt(turn("ok")), "old\ntext", UNTOUCHED),
+        ("d/", "", attempt(turn("ok")), "", UNTOUCHED),  # a folder fixture: no text
+    ],
+)
+def test_file_content_of_a_replayed_write_or_fixture_is_its_text(
+    path: str, value: str, a: dict[str, Any], text: str, how: str
+) -> None:
+    file = path.rstrip("/")
+    assert got(crit("P", "file_content", path=path, value=value), a, FIXED) == (
         True,
         {
-            "file": "b.txt",
-            "text": "Hello World",
-            "note": f"contains “hello” ({replayed('b.txt', 'turn 1 call 0: write_file wrote it')})",
-            "decided_by": WORLD,
-        },
-    )
-    fixture = crit("P", "file_content", path="notes/a.txt", value="OLD")
-    assert got(fixture, attempt(turn("ok")), FIXED) == (
-        True,
-        {
-            "file": "notes/a.txt",
-            "text": "old\ntext",
-            "note": f"contains “OLD” ({replayed('notes/a.txt', UNTOUCHED)})",
-            "decided_by": WORLD,
-        },
-    )
-    # a folder fixture exists with no text
-    folder = crit("P", "file_content", path="d/", value="")
-    assert got(folder, attempt(turn("ok")), FIXED) == (
-        True,
-        {
-            "file": "d",
-            "text": "",
-            "note": f"contains “” ({replayed('d', UNTOUCHED)})",
+            "file": file,
+            "text": text,
+            "note": f"contains “{value}” ({replayed(file, how)})",
             "decided_by": WORLD,
         },
     )
@@ -1074,9 +1065,55 @@ def test_file_content_matches_a_snapshot_each_way(kw: dict[str, Any], holds: boo
         holds,
         {
             "file": "out/list.txt",
-            "text": "Alpha\r\nBeta 1.234,5",
+            "text": "Alpha\nBeta 1.234,5",  # its line ends as a live read gives them
             "note": f"{match} “{kw['value']}” {IN_SNAPSHOT}",
         },
+    )
+
+
+#: one file with Windows and old Mac line ends, as an agent on another system writes it
+MIXED_ENDS = "Alpha\r\nBeta\rGamma\r\n"
+
+
+def _mixed_ends(source: str, tmp_path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The attempt and the check's context that hold MIXED_ENDS at f.txt, read from source."""
+    if source == "live":
+        (tmp_path / "f.txt").write_bytes(MIXED_ENDS.encode())
+        return attempt(turn("ok")), {"workspace": tmp_path}
+    if source == "snapshot":
+        return attempt(turn("ok"), workspace_files={"f.txt": MIXED_ENDS}), {}
+    write = call("write_file", path="f.txt", content=MIXED_ENDS)
+    return attempt(turn("ok", [write])), {"b": block(tools=FILE_TOOLS)}
+
+
+@pytest.mark.parametrize("source", ["live", "snapshot", "replayed write"])
+@pytest.mark.parametrize(
+    ("kw", "holds"),
+    [
+        ({"value": "^Alpha$", "match": "regex"}, True),
+        ({"value": "^Beta$", "match": "regex"}, True),  # a lone `\r` ends a line too
+        ({"value": "Beta.Gamma", "match": "regex"}, False),  # `.` is no line end
+        ({"value": "Alpha\nBeta\nGamma", "match": "equals"}, True),
+        ({"value": "Alpha\r\nBeta\r\nGamma", "match": "equals"}, True),  # the value's too
+        ({"value": "Alpha\r\nBeta\r\nGamma\r\nDelta", "match": "equals"}, False),
+    ],
+)
+def test_file_content_reads_line_ends_alike_wherever_the_file_is_read_from(
+    source: str, kw: dict[str, Any], holds: bool, tmp_path: Path
+) -> None:
+    # the live read gives `\n` for `\r\n` and `\r` (text mode); a snapshot or a replayed
+    # write of the same bytes once kept them, so `^Alpha$` failed there and held live
+    a, ctx = _mixed_ends(source, tmp_path)
+    b = ctx.pop("b", None)
+    r = check(crit("P", "file_content", path="f.txt", **kw), a, b, **ctx)
+    assert (r.holds, r.evidence["text"]) == (holds, "Alpha\nBeta\nGamma")
+
+
+def test_file_at_start_reads_line_ends_as_the_live_workspace_does() -> None:
+    read = attempt(turn("ok", [call("read_file", path="a.txt", result="v: 1\r\nname: x\r")]))
+    matched = "it existed (turn 1 call 0 (read_file): read); content matches “^v: 1$”"
+    assert at_start(read, value="exists", pattern="^v: 1$") == before(
+        matched, True, "v: 1\nname: x"
     )
 
 

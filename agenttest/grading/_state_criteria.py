@@ -84,6 +84,12 @@ def _from_calls(ctx: Ctx, rel: str) -> tuple[Any, str | None]:
     return (w.UNKNOWN_CONTENT if state.content is None else state.content), where
 
 
+def _lines(text: str) -> str:
+    # the line ends the live workspace's text-mode read gives (`\r\n` and `\r` are `\n`),
+    # so a snapshot or a replayed write of the same file matches `^...$` the same way
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _rule(where: str | None) -> str | None:
     return "world state from the tool-call record" if (where or "").startswith("world") else None
 
@@ -121,11 +127,11 @@ def file_content(ctx: Ctx, c: Criterion) -> Check:
     if content is w.UNKNOWN_CONTENT:
         note = f"the file exists, its content is not known ({where})"
         return Check(None, ev(file=rel, note=note, decided_by=rule))
-    text = str(content)
+    text = _lines(str(content))
     value = ctx.subst(str(c.value)) or ""
     match = c.match or "contains"
     if match == "equals":
-        holds = text.replace("\r\n", "\n").strip() == value.replace("\r\n", "\n").strip()
+        holds = text.strip() == _lines(value).strip()
     elif match == "regex":
         holds = limits.search(value, text, re.MULTILINE) is not None
     elif match == "number":
@@ -158,9 +164,10 @@ def file_at_start(ctx: Ctx, c: Criterion) -> Check:
         if state is None or state.content is None:
             note = f"it existed ({how}); its content then is not in the record"
             return Check(None, ev(file=target, note=note, decided_by=rule))
-        holds = limits.search(ctx.subst(c.pattern) or "", state.content, re.MULTILINE) is not None
+        content = _lines(state.content)
+        holds = limits.search(ctx.subst(c.pattern) or "", content, re.MULTILINE) is not None
         note = f"it existed ({how}); content {'matches' if holds else 'does not match'} {quoted(c.pattern)}"
-        return Check(holds, ev(file=target, text=state.content, note=note, decided_by=rule))
+        return Check(holds, ev(file=target, text=content, note=note, decided_by=rule))
     return Check(True, ev(file=target, note=said, decided_by=rule))
 
 
