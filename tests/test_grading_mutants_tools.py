@@ -1175,6 +1175,32 @@ def test_file_criteria_read_the_live_workspace_and_only_inside_it(tmp_path: Path
     )
 
 
+_READ_UNDER_ASCII = """
+import sys
+from pathlib import Path
+from agenttest.grading._context import Ctx
+from agenttest.grading._state_criteria import file_content
+from tests.fixtures.grading import attempt, block, crit, turn
+c = crit("P", "file_content", path="f.txt", value="x")
+print(ascii(file_content(Ctx(block(), attempt(turn("ok")), workspace=Path(sys.argv[1])), c)
+            .evidence["text"]))
+"""
+
+
+def test_a_live_file_is_read_as_utf8_under_any_locale(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("héllo", encoding="utf-8")
+    # the C locale without Python's UTF-8 mode: the locale's encoding is ASCII
+    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+    shown = subprocess.run(
+        [sys.executable, "-c", _READ_UNDER_ASCII, str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert shown == ascii("héllo")
+
+
 def evaluate_in(c: Criterion, a: dict[str, Any], workspace: Path) -> Seen:
     r = check(c, a, workspace=workspace)
     return r.holds, dict(r.evidence)
@@ -1494,6 +1520,22 @@ def test_paths_are_the_same_when_one_ends_in_the_other() -> None:
     assert world.effect(_EFFECT_CTX, cast(ToolCall, call("write_file", path="a")), "  ") is None
 
 
+def test_a_path_keeps_its_leading_slash_and_its_last_letters() -> None:
+    same = world.same_path
+    # a relative path is not the absolute one it spells without its `/`
+    assert not same("host/a.txt", "/host/a.txt") and same("/host/a.txt", "/host/a.txt")
+    # only slashes are stripped from the end, not a name's last letters
+    assert not same("boX", "bo") and not same("bo", "boX")
+    # `/` alone is the root a sandboxed file tool shows: it names the workspace `.`
+    assert same("/", ".") and same("//", ".")
+    # a move into a folder without a source names no file in it, whatever its name
+    move = cast(ToolCall, call("mv", target_path="d"))
+    assert world.effect(_EFFECT_CTX, move, "d/XXXX") is None
+    # a call without a name says so by naming nothing
+    nameless = cast(ToolCall, {"arguments": {"path": "a", "action": "delete"}, "ok": True})
+    assert world.effect(_EFFECT_CTX, nameless, "a") == (world.Absent, " deleted it")
+
+
 def test_the_fixtures_set_the_state_before_and_the_last_one_for_a_path_wins() -> None:
     fixed = dataclasses.replace(
         block(paths={"p": "/h/p"}),
@@ -1755,6 +1797,53 @@ def test_a_silent_failure_is_a_failed_call_left_alone_under_a_claim_of_success(
     assert hits(rules.check_silent_failure, a) == (
         [] if want is None else fired("silent_failure", says, want)
     )
+
+
+def test_a_silent_failure_in_a_later_turn_and_one_said_in_an_inflected_word() -> None:
+    says = "a tool failed and the answer claims success"
+    # a first turn with nothing failed does not end the search
+    later = attempt(turn("Saved.", [call("w")]), turn("Saved.", [call("w", path="a", ok=False)]))
+    assert hits(rules.check_silent_failure, later) == fired(
+        "silent_failure",
+        says,
+        {**at(2, 0, 'w {"path": "a"} → failed', SAYS_SAVED), "span": [0, 6]},
+    )
+    # the words are found as stems: `kaydedildiğini` claims `kaydedildi`, `errors` admits one
+    inflected = attempt(turn("Kaydedildiğini gördüm.", [call("w", path="a", ok=False)]))
+    assert [h["evidence"]["note"] for h in hits(rules.check_silent_failure, inflected)] == [
+        "the call failed, yet the answer says ['kaydedildi'] and admits no failure"
+    ]
+    admitted = attempt(turn("Saved, with two errors.", [call("w", path="a", ok=False)]))
+    assert hits(rules.check_silent_failure, admitted) == []
+
+
+def test_an_unknown_tool_the_model_only_asked_for_counts() -> None:
+    asked = {"name": "ghost", "arguments": {}, "ok": None, "requested_only": True}
+    assert hits(rules.check_unknown_tool, attempt(turn("ok", [asked]))) == fired(
+        "unknown_tool",
+        "a call to a tool that does not exist",
+        at(1, 0, "ghost {} → requested by the model, not run", "not in the agent's tool catalogue"),
+    )
+
+
+def test_double_dispatch_reads_operation_and_tells_tools_apart() -> None:
+    # `operation` names a read as `action` does: reading twice is no double dispatch
+    reads = attempt(turn("ok", [call("send", operation="get"), call("send", operation="get")]))
+    assert hits(rules.check_double_dispatch, reads) == []
+    # the same arguments to two tools are two actions
+    b = block(tools={"file_write": ["write_file"], "file_delete": ["delete_file"]})
+    two = attempt(turn("ok", [call("write_file", path="a"), call("delete_file", path="a")]))
+    assert hits(rules.check_double_dispatch, two, b) == []
+
+
+def test_a_root_ending_in_a_slash_or_a_letter_x_is_read_as_written() -> None:
+    # the root `/` holds every path; a root's own last letters are not stripped
+    assert rules.outside_reason("/etc/passwd", ["/"]) is None
+    assert (
+        rules.outside_reason("/srv/a.txt", ["/srv/X"]) == "outside the workspace roots ['/srv/X']"
+    )
+    roots = rules.workspace_roots(Ctx(block(workspace_roots=["/srv/X/", "~/boX"]), attempt()))
+    assert roots == ["/srv/X", "~/boX"]
 
 
 def test_auto_hits_run_every_rule_but_those_a_criterion_reported() -> None:
