@@ -1818,7 +1818,7 @@ def test_a_silent_failure_in_a_later_turn_and_one_said_in_an_inflected_word() ->
 
 
 def test_an_unknown_tool_the_model_only_asked_for_counts() -> None:
-    asked = {"name": "ghost", "arguments": {}, "ok": None, "requested_only": True}
+    asked: dict[str, Any] = {"name": "ghost", "arguments": {}, "ok": None, "requested_only": True}
     assert hits(rules.check_unknown_tool, attempt(turn("ok", [asked]))) == fired(
         "unknown_tool",
         "a call to a tool that does not exist",
