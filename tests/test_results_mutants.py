@@ -735,3 +735,86 @@ def test_the_fallback_names_a_mapping_an_object() -> None:
     with pytest.raises(_validate.BadRecord) as info:
         check(1)
     assert str(info.value) == "must be an object or null, got a number"
+
+
+# -- the reader's line handling and its first-line refusals ----------------------------------
+
+
+def _problems(path: Path) -> list[tuple[str, int, str]]:
+    with pytest.raises(InputError) as info:
+        list(iter_records(path))
+    return [(p.file, p.line, p.message) for p in info.value.problems]
+
+
+def _meta_line(**fields: Any) -> bytes:
+    return files.encode_record(run_meta(run_id="r", **fields))
+
+
+def test_a_missing_run_file_is_named_as_a_run_file(tmp_path: Path) -> None:
+    path = tmp_path / "gone.jsonl"
+    assert _problems(path) == [(str(path), 0, "cannot read run file: No such file or directory")]
+
+
+def test_blank_lines_are_passed_over_and_an_indented_record_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    indented = b"  " + _meta_line(n=2)
+    path.write_bytes(_meta_line(n=1) + b"   \n\n" + indented + _meta_line(n=3))
+    notes = ReadNotes(str(path))
+    assert [r["n"] for r in iter_records(path, notes)] == [1, 2, 3]
+    assert notes.torn == 0 and notes.skipped == 0
+
+
+def test_a_first_line_that_is_not_an_object_is_refused_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    for first in (b"garbage\n", b"[1]\n"):
+        path.write_bytes(first + _meta_line())
+        assert _problems(path) == [
+            (str(path), 1, "not a JSONL run file (first line is not a JSON object)")
+        ]
+
+
+def test_a_record_without_its_type_is_refused_with_the_import_hint_if_it_looks_v1(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b'{"id": "L1-X", "turns": []}\n')
+    assert _problems(path) == [
+        (
+            str(path),
+            1,
+            "not a schema 2.0 record: this looks like a methodology-v1 result file; convert "
+            "it with `agenttest import FILE --from methodology-v1`",
+        )
+    ]
+    for other in (b'{"id": "L1-X"}\n', b'{"turns": []}\n'):
+        path.write_bytes(other)
+        assert _problems(path) == [
+            (str(path), 1, "not a schema 2.0 record: every line needs `record_type`")
+        ]
+
+
+def test_a_line_of_exactly_the_cap_is_read_and_one_byte_more_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = _meta_line(n=1)
+    fits = _meta_line(n=2, pad="p" * 40)
+    over = _meta_line(n=3, pad="p" * 41)
+    cap = len(fits) - 1  # without its newline
+    monkeypatch.setattr("agenttest.results._reader.MAX_LINE_BYTES", cap)
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(first + fits + over)
+    notes = ReadNotes(str(path))
+    assert [r["n"] for r in iter_records(path, notes)] == [1, 2]
+    assert notes.long_lines == [(3, cap + 1)]
+
+
+def test_a_line_of_one_whole_chunk_with_its_newline_ends_there(tmp_path: Path) -> None:
+    first = _meta_line(n=1)
+    bare = len(_meta_line(n=2, pad=""))
+    chunk = _meta_line(n=2, pad="p" * (1024 * 1024 - bare))
+    assert len(chunk) == 1024 * 1024 and chunk.endswith(b"\n")  # precondition: one chunk
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(first + chunk + _meta_line(n=3))
+    notes = ReadNotes(str(path))
+    assert [r["n"] for r in iter_records(path, notes)] == [1, 2, 3]
+    assert notes.skipped == 0
