@@ -818,3 +818,186 @@ def test_a_line_of_one_whole_chunk_with_its_newline_ends_there(tmp_path: Path) -
     notes = ReadNotes(str(path))
     assert [r["n"] for r in iter_records(path, notes)] == [1, 2, 3]
     assert notes.skipped == 0
+
+
+# -- session 6: the reader's gate to json, versions, migrations, the records after the first -
+
+
+def _attempt_line(**fields: Any) -> bytes:
+    return files.encode_record(attempt(test_id="T", run=1, **fields))
+
+
+def _raw_attempt(value: bytes) -> bytes:
+    """An attempt whose latency is written as ``value`` by hand (what no writer of ours does)."""
+    head = _attempt_line().rstrip(b"}\n")
+    return head + b',"latency_ms":' + value + b"}\n"
+
+
+def test_what_msgspec_refuses_and_json_reads_is_judged_by_its_type_not_as_torn(
+    tmp_path: Path,
+) -> None:
+    """NaN, Infinity and a number out of range (json reads ``1e400`` as infinity) each make
+    a record that does not fit its type, not a torn line; a line neither reads stays torn.
+    ``1e400`` was noted as torn ("a crash mid-write leaves one") until session 6."""
+    path = tmp_path / "run.jsonl"
+    lines = [b"NaN", b"Infinity", b"-Infinity", b"1e400", b"1E+400", b"1" + b"0" * 400 + b".5"]
+    lines.append(b"1.")
+    path.write_bytes(_meta_line() + b"".join(_raw_attempt(v) for v in lines) + _attempt_line())
+    notes = ReadNotes(str(path))
+    assert [r["record_type"] for r in iter_records(path, notes)] == ["run_meta", "attempt"]
+    wrong = "attempt: Expected `int | null`, got `float` - at `$.latency_ms`"
+    assert notes.invalid == [(n, wrong) for n in range(2, 8)]
+    assert notes.torn_lines == [8]  # `1.` is no number either reader takes
+
+
+def test_an_out_of_range_number_in_the_first_line_is_a_bad_run_meta(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(_meta_line().rstrip(b"}\n") + b',"k_nominal":1e400}\n')
+    assert _problems(path) == [
+        (
+            str(path),
+            1,
+            "bad run_meta: run_meta: Expected `int`, got `float` - at `$.k_nominal`",
+        )
+    ]
+
+
+def test_a_record_without_a_version_and_a_newer_one_later_are_refused_where_they_are(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b'{"record_type": "run_meta"}\n')
+    assert _problems(path) == [(str(path), 1, "missing or invalid schema_version ''")]
+    newer = _attempt_line().replace(SCHEMA_VERSION.encode(), b"2.9")
+    path.write_bytes(_meta_line() + _attempt_line() + newer)
+    assert _problems(path) == [
+        (
+            str(path),
+            3,
+            f"schema_version '2.9' is newer than this agenttest understands ({SCHEMA_VERSION}); "
+            "upgrade agenttest to read it",
+        )
+    ]
+
+
+def test_every_record_of_an_older_minor_version_is_migrated_and_counted(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    old = b"".join(
+        line.replace(SCHEMA_VERSION.encode(), b"2.0")
+        for line in (_meta_line(), _attempt_line(), _attempt_line(k=2))
+    )
+    path.write_bytes(old + _attempt_line(k=3))  # the last one is current: not migrated
+    notes = ReadNotes(str(path))
+    records = list(iter_records(path, notes))
+    assert [r["schema_version"] for r in records] == [SCHEMA_VERSION] * 4
+    assert notes.migrated == 3
+
+
+def test_a_file_starting_with_another_record_type_is_refused_at_its_first_line(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"\n" + _attempt_line() + _meta_line())
+    assert _problems(path) == [(str(path), 2, "a run file must start with a run_meta record")]
+
+
+def test_a_bad_run_meta_is_refused_and_a_bad_record_after_it_is_skipped_and_listed(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"\n" + _meta_line(k_nominal=0))
+    assert _problems(path) == [
+        (str(path), 2, "bad run_meta: run_meta: `k_nominal` must be at least 1, got 0")
+    ]
+    path.write_bytes(_meta_line() + _attempt_line(k=0) + _attempt_line(k=2) + _attempt_line(k=3))
+    notes = ReadNotes(str(path))
+    assert [r.get("k") for r in iter_records(path, notes)] == [None, 2, 3]  # read on after it
+    assert notes.invalid == [(2, "attempt: `k` must be at least 1, got 0")]
+
+
+def test_without_notes_skipped_lines_are_passed_over_and_the_first_is_named_by_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The notes the reader makes for itself carry the file's name, which a refusal of the
+    first line quotes."""
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(_meta_line() + b"{torn\n" + _attempt_line(k=0) + _attempt_line(k=2))
+    assert [r.get("k") for r in iter_records(path)] == [None, 2]
+    monkeypatch.setattr("agenttest.results._reader.MAX_LINE_BYTES", 8)
+    assert _problems(path) == [(str(path), 1, "not a JSONL run file (first line is too long)")]
+
+
+# -- session 6: check_record's type errors and the ranges of the counts ---------------------
+
+
+def test_check_record_names_a_type_error_in_msgspecs_words_and_a_missing_key() -> None:
+    """msgspec's message, not the pure-Python fallback's; the first missing key in the order
+    the TypedDict declares them (``name`` before ``arguments``), not alphabetically."""
+
+    def check(record: Any) -> str | None:
+        return check_record(dict(record))
+
+    assert check({"record_type": 5}) == "`record_type` must be a string, got a number"
+    assert check(attempt(test_id="T", run="1")) == (
+        "attempt: Expected `int`, got `str` - at `$.run`"
+    )
+    assert check(attempt(run=1)) == "attempt: misses `test_id`"
+    assert check(grade(test_id="T")) == "grade: misses `run`"
+    assert check(attempt(test_id="T", run=1, turns=[{"tool_calls": [{}]}])) == (
+        "attempt: Object missing required field `name` - at `$.turns[0].tool_calls[0]`"
+    )
+
+
+@pytest.mark.parametrize(
+    ("record", "problem"),
+    [
+        (attempt(test_id="T", run=1, k=1), None),
+        (attempt(test_id="T", run=10_000, k=10_000), None),
+        (attempt(test_id="T", run=0), "attempt: `run` must be at least 1, got 0"),
+        (attempt(test_id="T", run=1, k=0), "attempt: `k` must be at least 1, got 0"),
+        (
+            attempt(test_id="T", run=1, k=10_001),
+            "attempt: `k` must be at most 10,000, got 10,001",
+        ),
+        (
+            grade(test_id="T", run=10**15 - 1),
+            "grade: `run` must be at most 10,000, got 999,999,999,999,999",
+        ),
+        (grade(test_id="T", run=10**15), "grade: `run` must be at most 10,000, got 1e+15"),
+        (grade(test_id="T", run=2 * 10**15), "grade: `run` must be at most 10,000, got 2e+15"),
+        (run_meta(k_nominal=-1), "run_meta: `k_nominal` must be at least 1, got -1"),
+        (run_meta(plan=[{"test_id": "a", "runs": 1}, {"test_id": "b", "runs": 10_000}]), None),
+        (
+            run_meta(plan=[{"test_id": "a", "runs": 1}, {"test_id": "b", "runs": 0}]),
+            "run_meta: `plan[1].runs` must be at least 1, got 0",
+        ),
+        (
+            run_meta(plan=[{"test_id": "a", "runs": 10_001}]),
+            "run_meta: `plan[0].runs` must be at most 10,000, got 10,001",
+        ),
+        (run_meta(selection={"k": 1}), None),
+        (run_meta(selection={"k": 10_000}), None),
+        (run_meta(selection={"k": None, "only": "x"}), None),
+        (run_meta(selection={"k": 0}), "run_meta: `selection.k` must be at least 1, got 0"),
+        (
+            run_meta(selection={"k": 10**12}),
+            "run_meta: `selection.k` must be at most 10,000, got 1,000,000,000,000",
+        ),
+        (
+            run_meta(selection={"k": True}),
+            "run_meta: `selection.k` must be a whole number, got a boolean (true)",
+        ),
+        (
+            run_meta(selection={"k": 2.0}),
+            "run_meta: `selection.k` must be a whole number, got a number",
+        ),
+        # `plan` and `selection` are run_meta's: an attempt carrying them is not ranged by them
+        (attempt(test_id="T", run=1, plan=[{"runs": 0}], selection={"k": 0}), None),
+    ],
+)
+def test_counts_must_lie_between_1_and_max_runs_with_the_value_shown(
+    record: dict[str, Any], problem: str | None
+) -> None:
+    """Whole messages: the key (plan entries by index), the bound, the value with thousands
+    separators or, from 10**15 on, in three digits."""
+    assert check_record(record) == problem

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,10 @@ MAX_LINE_BYTES = 256 * 1024 * 1024
 
 #: How much of an over-long line is read at a time while skipping it.
 _SKIP_CHUNK = 1024 * 1024
+
+#: A number msgspec refuses as out of range and ``json`` reads as infinity (``1e400``, 309
+#: digits or more); it may match a number that fits, which only costs a second parse.
+_HUGE_NUMBER = re.compile(rb"[0-9][eE]\+?[0-9]{3}|[0-9]{309}")
 
 
 @dataclass
@@ -145,8 +150,8 @@ def _version_problem(version: str) -> str | None:
 
 def _decoders() -> tuple[Callable[[bytes], Any], type[Exception], Callable[[bytes], Any]]:
     """(fast, what it refuses with, slow): msgspec's JSON decoder (twice as fast as
-    ``json``), and ``json`` for what msgspec refuses (``NaN``, lone surrogates), so such a
-    record is judged by its type, not as torn."""
+    ``json``), and ``json`` for what msgspec refuses (``NaN``, ``1e400``, lone surrogates),
+    so such a record is judged by its type, not as torn."""
     json_decode = json.JSONDecoder().decode  # str in: skips json.loads' per-call sniffing
 
     def slow(raw: bytes) -> Any:
@@ -232,7 +237,12 @@ def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[d
                     # Only what ``json`` accepts and msgspec does not is worth a second
                     # parse; a garbage line is refused at once (20 MB of them must not cost
                     # a minute).
-                    if not (b"NaN" in raw or b"Infinity" in raw or SURROGATE_ESCAPE.search(raw)):
+                    if not (
+                        b"NaN" in raw
+                        or b"Infinity" in raw
+                        or SURROGATE_ESCAPE.search(raw)
+                        or _HUGE_NUMBER.search(raw)
+                    ):
                         raise ValueError("not JSON") from None
                     record = slow(raw)
                     if isinstance(record, dict) and SURROGATE_ESCAPE.search(raw):
