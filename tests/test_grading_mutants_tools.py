@@ -464,12 +464,19 @@ _ARGS = [
     ({"key": "city", "value": "izmir", "negate": True}, BURSA),
     ({"key": "city", "value": "ankara", "negate": True}, hit("city=“İZMİR”")),
     ({"key": "zip", "value": "x", "negate": True}, NO_MATCH),  # without the key: no value
+    # a mode without a value compares with the empty text: in every text, equal to none here
+    ({"key": "city", "match": "regex"}, hit("city=“İZMİR”")),
+    ({"key": "city", "match": "regex", "value": "{{e}}"}, hit("city=“İZMİR”")),
+    ({"key": "city", "match": "contains"}, hit("city=“İZMİR”")),
+    ({"key": "city", "match": "equals"}, NO_MATCH),
+    ({"key": "city", "match": "number"}, NO_MATCH),
+    ({"key": "n", "match": "number", "value": "{{n}}"}, hit("n=“1.000,5”")),  # filled first
 ]
 
 
 @pytest.mark.parametrize(("kw", "want"), _ARGS)
 def test_tool_arg_matches_and_says_what_was_passed(kw: dict[str, Any], want: Seen) -> None:
-    b = block(tools=WEATHER, vars={"c": "izmir"})
+    b = block(tools=WEATHER, vars={"c": "izmir", "n": "1000.5", "e": ""})
     assert got(crit("P", "tool_arg", tool="weather", **kw), ARGS, b) == want
 
 
@@ -502,6 +509,48 @@ def test_tool_arg_without_a_counted_call_names_the_calls_seen() -> None:
     assert got(crit("P", "tool_arg", tool="wx", key="z"), bare) == (
         False,
         at(1, 0, "wx {} → ok", "no call matched (calls that succeeded); argument keys: none"),
+    )
+
+
+ODD = attempt(turn("a", [call("wx", city="", dose="0.00001", big=10**20)]))
+ODD_SHOWN = 'wx {"big": 100000000000000000000, "city": "", "dose": "0.00001"} → ok'
+#: YAML reads 0.00001 and 1.0e+20 as floats, whose texts are 1e-05 and 1e+20
+FLOATS = (("dose", 0.00001, "dose=“0.00001”"), ("big", 1e20, f"big=“{10**20}”"))
+
+
+def test_tool_arg_reads_the_criterions_number_and_any_tool_without_one() -> None:
+    # a value without a mode equals the empty argument only
+    assert got(crit("P", "tool_arg", tool="wx", key="city", match="equals"), ODD) == (
+        True,
+        at(1, 0, ODD_SHOWN, "city=“”"),
+    )
+    # the number is the criterion's own, not read back from its text
+    for key, value, note in FLOATS:
+        c = crit("P", "tool_arg", tool="wx", key=key, value=value, match="number")
+        assert got(c, ODD) == (True, at(1, 0, ODD_SHOWN, note)), key
+    # without a tool every tool's calls count
+    assert got(crit("P", "tool_arg", key="city"), ARGS) == hit("city=“İZMİR”")
+
+
+def test_tool_arg_equals_reads_a_float_value_as_its_number() -> None:
+    # equals compared the argument with the float's text and read that text as a number:
+    # neither matched 0.00001 nor 10**20 before the fix
+    for key, value, note in FLOATS:
+        c = crit("P", "tool_arg", tool="wx", key=key, value=value)
+        assert got(c, ODD) == (True, at(1, 0, ODD_SHOWN, note)), key
+
+
+def test_a_count_over_its_maximum_cites_the_last_counted_call() -> None:
+    three = attempt(turn("a", [call("wx", n=1), call("wx", n=2)]), turn("b", [call("wx", n=3)]))
+    assert got(crit("P", "tool_count", tool="wx", max=1), three) == (
+        False,
+        at(
+            2,
+            0,
+            'wx {"n": 3} → ok',
+            "3 call(s) of wx counted (calls that succeeded); wanted at most 1; "
+            "calls seen: wx, wx, wx",
+        ),
     )
 
 

@@ -148,8 +148,10 @@ def _arg_matches(ctx: Ctx, c: Criterion, raw: object) -> bool:
     text = as_text(raw)
     if match == "regex":
         return limits.search(value or "", text) is not None
+    # a number is read from the criterion's own value: YAML reads 0.00001 as a float, whose
+    # text (1e-05) is no number in any accepted format
+    target = nz.as_decimal(c.value if not isinstance(c.value, str) else value)
     if match == "number":
-        target = nz.as_decimal(c.value if not isinstance(c.value, str) else value)
         return target is not None and any(
             nz.number_equal(t.values, target, c.tolerance) for t in nz.extract_numbers(text)
         )
@@ -158,8 +160,8 @@ def _arg_matches(ctx: Ctx, c: Criterion, raw: object) -> bool:
     # equals: same text after normalisation, or the same number in another format
     if nz.fold(text) == nz.fold(value or ""):
         return True
-    a, b = nz.as_decimal(nz.strip_wrappers(text)), nz.as_decimal(value)
-    return a is not None and b is not None and a == b
+    a = nz.as_decimal(nz.strip_wrappers(text))
+    return a is not None and target is not None and a == target
 
 
 def _calls_of_tool(ctx: Ctx, c: Criterion) -> tuple[list[tuple[int, int, ToolCall]], Check | None]:
