@@ -565,6 +565,7 @@ class _Req(TypedDict):
 class _Mixed(_Req, total=False):
     extra: int
     either: int | str
+    sub: _Opt  # an optional TypedDict: its Struct is made on the way too
 
 
 _GOOD_MIXED: dict[str, Any] = {"name": "n", "opt": None, "by": {}, "items": [], "mode": "a"}
@@ -583,6 +584,9 @@ _MIRROR_CASES: list[Any] = [
     {**_GOOD_MIXED, "either": 1.5},
     {k: v for k, v in _GOOD_MIXED.items() if k != "name"},
     {k: v for k, v in _GOOD_MIXED.items() if k != "items"},
+    # two missing: the first in the order declared, not alphabetical (`items` < `name`)
+    {k: v for k, v in _GOOD_MIXED.items() if k not in ("name", "items")},
+    {**_GOOD_MIXED, "sub": {"n": "x"}},
     [],
 ]
 
@@ -616,6 +620,8 @@ def test_the_struct_mirror_checks_a_value_as_its_typeddict_does_with_the_same_me
         "Expected `int | str`, got `float` - at `$.either`",
         "Object missing required field `name`",
         "Object missing required field `items`",
+        "Object missing required field `name`",
+        "Expected `int`, got `str` - at `$.sub.n`",
         "Expected `object`, got `array`",
     ]
     assert [mirrored for _typed, mirrored in outcomes] == [t for t, _m in outcomes]
@@ -1001,3 +1007,19 @@ def test_counts_must_lie_between_1_and_max_runs_with_the_value_shown(
     """Whole messages: the key (plan entries by index), the bound, the value with thousands
     separators or, from 10**15 on, in three digits."""
     assert check_record(record) == problem
+
+
+def test_without_msgspec_check_record_asks_the_pure_python_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where msgspec is missing, check_record passes the record type and the record to the
+    fallback and words a mismatch the fallback's way."""
+    monkeypatch.setattr(_validate, "_convert", None)
+    monkeypatch.setattr(_validate, "_Invalid", _validate.BadRecord)
+    assert check_record(dict(attempt(test_id="T", run="1"))) == (
+        "attempt: `run` must be a whole number, got a string"
+    )
+    assert check_record(dict(grade(test_id="T", run=1, verdict="PASS"))) is None
+    assert check_record(dict(attempt(test_id="T", run=0))) == (
+        "attempt: `run` must be at least 1, got 0"
+    )
