@@ -108,7 +108,7 @@ def test_the_collector_is_paused_while_reading_and_restored(tmp_path: Path) -> N
     seen: list[bool] = []
 
     class Sink:
-        def attempt(self, run_id: str, rec: dict[str, Any]) -> None:
+        def attempt(self, key: tuple[str, str, int], rec: dict[str, Any]) -> None:
             seen.append(gc.isenabled())
 
     path = write(tmp_path / "r.jsonl", [meta("r", []), attempt("X", 1, "PASS")])
@@ -128,22 +128,31 @@ def test_the_collector_is_paused_while_reading_and_restored(tmp_path: Path) -> N
         (gc.enable if was else gc.disable)()
 
 
-def test_every_attempt_reaches_every_sink_under_its_run_id(tmp_path: Path) -> None:
-    got: list[tuple[str, str, str, int]] = []
+def test_every_attempt_reaches_every_sink_under_its_slot_key(tmp_path: Path) -> None:
+    got: list[tuple[str, tuple[str, str, int], str]] = []
 
     class Sink:
         def __init__(self, name: str) -> None:
             self.name = name
 
-        def attempt(self, run_id: str, rec: dict[str, Any]) -> None:
-            got.append((self.name, run_id, rec["test_id"], rec["run"]))
+        def attempt(self, key: tuple[str, str, int], rec: dict[str, Any]) -> None:
+            got.append((self.name, key, rec["verdict"]))
 
     path = write(tmp_path / "r.jsonl", [
         meta("r", []), attempt("X", 1, "PASS"), grade("X", 1, "human:a", "FAIL", AT),
         attempt("Y", 2, "FAIL", agent="b"),
     ])  # fmt: skip
-    Aggregator(sinks=(Sink("a"), Sink("b"))).add(path)
-    assert got == [("a", "r", "X", 1), ("b", "r", "X", 1), ("a", "r", "Y", 2), ("b", "r", "Y", 2)]
+    agg = Aggregator(sinks=(Sink("a"), Sink("b")))
+    agg.add(path)
+    # the slot key of a --parity attempt carries its agent, as the aggregator's own does
+    assert got == [
+        ("a", ("r", "X", 1), "PASS"),
+        ("b", ("r", "X", 1), "PASS"),
+        ("a", ("r@b", "Y", 2), "FAIL"),
+        ("b", ("r@b", "Y", 2), "FAIL"),
+    ]
+    assert [key for _, key, _ in got[::2]] == list(agg.slots)
+    assert got[0][1] is next(iter(agg.slots))  # the aggregator's own tuple, not a copy
 
 
 def test_a_slot_keeps_what_the_tally_needs_of_its_attempt(tmp_path: Path) -> None:

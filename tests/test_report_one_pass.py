@@ -53,3 +53,30 @@ def test_json_report_opens_the_run_file_once(
     assert len(opened) == 1
     data = json.loads(render(report, "json"))
     assert data["overall"]["n"] == 4
+
+
+def test_judge_coverage_counts_each_agent_of_a_parity_run(tmp_path: Path) -> None:
+    """Both agents of a --parity run answered (test, run) 1; the judge was asked once for
+    each. The report's pass and `agenttest agreement`'s count both, not the last agent only."""
+    from agenttest.rating import judge_coverage
+
+    from .fixtures.reports.builders import attempt, meta, write
+
+    def judged(agent: str, verdict: str) -> dict[str, Any]:
+        criterion = {
+            "id": "J1", "tag": "JUDGE", "kind": "pass", "passed": verdict == "PASS",
+            "critical": False, "says": "the reply is grounded",
+            "evidence": {"text": "act: grounded", "note": f"judge openvino: {verdict}"},
+        }  # fmt: skip
+        return attempt("X", 1, verdict, rater=MIXED, agent=agent, criteria=[criterion])
+
+    path = write(tmp_path / "r.jsonl", [meta("r", []), judged("a", "PASS"), judged("b", "FAIL")])
+    report = build_report([path], battery=None, details=False)
+    assert report.parity is not None and report.parity.agents == ("a", "b")  # precondition
+    (row,) = report.coverage
+    assert (row.rater, row.asked, row.decided, row.by_kind) == (MIXED, 2, 2, {"act": [2, 2]})
+    (same,) = judge_coverage([path])
+    assert (same.rater, same.asked, same.decided, same.by_kind) == (MIXED, 2, 2, {"act": [2, 2]})
+
+
+MIXED = "rules+openvino@sha256:5e1c0a7d93b2f468"

@@ -65,7 +65,8 @@ judged = _judged
 
 def judge_coverage(paths: Iterable[str | Path]) -> list[Coverage]:
     """Coverage per judge rater over the run files (newest record per attempt)."""
-    newest: dict[tuple[str, str, str, int], list[Any]] = {}
+    # a --parity run labels each attempt with its agent: both agents' attempts count
+    newest: dict[tuple[str, str, str, int, Any], list[Any]] = {}
     for path in paths:
         for record in iter_records(Path(path), ReadNotes(str(path))):
             if record.get("record_type") not in ("attempt", "grade"):
@@ -73,10 +74,16 @@ def judge_coverage(paths: Iterable[str | Path]) -> list[Coverage]:
             rater = str(record.get("rater") or "")
             if "+" not in rater:  # only rules+JUDGE raters ask a judge
                 continue
-            key = (str(path), rater, str(record.get("test_id")), int(record.get("run") or 0))
+            key = (
+                str(path),
+                rater,
+                str(record.get("test_id")),
+                int(record.get("run") or 0),
+                record.get("agent"),
+            )
             newest[key] = list(record.get("criteria") or [])
     out: dict[str, Coverage] = {}
-    for (_, rater, _, _), criteria in newest.items():
+    for (_, rater, _, _, _), criteria in newest.items():
         row = out.setdefault(rater, Coverage(rater))
         for kind, decided in _judged(criteria):
             row.asked += 1

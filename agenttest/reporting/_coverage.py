@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ._slots import SlotKey
+
 
 class CoverageSink:
     """Judge coverage fed by the aggregator's one pass (reporting._sinks): the newest attempt
@@ -19,16 +21,15 @@ class CoverageSink:
     ``agenttest grade --judge`` are not in that pass; ``agenttest agreement`` counts them."""
 
     def __init__(self) -> None:
-        self.newest: dict[tuple[str, str, str, int], list[tuple[str, bool]]] = {}
+        self.newest: dict[tuple[SlotKey, str], list[tuple[str, bool]]] = {}
 
-    def attempt(self, run_id: str, rec: dict[str, Any]) -> None:
-        rater = str(rec.get("rater") or "")
-        if "+" not in rater:  # only rules+JUDGE raters ask a judge
+    def attempt(self, key: SlotKey, rec: dict[str, Any]) -> None:
+        rater = rec.get("rater")
+        if rater.__class__ is not str or "+" not in rater:  # only rules+JUDGE raters ask a judge
             return
         from agenttest.rating import judged  # after the check: an import per attempt is not free
 
-        key = (run_id, rater, str(rec.get("test_id")), int(rec.get("run") or 0))
-        self.newest[key] = list(judged(rec.get("criteria") or []))
+        self.newest[(key, rater)] = list(judged(rec.get("criteria") or []))
 
     def result(self) -> tuple[Any, ...]:
         """Coverage per judge rater (empty when no judge was asked anything)."""
@@ -37,7 +38,7 @@ class CoverageSink:
         from agenttest.rating import Coverage
 
         out: dict[str, Any] = {}
-        for (_, rater, _, _), marks in self.newest.items():
+        for (_, rater), marks in self.newest.items():
             row = out.setdefault(rater, Coverage(rater))
             for kind, decided in marks:
                 row.asked += 1

@@ -18,6 +18,7 @@ from typing import Any
 from ._build import block_rule
 from ._model import Rate
 from ._sinks import feed
+from ._slots import SlotKey
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,8 @@ class Parity:
         return tuple(r for r in self.rows if r.differs)
 
 
-Latest = dict[tuple[str, str, str, Any], tuple[str, bool, str]]  # -> verdict, critical, tier
+# slot key -> agent, verdict, critical, tier
+Latest = dict[SlotKey, tuple[str, str, bool, str]]
 
 
 class ParitySink:
@@ -65,13 +67,14 @@ class ParitySink:
         self.latest: Latest = {}
         self.agents: list[str] = []
 
-    def attempt(self, run_id: str, rec: dict[str, Any]) -> None:
+    def attempt(self, key: SlotKey, rec: dict[str, Any]) -> None:
         agent = rec.get("agent")
-        if not isinstance(agent, str):
+        if agent.__class__ is not str:
             return
         if agent not in self.agents:
             self.agents.append(agent)
-        self.latest[(run_id, agent, str(rec.get("test_id")), rec.get("run"))] = (
+        self.latest[key] = (
+            agent,
             str(rec.get("verdict")),
             bool(rec.get("critical")),
             str(rec.get("tier") or ""),
@@ -84,7 +87,7 @@ class ParitySink:
             return None
         tally: dict[tuple[str, str], list[int]] = {}  # (test_id, agent) -> [p, f, e, crit]
         tiers: dict[str, str] = {}
-        for (_run, agent, test_id, _n), (verdict, critical, tier) in self.latest.items():
+        for (_run, test_id, _n), (agent, verdict, critical, tier) in self.latest.items():
             counts = tally.setdefault((test_id, agent), [0, 0, 0, 0])
             counts[{"PASS": 0, "FAIL": 1}.get(verdict, 2)] += 1
             counts[3] += 1 if critical else 0

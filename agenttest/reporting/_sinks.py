@@ -3,9 +3,11 @@
 A run file can hold 100,000 attempts: reading it is most of what a report costs, so it
 is read once. A section that needs more of each attempt than the aggregator keeps (time to
 first text, parity across agents) is an :class:`AttemptSink`: :class:`~._aggregate.Aggregator`
-hands it every attempt record as it reads it, and the section keeps only its own numbers.
-:func:`feed` reads files for one sink alone, for callers that want a single section
-(``agenttest run --parity`` prints the parity table without a report).
+hands it every attempt record as it reads it, with the attempt's slot key, and the section
+keeps only its own numbers, keyed by that slot key (a retry then replaces what its slot held,
+and the key tuple is the aggregator's own, not a copy per section). :func:`feed` reads files
+for one sink alone, for callers that want a single section (``agenttest run --parity``
+prints the parity table without a report).
 """
 
 from __future__ import annotations
@@ -16,10 +18,18 @@ from typing import Any, Protocol
 
 from agenttest.results import iter_records
 
+from ._slots import SlotKey
+
 
 class AttemptSink(Protocol):
-    def attempt(self, run_id: str, rec: dict[str, Any]) -> None:
-        """One attempt record of the run ``run_id``; a later one for a slot replaces it."""
+    def attempt(self, key: SlotKey, rec: dict[str, Any]) -> None:
+        """One attempt record of the slot ``key``; a later one for a slot replaces it."""
+
+
+def slot_key(run_id: str, agent: Any, test_id: str, number: int) -> SlotKey:
+    """The slot an attempt fills. A ``--parity`` run labels each attempt with its agent:
+    each agent's attempts fill slots of their own."""
+    return (run_id if agent is None else f"{run_id}@{agent}", test_id, number)
 
 
 def run_id_of(meta: dict[str, Any], index: int) -> str:
@@ -36,4 +46,7 @@ def feed(paths: Sequence[str | Path], sink: AttemptSink) -> None:
             if kind == "run_meta":
                 run_id = run_id_of(rec, index)
             elif kind == "attempt":
-                sink.attempt(run_id, rec)
+                test_id, number = rec.get("test_id"), rec.get("run")
+                # malformed ids: the aggregator counts them and skips them, as here
+                if test_id.__class__ is str and number.__class__ is int:
+                    sink.attempt(slot_key(run_id, rec.get("agent"), test_id, number), rec)

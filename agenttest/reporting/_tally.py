@@ -163,8 +163,8 @@ class AggregateTables:
                 skipped = self.skipped.get((run.run_id, test_id), set())
                 for run_id in _plan_runs(run):
                     have = present.get((run_id, test_id), set())
-                    recorded = sum(1 for n in have if 1 <= n <= runs)
-                    passed_over = sum(1 for n in skipped if 1 <= n <= runs and n not in have)
+                    recorded = _within(have, runs)
+                    passed_over = _within(skipped - have, runs) if skipped else 0
                     out.planned[run.path] += runs
                     out.recorded[run.path] += recorded
                     out.skipped[run.path] += passed_over
@@ -193,3 +193,11 @@ class AggregateTables:
                         {k: v for k, v in item.items() if k in ("tier", "title", "owasp", "runs")}
                     )
         return info
+
+
+def _within(numbers: set[int], runs: int) -> int:
+    """How many of ``numbers`` are attempt numbers 1..runs. Nearly always all of them: then
+    min and max decide it in C (the report counts every slot of a 100,000-attempt file here)."""
+    if not numbers or (min(numbers) >= 1 and max(numbers) <= runs):
+        return len(numbers)
+    return sum(1 for n in numbers if 1 <= n <= runs)

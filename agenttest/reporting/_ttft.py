@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ._sinks import feed
+from ._slots import SlotKey
 
 TTFT_EDGES = (0, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000)
 
@@ -92,40 +93,30 @@ class TtftSink:
     """Collects the times of every attempt as the report's one pass reads them."""
 
     def __init__(self) -> None:
-        # (run id, agent, test id) -> attempt number -> times. Nested, not one key per
-        # attempt: a slot then costs one small-int entry, not a 4-tuple holding its record's
-        # own test-id string (the aggregator after reading the 20,000-attempt benchmark
-        # file: 7.0 MB, was 9.1 MB).
-        self.latest: dict[tuple[str, Any, str], dict[Any, Times]] = {}
+        # slot key -> times. The key is the aggregator's own tuple (reporting._sinks), so a
+        # slot costs one dict entry here and no tuple or string of its own.
+        self.latest: dict[SlotKey, Times] = {}
 
-    def attempt(self, run_id: str, rec: dict[str, Any]) -> None:
-        get = rec.get
-        test_id = get("test_id")
-        # `agent`: a --parity run keeps both agents' attempts
-        block = (run_id, get("agent"), test_id if test_id.__class__ is str else str(test_id))
-        runs = self.latest.get(block)
-        if runs is None:
-            runs = self.latest[block] = {}
-        turns = get("turns")
-        if turns.__class__ is list and len(turns) == 1 and turns[0].__class__ is dict:
+    def attempt(self, key: SlotKey, rec: dict[str, Any]) -> None:
+        turns = rec.get("turns")
+        if turns.__class__ is list and len(turns) == 1:
             turn = turns[0]  # most attempts: one turn, not streamed (as _times has it)
-            if "timeline" not in turn:
-                runs[get("run")] = _UNSTREAMED[turn.get("response") is not None]
+            if turn.__class__ is dict and "timeline" not in turn:
+                self.latest[key] = _UNSTREAMED[turn.get("response") is not None]
                 return
-        runs[get("run")] = _times(rec)
+        self.latest[key] = _times(rec)
 
     def section(self) -> TtftSection | None:
         """The section, or None when no attempt streamed (then the report leaves it out)."""
         per_block: dict[str, list[int]] = {}
         finals: dict[str, list[int]] = {}
         unstreamed = 0
-        for (_run, _agent, test_id), runs in self.latest.items():
-            for firsts, ends, skipped in runs.values():
-                unstreamed += skipped
-                if firsts:
-                    per_block.setdefault(test_id, []).extend(firsts)
-                if ends:
-                    finals.setdefault(test_id, []).extend(ends)
+        for (_run, test_id, _number), (firsts, ends, skipped) in self.latest.items():
+            unstreamed += skipped
+            if firsts:
+                per_block.setdefault(test_id, []).extend(firsts)
+            if ends:
+                finals.setdefault(test_id, []).extend(ends)
         if not per_block:
             return None
         rows = tuple(
