@@ -1120,6 +1120,19 @@ def test_file_content_matches_a_snapshot_each_way(kw: dict[str, Any], holds: boo
     )
 
 
+def test_file_content_fills_a_number_before_it_reads_it() -> None:
+    # the placeholder was read as the number itself (none) before the fix, so it never held
+    c = crit("P", "file_content", path="out/list.txt", value="{{n}}", match="number")
+    assert got(c, SNAPSHOT, block(vars={"n": "1234.5"})) == (
+        True,
+        {
+            "file": "out/list.txt",
+            "text": "Alpha\nBeta 1.234,5",
+            "note": f"number “1234.5” {IN_SNAPSHOT}",
+        },
+    )
+
+
 #: one file with Windows and old Mac line ends, as an agent on another system writes it
 MIXED_ENDS = "Alpha\r\nBeta\rGamma\r\n"
 
