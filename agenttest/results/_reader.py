@@ -51,8 +51,8 @@ MAX_LINE_BYTES = 256 * 1024 * 1024
 #: How much of an over-long line is read at a time while skipping it.
 _SKIP_CHUNK = 1024 * 1024
 
-#: A number msgspec refuses as out of range and ``json`` reads as infinity (``1e400``, 309
-#: digits or more); it may match a number that fits, which only costs a second parse.
+#: A number msgspec refuses as out of range and ``json`` reads as infinity (``1e400``, a
+#: float of 309 digits); it may match a number that fits, which only costs a second parse.
 _HUGE_NUMBER = re.compile(rb"[0-9][eE]\+?[0-9]{3}|[0-9]{309}")
 
 
