@@ -1131,6 +1131,13 @@ def test_file_content_fills_a_number_before_it_reads_it() -> None:
             "note": f"number “1234.5” {IN_SNAPSHOT}",
         },
     )
+    # a float is read as itself, not through its text (1e-05 is no number in any format)
+    dose = attempt(turn("ok"), workspace_files={"d.txt": "dose 0.00001"})
+    c = crit("P", "file_content", path="d.txt", value=0.00001, match="number")
+    assert got(c, dose) == (
+        True,
+        {"file": "d.txt", "text": "dose 0.00001", "note": f"number “1e-05” {IN_SNAPSHOT}"},
+    )
 
 
 #: one file with Windows and old Mac line ends, as an agent on another system writes it
