@@ -61,6 +61,10 @@ def _planned(run_id: str, plan: list[dict[str, Any]], **over: Any) -> dict[str, 
     return {**meta(run_id, []), "plan": plan, **over}
 
 
+def _without(record: dict[str, Any], *keys: str) -> dict[str, Any]:
+    return {key: value for key, value in record.items() if key not in keys}
+
+
 def _criterion(tag: str, passed: bool | None) -> dict[str, Any]:
     return {"id": f"{tag}1", "tag": tag, "kind": "pass", "passed": passed, "evidence": {}}
 
@@ -209,6 +213,7 @@ def test_run_file_facts_and_the_records_it_does_not_know(tmp_path: Path) -> None
         meta("again", []),  # a second run_meta is not a new run
         attempt("X", 2, "PASS", completed_at="2026-07-13T10:00:00+00:00"),
         grade("X", 1, "human:ann", "PASS", AT),
+        {"record_type": "note", "schema_version": "2.0"},  # a type this version does not know
         run_end(),
     ])  # fmt: skip
     agg = Aggregator()
@@ -217,7 +222,7 @@ def test_run_file_facts_and_the_records_it_does_not_know(tmp_path: Path) -> None
     assert run.notes.path == str(path)  # the reader's notes name the file they are about
     assert (run.attempts, run.last_completed_at) == (2, "2026-07-13T10:00:00+00:00")
     assert run.run_end is not None and run.run_end["reason"] == "completed"
-    assert agg.unknown_records == 1
+    assert agg.unknown_records == 2  # each one counted
     run = _add(agg, write(tmp_path / "bare.jsonl", [meta("bare", [])]))
     assert (run.attempts, run.last_completed_at, run.run_end) == (0, None, None)
 
@@ -282,6 +287,21 @@ def test_tier_and_k_of_a_block_come_from_the_plan_then_its_attempts(tmp_path: Pa
         attempt("S", 2, "PASS", tier="L5", k=3),
     ]))  # fmt: skip
     assert agg.tests == {"P": ["L2", 3], "Q": ["L3", 4], "S": ["L1", 3]}
+
+
+def test_a_block_without_a_k_on_its_attempts_keeps_k_0(tmp_path: Path) -> None:
+    # `k` is optional on an attempt: without it a block's k stays 0 (not 1, not None) and its
+    # tier still comes from the attempt; a block's only attempt gives its k by itself
+    agg = Aggregator()
+    _add(agg, write(tmp_path / "r.jsonl", [
+        _planned("r", [{"test_id": "P", "runs": 1}]),  # a plan without a tier
+        _without(attempt("P", 1, "PASS", tier="L2"), "k"),
+        attempt("Q", 1, "PASS", k=3),  # the block's only attempt
+        _without(attempt("R", 1, "PASS"), "k"),  # a block's first attempt without k
+        attempt("T", 1, "PASS", k=2),
+        _without(attempt("T", 2, "PASS", tier="L4"), "k"),  # a known tier, no k: no change
+    ]))  # fmt: skip
+    assert agg.tests == {"P": ["L2", 0], "Q": ["L1", 3], "R": ["L1", 0], "T": ["L1", 2]}
 
 
 def test_a_retry_replaces_the_slot_and_drops_what_belonged_to_the_old_attempt(
@@ -372,6 +392,21 @@ def test_attempts_until_decided_skipped(tmp_path: Path) -> None:
     assert missing.examples == [("r", "Y", 2)]
 
 
+def test_a_decided_note_without_skipped_runs_is_not_malformed(tmp_path: Path) -> None:
+    """`skipped` is optional in a `decided` note (a 2.1 attempt may leave it out): such an
+    attempt skipped nothing and is counted. The report used to count it as a malformed
+    record and say "1 attempt/grade record(s) without test_id or run were skipped"."""
+    decided = {"passed": True, "after": 1, "k": 5}
+    records = [meta("r", []), attempt("X", 1, "PASS", decided=decided)]
+    agg = Aggregator()
+    _add(agg, write(tmp_path / "r.jsonl", [*records, attempt("X", 2, "PASS", decided=decided)]))
+    assert (agg.malformed, agg.skipped, agg.decided_early("X")) == (0, {}, False)
+    assert agg.tally(None, NONE)["X"].passed == 2
+    path = write(tmp_path / "s.jsonl", [*records, run_end()])
+    report = build_report([path], battery=None, details=False)
+    assert not [n for n in report.integrity.notes if "were skipped" in n]
+
+
 # -- grades ----------------------------------------------------------------------------------
 
 
@@ -435,6 +470,32 @@ def test_a_grade_of_a_replaced_attempt_or_without_a_rater_is_not_kept(tmp_path: 
     assert set(agg.grades) == {("r", "X", 1), ("r", "Y", 1)}
     assert set(agg.grades[("r", "X", 1)]) == {"human:bob"}
     assert agg.orphan_grades() == 1  # Y 1 has no attempt
+
+
+def test_a_grade_without_a_verdict_is_unknown(tmp_path: Path) -> None:
+    # `verdict` is optional on a grade record: the rater left the attempt undecided
+    agg = _read(
+        tmp_path,
+        attempt("X", 1, "PASS"),
+        _without(grade("X", 1, "human:ann", "PASS", AT), "verdict"),
+    )
+    stamp = 1784023200.0  # 2026-07-14T10:00:00Z
+    assert agg.grades == {
+        ("r", "X", 1): {"human:ann": GradeEntry(stamp, UNKNOWN, None, 0, 2, False)}
+    }
+    t = agg.tally("human:ann", NONE)["X"]
+    assert (t.passed, t.failed, t.errors, t.unknown, t.other) == (0, 0, 0, 1, 0)
+
+
+def test_orphan_grades_count_each_rater_of_a_slot_without_an_attempt(tmp_path: Path) -> None:
+    agg = _read(
+        tmp_path,
+        attempt("X", 1, "PASS"),
+        grade("X", 1, "human:ann", "PASS", AT),
+        grade("Y", 1, "human:ann", "FAIL", AT),  # Y 1 has no attempt: two raters graded it
+        grade("Y", 1, "human:bob", "FAIL", AT),
+    )
+    assert agg.orphan_grades() == 2
 
 
 def test_a_newer_grade_without_hits_clears_the_raters_hits(tmp_path: Path) -> None:
@@ -573,6 +634,35 @@ def test_missing_attempts_per_block_and_file_with_the_first_gaps(tmp_path: Path)
     assert missing.total == 3
     assert agg.missing().examples == [("r", "X", 2), ("r", "X", 4), ("r", "Y", 1)]
     assert agg.missing(examples=0).examples == []
+
+
+def test_missing_counts_add_up_over_files_and_name_only_blocks_with_gaps(
+    tmp_path: Path,
+) -> None:
+    a = write(tmp_path / "a.jsonl", [
+        _planned("a", [{"test_id": "X", "runs": 3}, {"test_id": "Z", "runs": 1}]),
+        attempt("X", 1, "PASS"),
+        attempt("Z", 1, "PASS"),  # Z is complete: no gap to name
+    ])  # fmt: skip
+    b = write(tmp_path / "b.jsonl", [_planned("b", [{"test_id": "X", "runs": 2}]),
+                                     attempt("X", 2, "PASS")])  # fmt: skip
+    c = write(tmp_path / "c.jsonl", [_planned("c", [{"test_id": "Z", "runs": 1}]),
+                                     attempt("Z", 1, "PASS")])  # fmt: skip
+    agg = Aggregator()
+    for path in (a, b, c):
+        _add(agg, path)
+    missing = agg.missing()
+    assert dict(missing.by_test) == {"X": 3}
+    assert dict(missing.by_file) == {str(a): 2, str(b): 1}
+    assert dict(missing.planned_by_test) == {"X": 5, "Z": 2}
+    assert missing.examples == [("a", "X", 2), ("a", "X", 3), ("b", "X", 1)]
+
+
+def test_missing_names_the_first_ten_gaps_by_default(tmp_path: Path) -> None:
+    agg = Aggregator()
+    _add(agg, write(tmp_path / "r.jsonl", [_planned("r", [{"test_id": "X", "runs": 12}])]))
+    assert agg.missing().examples == [("r", "X", n) for n in range(1, 11)]
+    assert agg.missing().total == 12
 
 
 def test_missing_attempts_of_a_parity_run_are_per_agent(tmp_path: Path) -> None:

@@ -241,9 +241,10 @@ class Aggregator(AggregateTables):
         return run
 
     def _decided(self, run_id: str, test_id: str, note: Any) -> None:
+        # `skipped` is optional: a note without it passed nothing over (it is no malformed
+        # record: `malformed` counts records the report skips)
         skipped = note.get("skipped") if isinstance(note, dict) else None
         if not isinstance(skipped, list):
-            self.malformed += 1
             return
         runs = self.skipped.setdefault((run_id, test_id), set())
         runs.update(r for r in skipped if isinstance(r, int))
