@@ -2033,6 +2033,24 @@ def test_cite_all_names_every_source_drawn_on_and_not_cited() -> None:
     )
 
 
+def test_cite_all_reads_the_results_after_a_failed_one() -> None:
+    every = crit("P", "citations_grounded", cite_all=True, pattern="{{p}}")
+    # a failed call holding the same passage names no source, and the sources after it count
+    failed = call(
+        "web_search", ok=False, result='{"id": "DOC-9", "body": "ninety nine red balloons"}'
+    )
+    a = attempt(
+        turn("find", [failed, call("web_search", result=PAGES)]),
+        turn("Ninety nine red balloons float away."),
+    )
+    assert got(every, a, SEARCH) == (
+        False,
+        {"turn": 1, "tool_call": 1, "text": "doc-12",
+         "note": "the reply draws on sources it does not cite: doc-12 (the words “ninety nine "
+                 "red balloons float”)"},
+    )  # fmt: skip
+
+
 QUERY = block(tools={"data": ["query"]}, vars={"v": "42"})
 
 
@@ -2067,6 +2085,18 @@ def test_numbers_grounded_lists_every_number_no_prompt_or_result_holds() -> None
     assert got(crit("P", "numbers_grounded"), a, QUERY)[1]["note"] == (
         "stated but in no prompt or tool result: 12, 99, 77, 42, 1"
     )
+
+
+def test_a_list_number_is_blanked_in_place_and_the_quantity_after_it_is_read() -> None:
+    # the marker becomes spaces: the quantity right after it keeps its place in the reply
+    # and is not glued to a word
+    reply = "Steps:\n1. 42 apples\n2. Done"
+    start = reply.index("42")
+    assert got(crit("P", "numbers_grounded"), attempt(turn(reply)), QUERY) == (
+        False,
+        {"turn": 1, "span": [start, start + 2], "text": "42",
+         "note": "stated but in no prompt or tool result: 42"},
+    )  # fmt: skip
 
 
 def test_numbers_grounded_reads_the_sources_and_turns_it_is_given() -> None:
