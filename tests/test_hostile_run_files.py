@@ -125,7 +125,7 @@ def test_torn_lines_are_listed_by_the_first_few_and_counted(tmp_path: Path, garb
     path = _write(tmp_path / "run.jsonl", _records(), b"{not json\n" * garbage)
     notes = ReadNotes(str(path))
     kinds = [r["record_type"] for r in iter_records(path, notes)]
-    assert kinds == ["run_meta", "attempt", "attempt", "attempt", "grade", "run_end"]
+    assert kinds == ["run_meta", "attempt", "attempt", "attempt", "grade", "grade", "run_end"]
     assert notes.torn == garbage
     assert notes.torn_lines == list(range(2, 2 + min(garbage, reader.LISTED_LINES)))
     code, text = _run("report", str(path), "--format", "md")
@@ -144,7 +144,7 @@ def test_records_of_the_wrong_type_are_listed_by_the_first_few_and_counted(
     bad = json.dumps({**_records()[1], "verdict": {}}).encode() + b"\n"
     path = _write(tmp_path / "run.jsonl", _records(), bad * 5000)
     notes = ReadNotes(str(path))
-    assert sum(1 for _ in iter_records(path, notes)) == 6
+    assert sum(1 for _ in iter_records(path, notes)) == 7
     assert notes.invalid_count == 5000 and len(notes.invalid) == reader.LISTED_LINES
     messages = notes.invalid_messages()
     assert len(messages) == reader.LISTED_LINES + 1
@@ -212,7 +212,7 @@ def test_an_over_long_line_is_measured_not_held(
         _size, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert kinds == ["run_meta", "attempt", "attempt", "attempt", "grade", "run_end"]
+    assert kinds == ["run_meta", "attempt", "attempt", "attempt", "grade", "grade", "run_end"]
     assert notes.long_lines == [(2, 100 * 1024 * 1024)]
     assert peak < 8 * 1024 * 1024, f"peak {peak / 2**20:.0f} MiB"
 

@@ -33,6 +33,8 @@ def grade_record(
     )
     if attempt.get("started_at"):
         record["attempt_started_at"] = attempt["started_at"]
+    if attempt.get("agent") is not None:  # a --parity attempt: the grade names its agent
+        record["agent"] = attempt["agent"]
     return record
 
 

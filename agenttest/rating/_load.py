@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agenttest.results import ReadNotes, iter_records
+from agenttest.results import ReadNotes, iter_records, slot_key
 from agenttest.results import parse_timestamp as _stamp
 from agenttest.verdicts import is_retry, is_stale
 
@@ -152,7 +152,7 @@ def collect(paths: Iterable[str | Path]) -> Collection:
             ):
                 out.malformed += 1
                 continue
-            key = (run_id, test_id, number)
+            key = slot_key(run_id, record.get("agent"), test_id, number)
             if kind == "attempt":
                 _attempt(out, key, str(path), record, position)
                 for held_by, rating, started in pending.pop(key, []):

@@ -256,6 +256,8 @@ def grade_record(unit: Unit, rater: str, verdict: str, now: str | None = None) -
     )
     if unit.attempt.get("started_at"):
         record["attempt_started_at"] = unit.attempt["started_at"]
+    if unit.attempt.get("agent") is not None:  # a --parity attempt: the grade names its agent
+        record["agent"] = unit.attempt["agent"]
     return record
 
 

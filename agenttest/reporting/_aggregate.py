@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from agenttest.errors import UsageError
-from agenttest.results import ReadNotes, iter_records, rater_kind
+from agenttest.results import ReadNotes, iter_records, rater_kind, slot_key
 from agenttest.results import parse_timestamp as timestamp
 from agenttest.verdicts import TrustCounts, counted_verdict, is_retry, is_stale
 
-from ._sinks import AttemptSink, run_id_of, slot_key
+from ._sinks import AttemptSink, run_id_of
 from ._slots import (
     ALWAYS,
     ERROR,
@@ -266,7 +266,8 @@ class Aggregator(AggregateTables):
         rater = self._intern(str(rater))
         verdict = counted_verdict(rec, self.strict)
         code = UNKNOWN if verdict is None else _VCODE.get(verdict, OTHER)
-        key = (run_id, test_id, number)
+        # a grade of a --parity attempt names its agent, as the attempt does
+        key = slot_key(run_id, rec.get("agent"), test_id, number)
         graded = rec.get("attempt_started_at")
         slot = self.slots.get(key)
         if graded is not None and slot is not None and is_stale(hash(graded), slot.started):

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from agenttest.results import iter_records
+from agenttest.results import iter_records, slot_key
 
 from ._slots import SlotKey
 
@@ -24,12 +24,6 @@ from ._slots import SlotKey
 class AttemptSink(Protocol):
     def attempt(self, key: SlotKey, rec: dict[str, Any]) -> None:
         """One attempt record of the slot ``key``; a later one for a slot replaces it."""
-
-
-def slot_key(run_id: str, agent: Any, test_id: str, number: int) -> SlotKey:
-    """The slot an attempt fills. A ``--parity`` run labels each attempt with its agent:
-    each agent's attempts fill slots of their own."""
-    return (run_id if agent is None else f"{run_id}@{agent}", test_id, number)
 
 
 def run_id_of(meta: dict[str, Any], index: int) -> str:

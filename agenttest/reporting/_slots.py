@@ -12,6 +12,7 @@ from enum import IntEnum
 from typing import Any, NamedTuple
 
 from agenttest.results import ReadNotes
+from agenttest.results import SlotKey as SlotKey  # the one rule (results.slot_key)
 
 
 class Code(IntEnum):
@@ -26,8 +27,6 @@ class Code(IntEnum):
 
 PASS, FAIL, ERROR, OTHER, UNKNOWN = Code.PASS, Code.FAIL, Code.ERROR, Code.OTHER, Code.UNKNOWN
 CODE_NAME = {code: code.name for code in Code}
-
-SlotKey = tuple[str, str, int]  # (run_id, test_id, run)
 
 
 class Slot(NamedTuple):

@@ -22,12 +22,14 @@ from ._records import (
     Record,
     RunEnd,
     RunMeta,
+    SlotKey,
     ToolCall,
     TurnRecord,
     attempt,
     grade,
     run_end,
     run_meta,
+    slot_key,
 )
 from ._schema import records_json_schema
 from ._validate import check_record
@@ -50,6 +52,7 @@ __all__ = [
     "RunEnd",
     "RunMeta",
     "RunWriter",
+    "SlotKey",
     "ToolCall",
     "TurnRecord",
     "attempt",
@@ -66,6 +69,7 @@ __all__ = [
     "run_end",
     "run_file_name",
     "run_meta",
+    "slot_key",
     "temp_roots",
     "unused_path",
 ]

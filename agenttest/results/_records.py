@@ -199,6 +199,7 @@ class Grade(TypedDict, total=False):
     fixtures_applied: bool
     strict_warnings: list[dict[str, Any]]
     precondition: CriterionResult
+    agent: str  # run --parity: the label of the agent whose attempt was graded
 
 
 class RunEnd(TypedDict, total=False):
@@ -244,3 +245,13 @@ def grade(**fields: Any) -> Grade:
 
 def run_end(**fields: Any) -> RunEnd:
     return cast(RunEnd, _stamped("run_end", fields))
+
+
+SlotKey = tuple[str, str, int]  # (run id, or "run id@agent" in a --parity run; test id; run)
+
+
+def slot_key(run_id: str, agent: Any, test_id: str, number: int) -> SlotKey:
+    """The attempt slot an attempt or grade record names. A ``--parity`` run labels each
+    attempt, and each grade of one, with its agent: each agent's attempts fill slots of their
+    own. Every reader that pairs grades with attempts keys them by this."""
+    return (run_id if agent is None else f"{run_id}@{agent}", test_id, number)
