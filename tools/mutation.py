@@ -128,6 +128,7 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
             ),
             "tests/test_house_mutants.py",
             "tests/test_results_mutants.py",
+            "tests/test_parity_grades.py",  # slot_key, and grades naming their agent
         ],
     ),
     "aggregate": (
@@ -162,6 +163,7 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
             "tests/test_house_mutants.py::"
             "test_a_retried_attempt_drops_the_always_fail_hit_of_the_attempt_it_replaces",
             "tests/test_verdict_trust.py::test_a_run_file_reported_with_its_copy_supersedes_nothing",
+            "tests/test_parity_grades.py",  # grades of a --parity run pair with their agent
         ],
     ),
 }
