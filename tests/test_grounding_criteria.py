@@ -453,7 +453,8 @@ def test_a_passage_across_two_cited_documents_is_held_by_neither() -> None:
 EVERY = crit("P", "citations_grounded", cite_all=True, pattern=r"DOC-\d+")
 
 
-def _missed(a: dict[str, Any], listed: str, ci: int = 0) -> None:
+def _expect_uncited(a: dict[str, Any], listed: str, ci: int = 0) -> None:
+    """`cite_all` fails for `a`, naming the uncited sources `listed` (at tool call `ci`)."""
     res = check(EVERY, a)
     assert res.holds is False
     assert res.evidence["tool_call"] == ci
@@ -465,12 +466,12 @@ def test_cite_all_reads_a_plain_text_result_as_one_document_keyed_by_its_first_c
     two = call("fetch", result=f"https://Ex.org/b and https://ex.org/c say {fox}")
     plain = call("fetch", result="nothing cited here")
     a = attempt(turn(f"So: {fox}.", [two, plain]))
-    _missed(a, "https://ex.org/b (the words “the quick brown fox jumps”)")
+    _expect_uncited(a, "https://ex.org/b (the words “the quick brown fox jumps”)")
     res = check(EVERY, a)
     assert res.evidence["text"] == "https://ex.org/b" and res.evidence["turn"] == 1
     # a document id found by the criterion's pattern keys it as well
     doc_id = call("notes", result="DOC-7: ninety nine red balloons float away")
-    _missed(
+    _expect_uncited(
         attempt(turn("Ninety nine red balloons float away.", [plain, doc_id])),
         "doc-7 (the words “ninety nine red balloons float”)",
         ci=1,
@@ -483,13 +484,13 @@ def test_cite_all_finds_documents_nested_in_objects_with_their_other_values() ->
         {"id": "DOC-12", "body": "red balloons float away now"},
     ]
     nested = call("search", result={"hits": hits})
-    _missed(
+    _expect_uncited(
         attempt(turn("Red balloons float away now and then.", [nested])),
         "doc-12 (the words “red balloons float away now”)",
     )
     # a document's text runs from its strings into its other values, a space between each
     page = {"url": "https://ex.org/n", "title": "alpha beta gamma", "count": 7, "more": 8}
-    _missed(
+    _expect_uncited(
         attempt(turn("Alpha beta gamma 7 8 in all.", [call("fetch", result=page)])),
         "https://ex.org/n (the words “alpha beta gamma 7 8”)",
     )
@@ -510,7 +511,9 @@ def test_cite_all_names_an_uncited_source_once_when_two_results_hold_it() -> Non
     first = call("fetch", result={"url": url, "text": "the quick brown fox jumps high"})
     again = call("fetch", result={"url": url, "text": "ninety nine red balloons float away"})
     reply = "The quick brown fox jumps high; ninety nine red balloons float away."
-    _missed(attempt(turn(reply, [first, again])), f"{url} (the words “the quick brown fox jumps”)")
+    _expect_uncited(
+        attempt(turn(reply, [first, again])), f"{url} (the words “the quick brown fox jumps”)"
+    )
 
 
 def test_numbers_derived_from_a_whole_result_and_from_nested_lists() -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agenttest.blocks import Block, Criterion, call_matches
 from agenttest.results import Evidence, ToolCall, TurnRecord
 
+from . import _normalize as nz
 from . import limits
 from ._calls import call_counts
 
@@ -126,6 +128,12 @@ class Ctx:
     def subst(self, text: str | None) -> str | None:
         """``{{name}}`` placeholders filled from the block's reference vars."""
         return None if text is None else self.block.fill(text)
+
+    def number(self, value: object) -> Decimal | None:
+        """A criterion's value as a number: a YAML number as itself (the text of 0.00001,
+        ``1e-05``, is no number in any accepted format), a text once its placeholders are
+        filled. None when it is no number."""
+        return nz.as_decimal(self.subst(value) if isinstance(value, str) else value)
 
     def names(self, role: str) -> frozenset[str] | None:
         """Concrete tool names of a role; None stands for `any` tool."""

@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from agenttest.blocks import Battery, load_battery
 from agenttest.errors import UsageError
-from agenttest.results import Grade, ReadNotes, RunWriter, iter_records, read_run_meta
+from agenttest.results import (
+    Grade,
+    ReadNotes,
+    RunWriter,
+    graded_attempt,
+    iter_records,
+    read_run_meta,
+)
 from agenttest.results import grade as new_grade
 
 from ._engine import grade_attempt
@@ -24,18 +31,14 @@ def grade_record(
     attempt: dict[str, Any], outcome: Any, rater: str, graded_at: str | None = None
 ) -> Grade:
     """The ``grade`` record of one attempt (keyed by test id, run and the attempt's start)."""
-    record = new_grade(
+    return new_grade(
         test_id=attempt.get("test_id"),
         run=attempt.get("run"),
         **{**outcome.record_fields(), "rater": rater},  # the rater asked for wins
         error_cause=outcome.error_cause,
         graded_at=graded_at or datetime.now(UTC).isoformat(timespec="seconds"),
+        **graded_attempt(attempt),
     )
-    if attempt.get("started_at"):
-        record["attempt_started_at"] = attempt["started_at"]
-    if attempt.get("agent") is not None:  # a --parity attempt: the grade names its agent
-        record["agent"] = attempt["agent"]
-    return record
 
 
 def regrade_run(

@@ -135,7 +135,7 @@ def file_content(ctx: Ctx, c: Criterion) -> Check:
     elif match == "regex":
         holds = limits.search(value, text, re.MULTILINE) is not None
     elif match == "number":
-        target = nz.as_decimal(value if isinstance(c.value, str) else c.value)
+        target = ctx.number(c.value)
         holds = target is not None and any(
             nz.number_equal(t.values, target, c.tolerance) for t in nz.extract_numbers(text)
         )

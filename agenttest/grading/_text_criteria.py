@@ -88,7 +88,7 @@ def _numbers(ctx: Ctx, c: Criterion, *, wrong: bool) -> Check:
     ti, text, early = last_response(ctx, c)
     if early is not None or text is None:
         return early or Check(None, ev(turn=ti))
-    target = nz.as_decimal(ctx.subst(c.value) if isinstance(c.value, str) else c.value)
+    target = ctx.number(c.value)
     if target is None:
         return Check(None, ev(turn=ti, note=f"criterion value {quoted(c.value)} is not a number"))
     tokens = nz.extract_numbers(text)

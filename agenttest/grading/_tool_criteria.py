@@ -148,9 +148,7 @@ def _arg_matches(ctx: Ctx, c: Criterion, raw: object) -> bool:
     text = as_text(raw)
     if match == "regex":
         return limits.search(value or "", text) is not None
-    # a number is read from the criterion's own value: YAML reads 0.00001 as a float, whose
-    # text (1e-05) is no number in any accepted format
-    target = nz.as_decimal(c.value if not isinstance(c.value, str) else value)
+    target = ctx.number(c.value)  # a YAML float as itself, not through its text
     if match == "number":
         return target is not None and any(
             nz.number_equal(t.values, target, c.tolerance) for t in nz.extract_numbers(text)

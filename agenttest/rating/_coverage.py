@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agenttest.results import ReadNotes, iter_records
+from agenttest.results import ReadNotes, SlotKey, iter_records, slot_key
 
 _JUDGE_NOTE = re.compile(r"judge [\w.:@+-]+: (PASS|FAIL|ERROR|UNDECIDED)\b")
 _KIND = re.compile(r"^(act|covers|consistent):")
@@ -65,8 +65,7 @@ judged = _judged
 
 def judge_coverage(paths: Iterable[str | Path]) -> list[Coverage]:
     """Coverage per judge rater over the run files (newest record per attempt)."""
-    # a --parity run labels each attempt with its agent: both agents' attempts count
-    newest: dict[tuple[str, str, str, int, Any], list[Any]] = {}
+    newest: dict[tuple[SlotKey, str], list[Any]] = {}  # (slot, rater)
     for path in paths:
         for record in iter_records(Path(path), ReadNotes(str(path))):
             if record.get("record_type") not in ("attempt", "grade"):
@@ -74,16 +73,12 @@ def judge_coverage(paths: Iterable[str | Path]) -> list[Coverage]:
             rater = str(record.get("rater") or "")
             if "+" not in rater:  # only rules+JUDGE raters ask a judge
                 continue
-            key = (
-                str(path),
-                rater,
-                str(record.get("test_id")),
-                int(record.get("run") or 0),
-                record.get("agent"),
-            )
-            newest[key] = list(record.get("criteria") or [])
+            # a --parity run's two agents answer the same (test, run): both count
+            test_id, number = str(record.get("test_id")), int(record.get("run") or 0)
+            key = slot_key(str(path), record.get("agent"), test_id, number)
+            newest[(key, rater)] = list(record.get("criteria") or [])
     out: dict[str, Coverage] = {}
-    for (_, rater, _, _, _), criteria in newest.items():
+    for (_, rater), criteria in newest.items():
         row = out.setdefault(rater, Coverage(rater))
         for kind, decided in _judged(criteria):
             row.asked += 1

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from agenttest.errors import AgentTestError, UsageError
-from agenttest.results import HUMAN_PREFIX, Grade, RunWriter
+from agenttest.results import HUMAN_PREFIX, Grade, RunWriter, graded_attempt
 from agenttest.results import grade as new_grade
 
 from ._load import Unit, collect
@@ -246,19 +246,15 @@ def _ask(answers: Iterator[str], out: TextIO, echo: bool) -> str:
 
 
 def grade_record(unit: Unit, rater: str, verdict: str, now: str | None = None) -> Grade:
-    record = new_grade(
+    return new_grade(
         test_id=unit.test_id,
         run=unit.run,
         rater=rater,
         verdict=verdict,
         criteria=[],
         graded_at=now or datetime.now(UTC).isoformat(timespec="seconds"),
+        **graded_attempt(unit.attempt),
     )
-    if unit.attempt.get("started_at"):
-        record["attempt_started_at"] = unit.attempt["started_at"]
-    if unit.attempt.get("agent") is not None:  # a --parity attempt: the grade names its agent
-        record["agent"] = unit.attempt["agent"]
-    return record
 
 
 def rate_run(

@@ -16,6 +16,7 @@ and a critical hit's ``auto`` flag. Every 2.1 field is optional, so a 2.0 record
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal, TypedDict, cast
 
 SCHEMA_VERSION = "2.1"
@@ -241,6 +242,17 @@ def attempt(**fields: Any) -> Attempt:
 
 def grade(**fields: Any) -> Grade:
     return cast(Grade, _stamped("grade", fields))
+
+
+def graded_attempt(attempt: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields that tie a grade to the attempt it graded: ``attempt_started_at`` (a retry's
+    grade is told from the attempt it replaced) and, in a ``--parity`` run, ``agent``."""
+    out: dict[str, Any] = {}
+    if attempt.get("started_at"):
+        out["attempt_started_at"] = attempt["started_at"]
+    if attempt.get("agent") is not None:
+        out["agent"] = attempt["agent"]
+    return out
 
 
 def run_end(**fields: Any) -> RunEnd:
