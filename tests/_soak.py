@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,10 @@ def _wrong(handler: Any) -> bool:
     return True
 
 
+def _silent(_handler: Any) -> bool:
+    return True  # nothing is sent: the stop cut the connection
+
+
 def behaviour(n: int, agent: LoopbackAgent) -> tuple[str, Behaviour]:
     """The agent's behaviour on night ``n`` (what a week of a local model can look like)."""
     if n == 2:
@@ -46,10 +49,16 @@ def behaviour(n: int, agent: LoopbackAgent) -> tuple[str, Behaviour]:
     if n == 3:
 
         def crash(turn: int) -> None:
-            if turn == 4:  # the agent process dies mid-night and stays down
-                threading.Thread(target=agent.stop, daemon=True).start()
+            # The agent process dies mid-night, before it answers turn 4, and stays down. In
+            # this handler's own thread, not one of its own: a stop left to another thread
+            # could come after the remaining turns on a loaded machine (all 9 answered).
+            if turn == 4:
+                agent.stop()
 
-        return "crashes after 3 turns", Behaviour(on_turn=crash)
+        return "crashes after 3 turns", Behaviour(
+            on_turn=crash,
+            raw_turns={t: _silent for t in range(4, 100)},  # a dead agent is silent
+        )
     if n == 5:
         return "never comes up", Behaviour(loading_s=10_000)
     if n == 6:
