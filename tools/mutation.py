@@ -62,7 +62,7 @@ _JUDGE_PAIRS = (
 MODULES: dict[str, tuple[str | list[str], list[str]]] = {
     "stats": (
         "agenttest/stats/",
-        ["tests/test_stats.py", "tests/test_stats_mutants.py", "tests/test_agreement.py"],
+        ["tests/test_stats.py", "tests/test_agreement.py"],
     ),
     "grading": (
         "agenttest/grading/",
