@@ -83,6 +83,21 @@ def test_a_later_attempt_supersedes_an_earlier_one(tmp_path: Path) -> None:
     assert report.integrity.errors_by_cause == ()
 
 
+def test_a_retried_attempt_drops_the_always_fail_hit_of_the_attempt_it_replaces(
+    tmp_path: Path,
+) -> None:
+    # an always-FAIL hit belongs to its attempt: a retry that replaces it takes it away
+    hit = [{"rule": "dangerous_command", "criterion": "F1", "evidence": {"turn": 1}}]
+    first = attempt("X", 1, "FAIL", started_at="2026-07-13T08:00:00+00:00", critical=hit)
+    retry = attempt("X", 1, "FAIL", started_at="2026-07-13T10:00:00+00:00")
+    alone = build_report([write(tmp_path / "a.jsonl", [meta("r", []), first])], details=False)
+    assert alone.blocks[0].critical == 1  # precondition: the first attempt's hit counts
+    both = write(tmp_path / "b.jsonl", [meta("r", []), first, retry])
+    report = build_report([both], details=False)
+    assert report.integrity.superseded == 1
+    assert report.blocks[0].critical == 0 and report.critical == ()
+
+
 def test_newest_grade_of_each_rater_wins(tmp_path: Path) -> None:
     path = _file(tmp_path, "r.jsonl", [
         _meta(),

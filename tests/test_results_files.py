@@ -1,4 +1,5 @@
-"""Run files: golden schema 2.0, torn lines, versions, one writer, no temp folders, no overwrite."""
+"""Run files: golden schema 2.0, torn lines, versions, one writer that fsyncs each record, no
+temp folders, no overwrite."""
 
 from __future__ import annotations
 
@@ -15,11 +16,14 @@ from agenttest.errors import InputError, UsageError
 from agenttest.results import (
     SCHEMA_VERSION,
     RunWriter,
+    attempt,
     check_not_temp,
     iter_records,
     run_file_name,
+    run_meta,
     unused_path,
 )
+from agenttest.results import _files as files
 from agenttest.results._reader import ReadNotes
 
 GOLDEN = Path(__file__).parent / "golden" / "run_2.0.jsonl"
@@ -82,6 +86,44 @@ def test_writer_appends_whole_lines_and_heals_a_torn_tail(tmp_path: Path) -> Non
     assert [r["record_type"] for r in records] == ["run_meta", "attempt"]
     assert records[1]["test_id"] == "L1-CALC-01" and records[1]["schema_version"] == SCHEMA_VERSION
     assert notes.torn_lines == [2]
+
+
+class _Spy:
+    """The writer's view of the os module, with write and fsync recorded."""
+
+    def __init__(self, write: object, fsync: object) -> None:
+        self.write, self.fsync = write, fsync
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(os, name)
+
+
+def test_append_fsyncs_after_writing_each_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A kill -9 test cannot see a missing fsync (the page cache survives the process); only
+    # the order of the calls can.
+    calls: list[str] = []
+    real_write, real_fsync = os.write, os.fsync
+
+    def write(fd: int, data: memoryview) -> int:
+        calls.append("write")
+        written: int = real_write(fd, data)
+        return written
+
+    def fsync(fd: int) -> None:
+        calls.append("fsync")
+        real_fsync(fd)
+
+    writer = RunWriter(tmp_path / "run.jsonl", create=True)
+    monkeypatch.setattr(files, "os", _Spy(write, fsync))
+    try:
+        writer.append(run_meta(run_id="x"))
+        writer.append(attempt(test_id="T-01", run=1))
+    finally:
+        monkeypatch.undo()
+        writer.close()
+    assert calls == ["write", "fsync", "write", "fsync"]
 
 
 def test_writer_never_overwrites(tmp_path: Path) -> None:

@@ -90,6 +90,26 @@ def test_never_ready_gives_up_after_the_limit(tmp_path: Path) -> None:
         assert time.monotonic() - started >= 0.25
 
 
+def test_the_readiness_back_off_stops_growing_at_max_poll_s(tmp_path: Path) -> None:
+    with LoopbackAgent(Behaviour(loading_s=3600)) as agent:
+        client = client_for(
+            agent.url, tmp_path, readiness={"timeout_s": 3600, "poll_s": 0.01, "max_poll_s": 0.04}
+        )
+        pauses: list[float] = []
+
+        def sleep(seconds: float) -> None:
+            pauses.append(seconds)
+            if len(pauses) == 8:
+                agent.state.started = time.monotonic() - 7200  # ready from now on
+            time.sleep(seconds)
+
+        client.sleep = sleep
+        client.wait_ready()
+    assert pauses[0] == pytest.approx(0.01)
+    assert max(pauses) == pytest.approx(0.04)  # it grew to the cap ...
+    assert pauses[-3:] == pytest.approx([0.04, 0.04, 0.04])  # ... and stayed there
+
+
 def test_busy_replies_are_waited_out_honouring_retry_after(tmp_path: Path) -> None:
     with LoopbackAgent(Behaviour(busy_first=3, retry_after="0.15")) as agent:
         client = client_for(agent.url, tmp_path)

@@ -76,7 +76,6 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
             # rules at a 20-character cap
             "tests/test_stream_criteria.py",
             "tests/test_grounding_criteria.py",
-            "tests/test_house_mutants.py",
             *(
                 p.relative_to(ROOT).as_posix()
                 for p in sorted(ROOT.glob("tests/test_grading_mutants*.py"))
@@ -105,7 +104,6 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
         ],
         [
             "tests/test_runner_client.py",
-            "tests/test_house_mutants.py",
             "tests/test_runner_stream.py",
             "tests/test_client_mutants.py",
         ],
@@ -126,7 +124,6 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
             *tests_without(
                 "tests/test_record_fuzz.py", skip=("test_no_odd_field_value_crashes_a_command",)
             ),
-            "tests/test_house_mutants.py",
             "tests/test_results_mutants.py",
             "tests/test_parity_grades.py",  # slot_key, and grades naming their agent
         ],
@@ -138,8 +135,7 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
             # In-process reports of small run files. Every test here reaches the reader's
             # hot loop, so each is paid again by each of its mutants: not the 21 MB file of
             # the memory test, the CLI subprocesses (most of test_report_formats, the
-            # mixed-battery refusal), the loopback agent runs (test_cases, the rest of
-            # test_house_mutants), Chromium (test_report_viewer), the corpus and grading
+            # mixed-battery refusal), the loopback agent runs (test_cases), Chromium (test_report_viewer), the corpus and grading
             # tests of test_verdict_trust, nor the sections' own HTML and Markdown tests
             # (test_report_ttft, the trust page): 1-15 s each under `--durations`. The
             # whole files took >50 min in mutmut's first pass alone.
@@ -160,8 +156,6 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
             "tests/test_report_formats.py::test_json_rates_are_null_without_gradable_attempts",
             "tests/test_report_formats.py::"
             "test_junit_skips_a_block_whose_attempts_all_await_a_human_rating",
-            "tests/test_house_mutants.py::"
-            "test_a_retried_attempt_drops_the_always_fail_hit_of_the_attempt_it_replaces",
             "tests/test_verdict_trust.py::test_a_run_file_reported_with_its_copy_supersedes_nothing",
             "tests/test_parity_grades.py",  # grades of a --parity run pair with their agent
         ],
