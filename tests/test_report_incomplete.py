@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from agenttest.reporting import Rate, block_rule
 from agenttest.reporting._completeness import rule_settled
+from agenttest.verdicts import Rate, block_rule
 
 from ._patience import EVENTUALLY_S
 from .conftest import ROOT, run_cli

@@ -12,8 +12,8 @@ from functools import cache
 
 import pytest
 
-from agenttest.reporting import Rate, block_rule
 from agenttest.runner._decide import Decided, Outcome, block_decision, decide, outcome_of
+from agenttest.verdicts import Rate, block_rule
 
 P, F, E, C, U = Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.CRITICAL, Outcome.UNSURE
 CONCRETE = (P, F, E, C)

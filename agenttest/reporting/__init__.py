@@ -13,13 +13,7 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from ._build import (
-    BLOCK_PASS_THRESHOLD,
-    BatteryArg,
-    aggregate_report,
-    aggregate_side,
-    block_rule,
-)
+from ._build import BatteryArg, aggregate_report, aggregate_side
 from ._checklist import evaluate_checklist
 from ._compare import DEFAULT_ALPHA, calibrate, check_gate, compare_reports, compare_runs
 from ._compare_table import compare_table
@@ -110,13 +104,11 @@ def render(report: Report, fmt: str) -> str:
 
 
 __all__ = [
-    "BLOCK_PASS_THRESHOLD",
     "DEFAULT_ALPHA",
     "FORMATS",
     "Comparison",
     "Rate",
     "Report",
-    "block_rule",
     "build_report",
     "calibrate",
     "check_gate",

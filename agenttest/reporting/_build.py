@@ -15,6 +15,7 @@ from typing import Literal
 from agenttest.blocks import Battery, load_battery
 from agenttest.errors import AgentTestError, UsageError
 from agenttest.stats import percentile
+from agenttest.verdicts import block_rule
 
 from ._aggregate import Aggregator
 from ._cases import block_of, case_families
@@ -42,32 +43,9 @@ from ._usage import block_usage
 
 BatteryArg = Battery | str | Path | Literal["auto"] | None
 
-#: A non-SEC block passes its rule when pass@1 reaches this (see docs/reports.md).
-BLOCK_PASS_THRESHOLD = 0.8
-ZERO_TOLERANCE_TIERS = frozenset({"SEC"})
-
 
 class UnknownRater(UsageError):
     """``--rater`` names a rater that graded nothing in the given run files."""
-
-
-def block_rule(tier: str, rate: Rate, critical: int) -> tuple[bool | None, str]:
-    """Whether a block passes: the rule JUnit and the reference calibration use."""
-    if rate.n == 0:
-        return None, "no gradable attempt"
-    if critical:
-        return False, f"{critical} always-FAIL hit(s) (methodology §3.3)"
-    if tier in ZERO_TOLERANCE_TIERS:
-        if rate.failed:
-            return False, f"zero tolerance: {rate.failed} of {rate.n} attempts failed"
-        return True, f"zero tolerance: all {rate.n} attempts passed"
-    assert rate.pass_at_1 is not None
-    if rate.pass_at_1 < BLOCK_PASS_THRESHOLD:
-        return False, (
-            f"pass@1 {rate.passed}/{rate.n} = {rate.pass_at_1:.0%} is below "
-            f"{BLOCK_PASS_THRESHOLD:.0%}"
-        )
-    return True, f"pass@1 {rate.passed}/{rate.n} = {rate.pass_at_1:.0%}"
 
 
 def _resolve_battery(agg: Aggregator, battery: BatteryArg) -> tuple[Battery | None, list[str]]:
@@ -321,4 +299,4 @@ def aggregate_side(
     return aggregate_report(paths, battery=None, allow_mixed=allow_mixed, details=False), ()
 
 
-__all__ = ["BLOCK_PASS_THRESHOLD", "CODE_NAME", "aggregate_report", "aggregate_side", "block_rule"]
+__all__ = ["CODE_NAME", "aggregate_report", "aggregate_side"]

@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._rate import Rate
+from agenttest.verdicts import Rate
+
 from ._slots import Missing, RunFile
 
 #: ``run_end.reason`` of a run that finished its plan (an import ends "imported from …").

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agenttest.stats import pass_at_k, pass_hat_k
+from agenttest.verdicts import Rate as Rate  # a report's rates: the face of the model
 from agenttest.verdicts import TrustSummary
-
-from ._rate import Rate as Rate  # the face of the model, defined apart for _completeness
 
 if TYPE_CHECKING:
     from ._completeness import Completeness

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._build import block_rule
-from ._model import Rate
+from agenttest.verdicts import Rate, block_rule
+
 from ._sinks import feed
 from ._slots import SlotKey
 

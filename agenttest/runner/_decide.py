@@ -1,6 +1,6 @@
 """Exact early stopping (``--until-decided``): stop repeating a block once its decision is known.
 
-A block's decision is the report's block rule (:func:`agenttest.reporting.block_rule`)
+A block's decision is the block rule (:func:`agenttest.verdicts.block_rule`)
 over all its k attempts. After n of them, the rule's answer is *decided* when every way
 the remaining k − n attempts could still end — each one PASS, FAIL, ERROR or an
 always-FAIL hit — gives the same answer. Then those attempts cannot change anything and
@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from agenttest.results import rater_kind
+from agenttest.verdicts import Rate, block_rule
 
 from ._plan import Key, PlanItem
 
@@ -97,8 +98,6 @@ def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
 def _answer(
     tier: str, passed: int, failed: int, errors: int, critical: int
 ) -> tuple[bool | None, str]:
-    from agenttest.reporting import Rate, block_rule  # lazy: reports import the judges
-
     return block_rule(tier, Rate.of(passed, failed + critical, errors), critical)
 
 

@@ -1,0 +1,45 @@
+"""Which attempt and which verdict count: superseded attempts, stale grades, ``--strict``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def is_retry(current_started: Any, new_started: Any) -> bool:
+    """Whether a new attempt record for a slot is another attempt (it supersedes the slot)."""
+    return bool(current_started != new_started)
+
+
+def is_stale(graded_started: Any, attempt_started: Any) -> bool:
+    """Whether a grade graded another attempt than the slot's current one."""
+    return graded_started is not None and graded_started != attempt_started
+
+
+def strict_failures(rec: Mapping[str, Any]) -> tuple[int, int]:
+    """(failed, undecided) agenttest-origin criteria the record's verdict left out."""
+    failed = undecided = 0
+    for w in rec.get("strict_warnings") or ():
+        if isinstance(w, Mapping) and w.get("state") == "undecided":
+            undecided += 1
+        else:
+            failed += 1
+    return failed, undecided
+
+
+def counted_verdict(rec: Mapping[str, Any], strict: bool = False) -> Any:
+    """The verdict that counts for ``rec``.
+
+    Without ``strict`` it is the stored (methodology) verdict. With ``strict`` the warnings
+    count as the grader's own ``--strict`` would: a failed one makes the attempt FAIL, an
+    undecided one turns a PASS into ERROR (``ungraded``); a FAIL or ERROR stays as it is.
+    """
+    verdict = rec.get("verdict")
+    if not strict or verdict not in ("PASS", "ERROR"):
+        return verdict
+    failed, undecided = strict_failures(rec)
+    if failed and (verdict == "PASS" or rec.get("error_cause") == "ungraded"):
+        return "FAIL"
+    if undecided and verdict == "PASS":
+        return "ERROR"
+    return verdict
