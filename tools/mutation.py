@@ -146,7 +146,6 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
                     "test_files_of_different_batteries_are_refused_unless_asked",
                 ),
             ),
-            "tests/test_aggregate_mutants.py",
             "tests/test_report_published.py",
             "tests/test_report_one_pass.py",
             *tests_without(
