@@ -105,7 +105,6 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
         [
             "tests/test_runner_client.py",
             "tests/test_runner_stream.py",
-            "tests/test_client_mutants.py",
         ],
     ),
     "results": (
