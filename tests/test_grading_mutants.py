@@ -18,16 +18,17 @@ from typing import Any, cast
 
 import pytest
 
+from agenttest import text as nz
 from agenttest.blocks import load_battery
-from agenttest.grading import _normalize as nz
-from agenttest.grading import _stem, files_of_interest, grade_attempt, numbers, regrade, regrade_run
 from agenttest.grading import _world as world
+from agenttest.grading import files_of_interest, grade_attempt, regrade, regrade_run
 from agenttest.grading._abstain import abstain_cue, stem_find
 from agenttest.grading._calls import calls_text
 from agenttest.grading._context import Check, Ctx
 from agenttest.grading._text_criteria import _mentioned_not_obeyed
 from agenttest.results import RunWriter, ToolCall, iter_records, run_meta
 from agenttest.results import attempt as attempt_record
+from agenttest.text import _stem
 
 from .fixtures.grading import HERE, attempt, block, call, check, crit, turn
 
@@ -226,20 +227,20 @@ def test_files_of_interest_are_the_file_criteria_paths_filled_and_once_each() ->
 
 
 def test_dates_and_values_agree_on_every_part_both_know() -> None:
-    assert numbers.same_date({(2024, 3, 15)}, [(2024, 3, 15)])
-    assert numbers.same_date({(2024, 3, 15)}, [(None, 3, 15)])  # no year: not a conflict
-    assert numbers.same_date({(2024, 3, 15), (2024, 15, 3)}, [(None, 15, 3)])  # some reading
-    assert not numbers.same_date({(2024, 3, 15)}, [(2024, 3, 16)])
-    assert not numbers.same_date({(2024, 3, 15)}, [(2025, None, None), (2024, 4, None)])
-    assert not numbers.same_date(set(), [(2024, 3, 15)])
-    [us] = numbers.extract_dates("03/04/2024")  # both orders
-    [eu] = numbers.extract_dates("4 March 2024")
-    [other] = numbers.extract_dates("2024-04-03")
-    assert numbers.dates_match(us, eu) and numbers.dates_match(us, other)
-    assert not numbers.dates_match(eu, numbers.extract_dates("5 March 2024")[0])
+    assert nz.same_date({(2024, 3, 15)}, [(2024, 3, 15)])
+    assert nz.same_date({(2024, 3, 15)}, [(None, 3, 15)])  # no year: not a conflict
+    assert nz.same_date({(2024, 3, 15), (2024, 15, 3)}, [(None, 15, 3)])  # some reading
+    assert not nz.same_date({(2024, 3, 15)}, [(2024, 3, 16)])
+    assert not nz.same_date({(2024, 3, 15)}, [(2025, None, None), (2024, 4, None)])
+    assert not nz.same_date(set(), [(2024, 3, 15)])
+    [us] = nz.extract_dates("03/04/2024")  # both orders
+    [eu] = nz.extract_dates("4 March 2024")
+    [other] = nz.extract_dates("2024-04-03")
+    assert nz.dates_match(us, eu) and nz.dates_match(us, other)
+    assert not nz.dates_match(eu, nz.extract_dates("5 March 2024")[0])
     one = frozenset({Decimal(1)})
-    assert numbers.values_match(one, frozenset({Decimal(1), Decimal(1000)}))
-    assert not numbers.values_match(one, frozenset({Decimal(2)}))
+    assert nz.values_match(one, frozenset({Decimal(1), Decimal(1000)}))
+    assert not nz.values_match(one, frozenset({Decimal(2)}))
 
 
 # ------------------------------------------------------------------ _engine
@@ -1017,7 +1018,7 @@ def test_only_a_lost_reply_with_its_audit_lets_an_unfinished_attempt_fail() -> N
 def test_each_date_form_reads_as_its_year_month_and_day(
     text: str, found: list[tuple[str, set[Any]]]
 ) -> None:
-    assert [(d.text, set(d.values)) for d in numbers.extract_dates(text)] == found
+    assert [(d.text, set(d.values)) for d in nz.extract_dates(text)] == found
 
 
 # ------------------------------------------------------------------ _normalize
@@ -1183,7 +1184,7 @@ def test_a_graders_finer_rule_is_named_after_the_criterion_type() -> None:
 
 
 def test_a_grouped_number_before_a_version_does_not_end_the_search() -> None:
-    assert [v.value for v in numbers.extract_versions("1.234.567 ve 1.2.3")] == ["1.2.3"]
+    assert [v.value for v in nz.extract_versions("1.234.567 ve 1.2.3")] == ["1.2.3"]
 
 
 def test_a_grader_that_fails_or_is_missing_leaves_its_criterion_undecided(

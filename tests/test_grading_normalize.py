@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from agenttest.grading import _normalize as nz
+from agenttest import text as nz
 
 
 def values(text: str) -> list[set[Decimal]]:

@@ -15,8 +15,14 @@ from agenttest.judges._checks import (
     reference_entities,
     run_checks,
 )
-from agenttest.judges._numbers import extract_dates, extract_numbers, numbers_match
-from agenttest.judges._text import looks_turkish, match_key, tr_casefold
+from agenttest.text import (
+    date_mentions,
+    looks_turkish,
+    match_key,
+    number_mentions,
+    numbers_agree,
+    tr_casefold,
+)
 
 
 def statuses(reference: str, candidate: str) -> dict[str, str]:
@@ -45,7 +51,7 @@ def test_looks_turkish() -> None:
 
 
 def one_number(text: str) -> object:
-    found = extract_numbers(text)
+    found = number_mentions(text)
     assert len(found) == 1, found
     return found[0]
 
@@ -67,7 +73,7 @@ def one_number(text: str) -> object:
     ],
 )
 def test_numbers_match_across_formats(a: str, b: str) -> None:
-    assert numbers_match(one_number(a), one_number(b))  # type: ignore[arg-type]
+    assert numbers_agree(one_number(a), one_number(b))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -82,12 +88,12 @@ def test_numbers_match_across_formats(a: str, b: str) -> None:
     ],
 )
 def test_different_numbers_do_not_match(a: str, b: str) -> None:
-    assert not numbers_match(one_number(a), one_number(b))  # type: ignore[arg-type]
+    assert not numbers_agree(one_number(a), one_number(b))  # type: ignore[arg-type]
 
 
 def test_lone_one_is_not_a_number() -> None:
-    assert extract_numbers("Use the old one, it is a bir hata") == []
-    assert [sorted(m.readings) for m in extract_numbers("twenty one")] == [[21.0]]
+    assert number_mentions("Use the old one, it is a bir hata") == []
+    assert [sorted(m.readings) for m in number_mentions("twenty one")] == [[21.0]]
 
 
 def test_number_check_statuses() -> None:
@@ -130,7 +136,7 @@ def test_wrong_dates_fail(a: str, b: str) -> None:
 
 
 def test_ambiguous_slash_date_reads_both_ways() -> None:
-    (date,) = extract_dates("03/04/2024")
+    (date,) = date_mentions("03/04/2024")
     assert date.readings == frozenset({(2024, 3, 4), (2024, 4, 3)})
 
 

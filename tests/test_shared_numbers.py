@@ -1,4 +1,4 @@
-"""The shared number reader (agenttest.grading.numbers): one implementation for the
+"""The shared number reader (agenttest.text): one implementation for the
 deterministic criteria and the judge."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from decimal import Decimal
 
 import pytest
 
-from agenttest.grading import numbers
+from agenttest import text as numbers
 from agenttest.judges._checks import check_facts
-from agenttest.judges._numbers import extract_numbers as judge_numbers
-from agenttest.judges._numbers import numbers_match
+from agenttest.text import number_mentions as judge_numbers
+from agenttest.text import numbers_agree
 
 
 def test_versions_are_strings_of_parts_and_never_decimals() -> None:
@@ -63,7 +63,7 @@ def test_digits_glued_to_a_word_are_a_name() -> None:
 )
 def test_judge_reads_numbers_through_the_shared_reader(a: str, b: str, same: bool) -> None:
     (x,), (y,) = judge_numbers(a), judge_numbers(b)
-    assert numbers_match(x, y) is same
+    assert numbers_agree(x, y) is same
     shared_x = numbers.quantities(a)
     assert shared_x.numbers or shared_x.versions, "the shared reader sees the figure too"
 

@@ -1,7 +1,7 @@
 """Mutation testing of one module at a time, with only the tests that exercise it.
 
     python tools/mutation.py stats            # copy, configure, run, print the survivors
-    python tools/mutation.py grading --only "agenttest.grading._normalize*"
+    python tools/mutation.py text --only "agenttest.text._normalize*"
     python tools/mutation.py --list
 
 mutmut (``pip install mutmut``; 3.x) mutates in ``mutants/`` next to ``pyproject.toml`` and
@@ -58,6 +58,11 @@ _JUDGE_PAIRS = (
     "test_a_judge_left_early_is_closed",
 )
 
+#: the grading survivors' tests: they pin the criteria and the text reading under them
+_GRADING_MUTANTS = [
+    p.relative_to(ROOT).as_posix() for p in sorted(ROOT.glob("tests/test_grading_mutants*.py"))
+]
+
 #: module -> (path or paths to mutate, the test files that exercise it)
 MODULES: dict[str, tuple[str | list[str], list[str]]] = {
     "stats": (
@@ -84,10 +89,7 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
             ),
             "tests/test_stream_criteria.py",
             "tests/test_grounding_criteria.py",
-            *(
-                p.relative_to(ROOT).as_posix()
-                for p in sorted(ROOT.glob("tests/test_grading_mutants*.py"))
-            ),
+            *_GRADING_MUTANTS,
             "tests/test_shared_numbers.py",
             # file criteria, the world state, preconditions and regrade, in process
             *tests_without("tests/test_calls_counted.py", "imported", "battery"),
@@ -101,6 +103,16 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
                 ),
             ),
             *tests_without("tests/test_library_commands.py", skip=_JUDGE_PAIRS),
+        ],
+    ),
+    "text": (
+        # text and number reading, shared by grading and the judges (split from grading)
+        "agenttest/text/",
+        [
+            "tests/test_grading_normalize.py",
+            "tests/test_shared_numbers.py",
+            "tests/test_judge_checks.py",
+            *_GRADING_MUTANTS,
         ],
     ),
     "client": (

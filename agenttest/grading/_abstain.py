@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from . import _normalize as nz
+from agenttest import text as nz
 
 ABSTAIN_EN = (
     "don't know", "do not know", "not stated", "isn't stated", "is not stated",

@@ -10,9 +10,9 @@ import re
 from datetime import UTC, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from agenttest import text as nz
 from agenttest.blocks import Criterion
 
-from . import _normalize as nz
 from ._context import Check, Ctx, ev, last_response
 
 _TIME = re.compile(

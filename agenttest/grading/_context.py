@@ -9,10 +9,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agenttest import text as nz
 from agenttest.blocks import Block, Criterion, call_matches
 from agenttest.results import Evidence, ToolCall, TurnRecord
 
-from . import _normalize as nz
 from . import limits
 from ._calls import call_counts
 

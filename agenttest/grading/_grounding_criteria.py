@@ -17,9 +17,9 @@ import re
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal, localcontext
 from typing import Any
 
+from agenttest import text as nz
 from agenttest.blocks import Criterion, call_matches
 
-from . import _normalize as nz
 from ._abstain import abstain_cue, stem_find
 from ._context import ALL_TURNS, Check, Ctx, as_text, call_evidence, ev, quoted
 from ._grounding_sources import (

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from agenttest import text as nz
 from agenttest.blocks import Criterion
 
-from . import _normalize as nz
 from . import limits
 from ._context import LAST_TURN, Check, Ctx, as_text, ev, quoted
 

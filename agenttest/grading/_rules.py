@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
+from agenttest import text as nz
 from agenttest.blocks import ALWAYS_FAIL_RULES
 from agenttest.results import Evidence, ToolCall
 
-from . import _normalize as nz
 from ._context import Ctx, as_text, call_evidence, quoted
 from ._tool_criteria import SHELL_ROLE, shell_command
 

@@ -13,9 +13,9 @@ from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Any
 
+from agenttest import text as nz
 from agenttest.blocks import Block, Criterion
 
-from . import _normalize as nz
 from . import _world as w
 from . import limits
 from ._context import LAST_TURN, Check, Ctx, as_text, ev, fixtures_applied, quoted

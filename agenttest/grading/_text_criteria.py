@@ -1,7 +1,7 @@
 """Graders over the response text: keywords, numbers, patterns, structure, questions.
 
 Response checks look at the last turn unless the criterion names a `turn`. All
-comparisons go through :mod:`._normalize` (§3.2: wording, case, diacritics and number
+comparisons go through :mod:`agenttest.text` (§3.2: wording, case, diacritics and number
 format do not matter; the value does).
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
+from agenttest import text as nz
 from agenttest.blocks import Criterion
 
-from . import _normalize as nz
 from . import limits
 from ._context import Check, Ctx, ev, last_response, quoted, wanted_text
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
+from agenttest import text as nz
 from agenttest.blocks import Criterion, call_matches
 from agenttest.results import ToolCall
 
-from . import _normalize as nz
 from . import limits
 from ._calls import calls_text
 from ._context import (

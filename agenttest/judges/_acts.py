@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from agenttest.judges._claims import stem_words
-from agenttest.judges._text import looks_turkish, match_key
+from agenttest.text import looks_turkish, match_key
 
 Act = Literal["declines", "refuses_with_reason", "asks_clarification", "complies"]
 #: The acts a reply is classified into (refuses_with_reason = declines + a reason).

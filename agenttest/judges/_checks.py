@@ -32,8 +32,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agenttest.judges._numbers import Mention, dates_match, numbers_match, values
-from agenttest.judges._text import looks_turkish, match_key, normalise, tr_casefold, words
+from agenttest.text import (
+    Mention,
+    dates_agree,
+    looks_turkish,
+    match_key,
+    mentions,
+    normalise,
+    numbers_agree,
+    tr_casefold,
+    words,
+)
 
 Status = Literal["ok", "fail", "warn", "n/a"]
 
@@ -158,10 +167,10 @@ def _compare(
 
 def check_facts(reference: str, candidate: str) -> tuple[list[CheckResult], dict[str, float]]:
     """Dates, then numbers (dates are cut out before numbers are read)."""
-    ref_dates, ref_nums = values(reference)
-    cand_dates, cand_nums = values(candidate)
-    dates, wrong_d, missing_d = _compare("dates", ref_dates, cand_dates, dates_match)
-    nums, wrong_n, missing_n = _compare("numbers", ref_nums, cand_nums, numbers_match)
+    ref_dates, ref_nums = mentions(reference)
+    cand_dates, cand_nums = mentions(candidate)
+    dates, wrong_d, missing_d = _compare("dates", ref_dates, cand_dates, dates_agree)
+    nums, wrong_n, missing_n = _compare("numbers", ref_nums, cand_nums, numbers_agree)
     features = {
         "wrong_number": float(wrong_n),
         "missing_number": float(missing_n),

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import re
 
-from agenttest.judges._text import looks_turkish, match_key, normalise, words
+from agenttest.text import looks_turkish, match_key, normalise, words
 
 _BULLET_RE = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+")
 _INLINE_NUMBER_RE = re.compile(r"(?:(?<=^)|(?<=\s))\d{1,2}[.)]\s+(?=\S)")

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 from agenttest.judges._checks import _contains, _yes_no, negation_cues, reference_entities
 from agenttest.judges._claims import content_stems, split_clauses
-from agenttest.judges._numbers import Mention, dates_match, numbers_match
-from agenttest.judges._numbers import values as _values
-from agenttest.judges._text import match_key
+from agenttest.text import Mention, dates_agree, match_key, mentions, numbers_agree
 
 #: Share of the smaller clause's content stems two clauses must share to be compared.
 CLAUSE_OVERLAP = 0.5
@@ -42,11 +40,11 @@ def _conflict(kind: str, ref: list[Mention], got: list[Mention], allowed: list[M
 
 
 def value_conflict(claim: str, sentence: str, tool_text: str = "") -> str | None:
-    ref_dates, ref_nums = _values(claim)
-    got_dates, got_nums = _values(sentence)
-    tool_dates, tool_nums = _values(tool_text) if tool_text else ([], [])
-    return _conflict("date", ref_dates, got_dates, tool_dates, dates_match) or _conflict(
-        "number", ref_nums, got_nums, tool_nums, numbers_match
+    ref_dates, ref_nums = mentions(claim)
+    got_dates, got_nums = mentions(sentence)
+    tool_dates, tool_nums = mentions(tool_text) if tool_text else ([], [])
+    return _conflict("date", ref_dates, got_dates, tool_dates, dates_agree) or _conflict(
+        "number", ref_nums, got_nums, tool_nums, numbers_agree
     )
 
 
@@ -111,16 +109,16 @@ def pair_conflicts(
 def values_agree(reference: str, reply: str, tool_text: str = "") -> bool:
     """The reply states figures, each one the reference's (or the tools'), and at least one
     of the reference's: its answer is the reference's answer whatever the wording."""
-    ref_dates, ref_nums = _values(reference)
-    got_dates, got_nums = _values(reply)
-    tool_dates, tool_nums = _values(tool_text) if tool_text else ([], [])
+    ref_dates, ref_nums = mentions(reference)
+    got_dates, got_nums = mentions(reply)
+    tool_dates, tool_nums = mentions(tool_text) if tool_text else ([], [])
     if not (got_dates or got_nums) or not (ref_dates or ref_nums):
         return False
     known_nums, known_dates = ref_nums + tool_nums, ref_dates + tool_dates
-    if any(not any(numbers_match(g, k) for k in known_nums) for g in got_nums):
+    if any(not any(numbers_agree(g, k) for k in known_nums) for g in got_nums):
         return False
-    if any(not any(dates_match(g, k) for k in known_dates) for g in got_dates):
+    if any(not any(dates_agree(g, k) for k in known_dates) for g in got_dates):
         return False
-    return any(numbers_match(r, g) for r in ref_nums for g in got_nums) or any(
-        dates_match(r, g) for r in ref_dates for g in got_dates
+    return any(numbers_agree(r, g) for r in ref_nums for g in got_nums) or any(
+        dates_agree(r, g) for r in ref_dates for g in got_dates
     )

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from agenttest.judges import _acts
 from agenttest.judges._claims import overlap, split_items, split_sentences
 from agenttest.judges._pairs import pair_conflicts, values_agree, yes_no_conflict
-from agenttest.judges._text import looks_turkish
+from agenttest.text import looks_turkish
 
 if TYPE_CHECKING:
     import numpy as np

@@ -2,7 +2,7 @@
 
 Keyword criteria with ``stem: true`` compare the value and the response word by word. Two
 words are the same word when one of these holds (both sides already folded by
-``_normalize``):
+``agenttest.text``):
 
 * equal, or the response word starts with the value word (the value names a stem, as
   battery lists always did: ``dosya`` in ``dosyası``);

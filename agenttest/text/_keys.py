@@ -1,4 +1,8 @@
-"""Text normalisation shared by the deterministic checks (English and Turkish)."""
+"""The comparison key of a sentence and a guess at its language (English and Turkish).
+
+The judge's checks compare whole sentences in :func:`match_key` form; the grader's
+criteria compare values and responses through :mod:`._normalize` (which keeps spans).
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The judge's view of figures in text: the grader's shared number reader, plus number words.
+"""The figures a text mentions, as the judge compares them: the shared reader plus number words.
 
 Digits, decimal marks, Unicode minus, thousands separators, versions (``v0.16.2``) and
-dates are read by :mod:`agenttest.grading.numbers`, the same reader the deterministic
+dates are read by :func:`._quantities.quantities`, the same reader the deterministic
 criteria use, so "the same number" means one thing in the whole tool. A written number can
 mean more than one value (``29.988`` is 29988 in Turkish and 29.988 in English), so each
 mention carries the *set* of its readings and two mentions match when the sets meet.
@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from agenttest.grading import numbers as shared
-from agenttest.judges._text import looks_turkish, match_key
+from ._keys import looks_turkish, match_key
+from ._quantities import DateValue, quantities, same_date
 
 #: a number's value, a version string ("0.16.2") or a date (year, month, day)
 Reading = Decimal | str | tuple[int | None, int | None, int | None]
@@ -86,10 +86,10 @@ def _word_numbers(key: str) -> list[Mention]:
     return found
 
 
-def values(text: str) -> tuple[list[Mention], list[Mention]]:
+def mentions(text: str) -> tuple[list[Mention], list[Mention]]:
     """(dates, numbers) stated in ``text``; versions count as numbers (their own kind of
     reading, so ``0.16.2`` never equals a decimal)."""
-    found = shared.quantities(text)
+    found = quantities(text)
     dates = [Mention(d.text, frozenset(d.values)) for d in found.dates]
     numbers = [Mention(n.text, frozenset(n.values)) for n in found.numbers]
     numbers += [Mention(v.text, frozenset({v.value})) for v in found.versions]
@@ -97,22 +97,25 @@ def values(text: str) -> tuple[list[Mention], list[Mention]]:
     return dates, numbers
 
 
-def extract_numbers(text: str) -> list[Mention]:
+def number_mentions(text: str) -> list[Mention]:
     """The numbers of ``text`` (digits in any common format, versions, number words)."""
-    return values(text)[1]
+    return mentions(text)[1]
 
 
-def extract_dates(text: str) -> list[Mention]:
-    return values(text)[0]
+def date_mentions(text: str) -> list[Mention]:
+    """The dates of ``text``."""
+    return mentions(text)[0]
 
 
-def numbers_match(a: Mention, b: Mention) -> bool:
+def numbers_agree(a: Mention, b: Mention) -> bool:
+    """Some reading of one number mention equals some reading of the other."""
     return not a.readings.isdisjoint(b.readings)
 
 
-def dates_match(a: Mention, b: Mention) -> bool:
-    return shared.same_date(_date_readings(a), _date_readings(b))
+def dates_agree(a: Mention, b: Mention) -> bool:
+    """Some reading of one date mention agrees with one of the other (see ``same_date``)."""
+    return same_date(_date_readings(a), _date_readings(b))
 
 
-def _date_readings(m: Mention) -> list[shared.DateValue]:
+def _date_readings(m: Mention) -> list[DateValue]:
     return [r for r in m.readings if isinstance(r, tuple)]

@@ -1,10 +1,8 @@
-"""The public face of the shared number reader: numbers, versions and dates in free text.
+"""Dates and versions in free text, and the figures of a text read as all three.
 
-One implementation for everything that compares figures: the deterministic criteria
-(``response_number`` and friends, through :mod:`agenttest.grading._normalize`) and the
-on-device judge (:mod:`agenttest.judges`). What a written number can mean is decided in
-:func:`readings` (decimal marks, Unicode minus, thousands separators, ambiguity kept as a
-set of values); this module adds what a *comparison of two texts* needs on top:
+What a written number can mean is decided in :func:`._numbers.readings` (decimal marks,
+Unicode minus, thousands separators, ambiguity kept as a set of values); this module adds
+what a *comparison of two texts* needs on top:
 
 * :func:`extract_dates`: ``2024-03-15``, ``15.03.2024``, ``03/15/2024`` (both orders when
   ambiguous), ``March 15, 2024``, ``15 Mart 2024``, ``15th of March``, ``March 2024``. Each
@@ -25,24 +23,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import NamedTuple
 
-from ._normalize import NumberToken, as_decimal, extract_numbers, normalize, number_equal, readings
-
-__all__ = [
-    "DateToken",
-    "NumberToken",
-    "Quantities",
-    "VersionToken",
-    "as_decimal",
-    "dates_match",
-    "extract_dates",
-    "extract_numbers",
-    "extract_versions",
-    "number_equal",
-    "quantities",
-    "readings",
-    "same_date",
-    "values_match",
-]
+from ._normalize import normalize
+from ._numbers import NumberToken, extract_numbers, readings
 
 DateValue = tuple[int | None, int | None, int | None]  # (year, month, day)
 
