@@ -22,7 +22,7 @@ from agenttest.judges._base import (
     Judge,
     JudgeRequest,
     JudgeResult,
-    Verdict,
+    JudgeVerdict,
     error_result,
     score_pairs,
 )
@@ -34,7 +34,7 @@ __all__ = [
     "Judge",
     "JudgeRequest",
     "JudgeResult",
-    "Verdict",
+    "JudgeVerdict",
     "available_judges",
     "check_pairs",
     "error_result",

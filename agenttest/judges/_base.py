@@ -18,8 +18,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-Verdict = Literal["PASS", "FAIL", "ERROR", "UNDECIDED"]
-VERDICTS: tuple[Verdict, ...] = ("PASS", "FAIL", "ERROR", "UNDECIDED")
+#: A judge's call on one criterion, not a record's verdict (``Verdict`` in
+#: agenttest/results: PASS, FAIL or ERROR of a whole attempt): UNDECIDED leaves the
+#: criterion ungraded, and the attempt goes to human rating.
+JudgeVerdict = Literal["PASS", "FAIL", "ERROR", "UNDECIDED"]
+JUDGE_VERDICTS: tuple[JudgeVerdict, ...] = ("PASS", "FAIL", "ERROR", "UNDECIDED")
 
 
 @dataclass(frozen=True)
@@ -37,13 +40,13 @@ class JudgeRequest:
 @dataclass(frozen=True)
 class JudgeResult:
     score: float
-    verdict: Verdict
+    verdict: JudgeVerdict
     evidence: str
     judge: str
 
     def __post_init__(self) -> None:
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict must be one of {VERDICTS}, not {self.verdict!r}")
+        if self.verdict not in JUDGE_VERDICTS:
+            raise ValueError(f"verdict must be one of {JUDGE_VERDICTS}, not {self.verdict!r}")
         if not 0.0 <= self.score <= 1.0:
             raise ValueError(f"score must lie in [0, 1], not {self.score!r}")
 

@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agenttest.judges._base import JudgeRequest, JudgeResult, Verdict, error_result
+from agenttest.judges._base import JudgeRequest, JudgeResult, JudgeVerdict, error_result
 from agenttest.judges._checks import CheckReport, run_checks
 
 if TYPE_CHECKING:
@@ -200,7 +200,7 @@ class OpenVINOJudge:
             )
         if req.rubric.strip():
             parts.append("rubric not interpreted by this judge")
-        verdict: Verdict = "PASS" if not hard and p >= 0.5 else "FAIL"
+        verdict: JudgeVerdict = "PASS" if not hard and p >= 0.5 else "FAIL"
         score = min(1.0, max(0.0, p))
         return JudgeResult(
             score=score, verdict=verdict, evidence="; ".join(parts), judge=JUDGE_NAME
@@ -225,7 +225,7 @@ def decide_typed(req: JudgeRequest, vec: Any, *, gate: bool = True) -> JudgeResu
         return error_result(JUDGE_NAME, f"unknown asks {req.asks!r}: act, covers or consistent")
     if d.verdict == "ERROR":
         return error_result(JUDGE_NAME, f"{req.asks}: {d.reason}")
-    verdict: Verdict = d.verdict  # type: ignore[assignment]
+    verdict = d.verdict
     held = gate_reason(req.asks) if gate else None
     if held and verdict != "UNDECIDED":
         return JudgeResult(0.5, "UNDECIDED", f"{held}; the procedure said {verdict}: {d.reason}",

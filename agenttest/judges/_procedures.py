@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agenttest.judges import _acts
+from agenttest.judges._base import JudgeVerdict
 from agenttest.judges._claims import overlap, split_items, split_sentences
 from agenttest.judges._pairs import pair_conflicts, values_agree, yes_no_conflict
 from agenttest.text import looks_turkish
@@ -42,7 +43,7 @@ SUPPORT_COSINE = 0.6
 
 @dataclass(frozen=True)
 class Decision:
-    verdict: str  # "PASS" | "FAIL" | "UNDECIDED" | "ERROR"
+    verdict: JudgeVerdict
     score: float
     reason: str
 

@@ -26,7 +26,7 @@ from agenttest.errors import JudgeUnavailable
 from agenttest.judges._base import (
     JudgeRequest,
     JudgeResult,
-    Verdict,
+    JudgeVerdict,
     error_result,
     unusable_request,
 )
@@ -72,7 +72,7 @@ def build_messages(req: JudgeRequest) -> list[dict[str, str]]:
 
 @dataclass(frozen=True)
 class ParsedVerdict:
-    verdict: Verdict
+    verdict: JudgeVerdict
     score: float
     reason: str
 
