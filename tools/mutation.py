@@ -73,8 +73,15 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
         "agenttest/grading/",
         [
             "tests/test_grading_normalize.py",
-            "tests/test_grading_criteria.py",
+            # the criteria, a spec per family of graders, and the engine, rules and context
+            "tests/test_text_criteria.py",
+            "tests/test_tool_criteria.py",
+            "tests/test_trace_criteria.py",
+            "tests/test_file_criteria.py",
+            "tests/test_attempt_criteria.py",
             "tests/test_grading_verdict.py",
+            "tests/test_grading_rules.py",
+            "tests/test_grading_context.py",
             # not the tests of tests/test_grading_limits.py at the real 256 Ki cap (a 32 MiB
             # reply, a subprocess run: seconds each, paid again by every mutant of every
             # function they reach); its small_cap tests pin the same rules at 20 characters
