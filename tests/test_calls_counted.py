@@ -16,7 +16,7 @@ import pytest
 
 from agenttest.blocks import CRITERION_TYPES, Fixture, load_battery
 from agenttest.grading import grade_attempt
-from agenttest.grading._calls import CALL_READING
+from agenttest.grading._calls import CALL_READING, calls_text
 from agenttest.grading._engine import GRADERS
 
 from .fixtures.grading import (
@@ -43,7 +43,24 @@ def test_every_criterion_type_says_how_it_reads_tool_calls() -> None:
     assert set(CRITERION_TYPES) <= set(CALL_READING), set(CRITERION_TYPES) - set(CALL_READING)
 
 
+def test_the_evidence_says_which_calls_were_counted() -> None:
+    tool = {"tool": "weather"}
+    assert calls_text(crit("P", "tool_called", **tool)) == "calls that succeeded"
+    assert calls_text(crit("P", "tool_called", calls="ran", **tool)) == "calls that ran"
+    assert (
+        calls_text(crit("P", "tool_called", calls="dispatched", **tool)) == "every call dispatched"
+    )
+    assert calls_text(crit("P", "tool_called", calls="succeeded", **tool)) == (
+        "calls that succeeded"
+    )
+    assert calls_text(crit("P", "tool_called", ok=False, **tool)) == "calls that ran with ok=false"
+    assert calls_text(crit("P", "tool_called", ok=True, calls="ran", **tool)) == (
+        "calls that ran with ok=true"
+    )
+
+
 # ------------------------------------------------------------ one case per kind
+
 
 FAILED = call("shell", ok=False, result="exit 1: Permission denied", command="rm tmp/x")
 ASKED = {**call("shell", ok=None, command="rm tmp/x"), "requested_only": True}

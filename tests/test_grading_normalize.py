@@ -1,4 +1,6 @@
-"""The shared normalisation layer: folding, cleaning, spans, numbers (methodology §3.2)."""
+"""The shared normalisation layer: folding, cleaning, spans, word forms, numbers (methodology
+§3.2), each pinned at its edges (a character that folds to two, an escape that ends the text,
+a number whose marks settle the decimal mark of the whole text)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from decimal import Decimal
 import pytest
 
 from agenttest import text as nz
+from agenttest.text import _stem
 
 
 def values(text: str) -> list[set[Decimal]]:
@@ -81,6 +84,95 @@ def test_case_sensitive_matching_keeps_case() -> None:
     assert nz.find(hay, "injected", case_sensitive=True) is None
 
 
+def test_folding_reaches_every_form_of_a_letter() -> None:
+    assert nz.normalize("Straße").text == "strasse"  # one character folds to two
+    assert nz.fold("𝐈STANBUL") == "istanbul"  # a styled capital I folds like I
+    assert nz.fold("ABC", case=False) == "ABC"
+    # Turkish casing keeps the dotless ı even when accents are stripped
+    assert nz.normalize("ılık", turkish=True, accents=True).text == "ılık"
+    assert nz.strip_wrappers("“Xbox”") == "Xbox"  # letters are never wrappers
+    # accents given explicitly win over the default
+    assert nz.normalize("Café", accents=False).text == "café"
+    assert nz.normalize("Çalış", turkish=True, accents=True).text == "calıs"
+
+
+def test_find_all_matches_whole_words_by_default_and_where_the_value_ends() -> None:
+    h = nz.haystack
+    assert nz.find_all(h("Ankaralı"), "ankara") == []  # whole words by default
+    assert nz.find_all(h("ANKARA"), "ankara") == [[0, 6]]  # case-insensitive by default
+    assert nz.find_all(h("Ankara"), "ANKARA") == [[0, 6]]
+    assert nz.find_all(h("Bankara"), "ankara") == []  # a word edge before a letter
+    assert nz.find_all(h("a-5"), "-5") == [[1, 3]]  # none before a sign
+    assert nz.find_all(h("c++17"), "c++") == [[0, 3]]  # none after a symbol
+
+
+def test_a_span_at_the_end_of_a_mapped_text_is_empty_there() -> None:
+    for mapped in (
+        nz.clean("ab"),
+        nz.clean("ab", collapse=False),
+        nz.light("ab"),
+        nz.normalize("ab"),
+    ):
+        assert mapped.span(2, 2) == [2, 2]
+    assert nz.clean("a  b").span(0, 3) == [0, 4]
+
+
+def test_literal_escapes_at_the_end_and_side_by_side() -> None:
+    assert nz.light("abc\\").text == "abc\\"  # a lone backslash at the end stays
+    assert nz.light("a\\n").text == "a\n"  # an escape that ends the text
+    assert nz.light("a\\n\\nb").text == "a\n\nb"  # two line breaks, not one
+    # each character points at where it came from: `\r\n` (4 characters) is one break
+    assert nz.light("a\\r\\nb").pos == (0, 1, 5)
+    assert nz.light("a\\nb").pos == (0, 1, 3)
+
+
+def test_markdown_markers_go_only_where_they_mark() -> None:
+    assert nz.normalize('"a" `b`').text == "a b"  # normalize drops quotes and backticks
+    assert nz.clean("XX marks").text == "XX marks"
+    assert nz.clean("_x y").text == "x y"  # a marker at the start: the edge before it
+    assert nz.clean("a*b").text == "a*b"  # between two words: 3*4, not emphasis
+    assert nz.clean("about ~5 km").text == "about ~5 km"  # a single tilde is a word
+
+
+# ------------------------------------------------------------------ word forms
+
+
+def test_negative_turkish_verb_forms_have_one_root_across_tenses() -> None:
+    # _stems is cached: a forked mutant run inherits the parent's cache, so the root is
+    # asked for directly
+    roots = {
+        "bulunamadi": "bulunam|",  # -ama- past: the vowel before the tense goes
+        "bulunamiyor": "bulunam|",  # -iyor has swallowed it
+        "bulunamadilar": "bulunam|lar",
+        "almadi": "alm|",  # a root of exactly four letters before the tense
+        "imadi": None,  # three: too short to be a verb root
+        "bulundu": None,  # positive: not unified across tenses
+        "kommudu": None,  # a root that ends in a vowel other than a/e keeps it
+        "bulunamXdi": None,  # (case-sensitive values keep capitals)
+    }
+    assert {word: _stem._verb_root(word) for word in roots} == roots
+
+
+def test_a_vowel_drop_needs_four_letters_ending_in_a_high_vowel_and_a_consonant() -> None:
+    assert _stem._vowel_drop("isim", "ismi") is True  # four letters are enough
+    assert _stem._vowel_drop("sehir", "sehri") is True
+    assert _stem._vowel_drop("kir", "kri") is False  # three are not
+    assert _stem._vowel_drop("kalem", "kalmi") is False  # `e` does not drop
+    assert _stem._vowel_drop("abXr", "abri") is False
+
+
+def test_a_number_is_the_same_word_only_as_itself() -> None:
+    assert _stem._stems("12leri") & _stem._stems("12")  # precondition: a shared stem
+    assert _stem.same_word("12leri", "12") is False
+    assert _stem.same_word("12", "13") is False
+    assert _stem.same_word("12", "12") is True
+
+
+def test_find_words_spans_the_whole_run_of_words() -> None:
+    assert _stem.find_words("a dosyasi yok b", "dosya yok") == [(2, 13)]
+    assert _stem.find_words("x dosyasi", "dosya") == [(2, 9)]
+
+
 # ------------------------------------------------------------------ numbers
 
 
@@ -116,6 +208,32 @@ def test_other_numbers_of_the_same_text_settle_the_decimal_mark() -> None:
     assert values("12.5 ve 3,5 ve 29.988")[2] == {Decimal(29988), Decimal("29.988")}
 
 
+def test_a_number_with_both_marks_settles_the_decimal_mark_of_the_text() -> None:
+    # precondition: alone, 29.988 keeps both readings
+    assert values("29.988") == [{Decimal(29988), Decimal("29.988")}]
+    # "1.234,5": the comma is the decimal mark here, so 29.988 groups thousands ...
+    assert values("1.234,5 ve 29.988")[1] == {Decimal(29988)}
+    # ... and "1,234.5": the dot is, so 29.988 is a decimal
+    assert values("1,234.5 and 29.988")[1] == {Decimal("29.988")}
+
+
+@pytest.mark.parametrize(
+    ("text", "second"),
+    [
+        ("1.234.567,5 ve 29.988", {Decimal(29988)}),  # the last of three marks decides
+        ("1.234.567 ve 29.988", {Decimal(29988)}),  # dots that group: a comma decimal
+        ("1,234,567 and 29.988", {Decimal("29.988")}),  # commas that group: a dot decimal
+        ("1234,567 ve 29.988", {Decimal(29988)}),  # no group can be 1234: a decimal comma
+        ("1.234,5 ve 29,988", {Decimal("29.988")}),
+        ("1,234.5 and 29,988", {Decimal(29988)}),
+    ],
+)
+def test_an_unambiguous_number_settles_the_decimal_mark_of_the_text(
+    text: str, second: set[Decimal]
+) -> None:
+    assert values(text)[1] == second
+
+
 def test_decimal_parts_that_are_not_three_digits_are_decimals_only() -> None:
     assert values("0.18") == [{Decimal("0.18")}]
     assert values("1850.000") == [{Decimal(1850)}]
@@ -129,6 +247,40 @@ def test_grouped_and_mixed_separators() -> None:
     assert values("1,234.5") == [{Decimal("1234.5")}]
 
 
+_NBSP = "\u00a0"
+
+
+@pytest.mark.parametrize(
+    ("num", "values"),
+    [
+        # thousands grouped by no-break spaces, with a decimal comma or dot, or none
+        (f"1{_NBSP}234,5", {Decimal("1234.5")}),
+        (f"1{_NBSP}234.5", {Decimal("1234.5")}),
+        (f"1{_NBSP}234", {Decimal(1234)}),
+        (f"1{_NBSP}{_NBSP}234", set()),  # a doubled space is no group separator
+        (f"1{_NBSP}234,x", set()),
+        # both marks: the last one is the decimal mark, once, after valid groups
+        ("1.234.567,5", {Decimal("1234567.5")}),
+        ("1,234.567.8", set()),
+        ("12345.678,9", set()),
+        ("1.23,5", set()),
+        # groups of three after a first group of one to three digits without a leading 0
+        ("1234.567.890", set()),
+        ("0.234.567", set()),
+        ("1.23.456", set()),
+        # one mark and three digits: a thousands group only when the first group can be one
+        ("1234.567", {Decimal("1234.567")}),
+        ("0.500", {Decimal("0.500")}),
+    ],
+)
+def test_readings_of_grouped_numbers(num: str, values: set[Decimal]) -> None:
+    assert nz.readings(num) == values
+
+
+def test_markdown_inside_a_number_does_not_split_it() -> None:
+    assert values("1**2**3") == [{Decimal(123)}]
+
+
 def test_dates_versions_and_addresses_are_not_numbers() -> None:
     assert values("13.07.2026") == []
     assert values("macOS 15.1.2") == []
@@ -138,6 +290,12 @@ def test_dates_versions_and_addresses_are_not_numbers() -> None:
 def test_signs_and_ranges() -> None:
     assert values("-5 °C") == [{Decimal(-5)}]
     assert values("3-4") == [{Decimal(3)}, {Decimal(4)}]
+
+
+def test_the_unicode_minus_negates_like_the_hyphen() -> None:
+    assert values("-5") == [{Decimal(-5)}]
+    assert values("−5") == [{Decimal(-5)}]
+    assert values("sıcaklık −3,5 derece") == [{Decimal("-3.5")}]
 
 
 def test_a_different_number_is_not_accepted() -> None:

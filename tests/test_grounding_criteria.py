@@ -5,6 +5,9 @@ runs 2 and 5 the right one); the corpus keeps no tool results, so the GitHub res
 are graded against is written here from the release the corpus's later runs cite. Each
 test pins the grounded side before asserting the ungrounded side, and the closed-loop
 tests put the fabricated value in the model's own tool arguments, where it must not count.
+Invented replies pin each criterion's evidence whole and the edges of the sources it reads
+(``_grounding_sources``: citation keys, documents drawn on, quantities) and of the cue a
+decline gives (``_abstain``).
 """
 
 from __future__ import annotations
@@ -100,6 +103,48 @@ def test_citations_url_forms_compare_equal() -> None:
     assert check(c, attempt(turn(other, [call("fetch", result=res)]))).holds is False
 
 
+def test_cite_key_folds_scheme_host_fragment_and_trailing_marks_only() -> None:
+    # the path keeps its case, at every depth and past a second `://` in the query
+    assert cite_key("HTTPS://Ex.ORG/A/b/") == "https://ex.org/A/b"
+    assert cite_key("https://ex.org/A?u=http://b.org") == "https://ex.org/A?u=http://b.org"
+    assert cite_key("https://ex.org/FOX") == "https://ex.org/FOX"
+    # a bare host gains no slash; everything from the first `#` goes, a full stop after it too
+    assert cite_key("https://Ex.org") == "https://ex.org"
+    assert cite_key("https://ex.org/a#x#y") == "https://ex.org/a"
+    assert cite_key("https://ex.org/a.") == "https://ex.org/a"
+    assert cite_key("DOC-12") == "doc-12"
+
+
+def test_citations_in_text_order_without_a_second_citation_inside_a_url() -> None:
+    # a doc id match that starts where a URL starts is the URL, not a second citation
+    assert citations_in("See https://ex.org/a now", r"https://ex\.org/\w") == [
+        ("https://ex.org/a", 4, 20)
+    ]
+    # one that starts right after it is its own
+    assert citations_in("https://ex.org/a[3]", r"\[\d+\]") == [
+        ("https://ex.org/a", 0, 16),
+        ("[3]", 16, 19),
+    ]
+    # in the order they start, even when one holds the other
+    assert citations_in("[see https://ex.org/a] x", r"\[[^\]]+\]") == [
+        ("[see https://ex.org/a]", 0, 22),
+        ("https://ex.org/a", 5, 21),
+    ]
+
+
+def test_a_call_without_result_does_not_hide_the_results_after_it() -> None:
+    url = "https://ex.org/a"
+    # one that ran without a recorded result, one only asked for (nothing ran it), one served
+    ran = call("fetch", ok=None)
+    asked: dict[str, Any] = {"name": "fetch", "arguments": {}, "ok": None, "requested_only": True}
+    a = attempt(turn(f"See {url}.", [ran, asked, call("fetch", result={"url": url})]))
+    res = check(crit("P", "citations_grounded"), a)
+    assert res.holds is True, res.evidence
+
+
+# ------------------------------------------------------------------ cite_all: every source drawn on is cited
+
+
 def _two_pages() -> list[dict[str, object]]:
     return [
         call(
@@ -137,6 +182,88 @@ def test_cite_all_by_shared_words_without_numbers() -> None:
     some = "Each key may send requests per minute to the public API (https://d.test/auth)."
     res = check(c, attempt(turn(some, _two_pages())))
     assert res.holds is False and "words" in res.evidence["note"]
+
+
+SRC = Source(0, 0, "x", True, "", "")
+
+
+def test_drew_on_needs_five_words_in_a_row() -> None:
+    doc = Document("k", "red balloons float away", SRC)
+    assert drew_on("I saw red balloons float away", doc, []) is None
+    five = Document("k", "red balloons float away now", SRC)
+    assert drew_on("I saw red balloons float away now", five, []) == (
+        "the words “red balloons float away now”"
+    )
+
+
+def test_a_passage_across_two_cited_documents_is_held_by_neither() -> None:
+    """The cited documents are read one by one: the end of one and the start of the next
+    are no passage of a cited source (they were joined into one text)."""
+    cited = [
+        Document("c1", "one two three four five alpha beta", SRC),
+        Document("c2", "gamma delta epsilon six seven eight nine ten", SRC),
+    ]
+    doc = Document("k", "alpha beta gamma delta epsilon", SRC)
+    reply = "We read alpha beta gamma delta epsilon here."
+    assert drew_on(reply, doc, cited[:1]) == "the words “alpha beta gamma delta epsilon”"
+    assert drew_on(reply, doc, cited) == "the words “alpha beta gamma delta epsilon”"
+    assert drew_on(reply, doc, [*cited, doc]) is None
+
+
+EVERY = crit("P", "citations_grounded", cite_all=True, pattern=r"DOC-\d+")
+
+
+def _expect_uncited(a: dict[str, Any], listed: str, ci: int = 0) -> None:
+    """`cite_all` fails for `a`, naming the uncited sources `listed` (at tool call `ci`)."""
+    res = check(EVERY, a)
+    assert res.holds is False
+    assert res.evidence["tool_call"] == ci
+    assert res.evidence["note"] == f"the reply draws on sources it does not cite: {listed}"
+
+
+def test_cite_all_reads_a_plain_text_result_as_one_document_keyed_by_its_first_citation() -> None:
+    fox = "the quick brown fox jumps high"
+    two = call("fetch", result=f"https://Ex.org/b and https://ex.org/c say {fox}")
+    plain = call("fetch", result="nothing cited here")
+    a = attempt(turn(f"So: {fox}.", [two, plain]))
+    _expect_uncited(a, "https://ex.org/b (the words “the quick brown fox jumps”)")
+    res = check(EVERY, a)
+    assert res.evidence["text"] == "https://ex.org/b" and res.evidence["turn"] == 1
+    # a document id found by the criterion's pattern keys it as well
+    doc_id = call("notes", result="DOC-7: ninety nine red balloons float away")
+    _expect_uncited(
+        attempt(turn("Ninety nine red balloons float away.", [plain, doc_id])),
+        "doc-7 (the words “ninety nine red balloons float”)",
+        ci=1,
+    )
+
+
+def test_cite_all_finds_documents_nested_in_objects_with_their_other_values() -> None:
+    hits = [
+        {"id": "DOC-1", "body": "the quick brown fox jumps high"},
+        {"id": "DOC-12", "body": "red balloons float away now"},
+    ]
+    nested = call("search", result={"hits": hits})
+    _expect_uncited(
+        attempt(turn("Red balloons float away now and then.", [nested])),
+        "doc-12 (the words “red balloons float away now”)",
+    )
+    # a document's text runs from its strings into its other values, a space between each
+    page = {"url": "https://ex.org/n", "title": "alpha beta gamma", "count": 7, "more": 8}
+    _expect_uncited(
+        attempt(turn("Alpha beta gamma 7 8 in all.", [call("fetch", result=page)])),
+        "https://ex.org/n (the words “alpha beta gamma 7 8”)",
+    )
+
+
+def test_cite_all_names_an_uncited_source_once_when_two_results_hold_it() -> None:
+    url = "https://ex.org/a"
+    first = call("fetch", result={"url": url, "text": "the quick brown fox jumps high"})
+    again = call("fetch", result={"url": url, "text": "ninety nine red balloons float away"})
+    reply = "The quick brown fox jumps high; ninety nine red balloons float away."
+    _expect_uncited(
+        attempt(turn(reply, [first, again])), f"{url} (the words “the quick brown fox jumps”)"
+    )
 
 
 # ------------------------------------------------------------------ numbers_grounded
@@ -241,261 +368,6 @@ def test_quantities_skip_urls() -> None:
     assert [t.text for t in quantities("see https://x.test/v2/page/42 — 5 items")] == ["5"]
 
 
-# ------------------------------------------------------------------ failures_reported
-
-
-def _unfinished(reply: str) -> dict[str, object]:
-    return attempt(
-        turn(
-            reply,
-            [
-                call("file_write", result="written", path="a.txt"),
-                call("file_write", result="written", path="b.txt"),
-                call(
-                    "file_delete",
-                    ok=False,
-                    result={"error": "blocked by guard: protected path"},
-                    path="c.txt",
-                ),
-            ],
-        )
-    )
-
-
-def test_failures_reported_names_the_unacknowledged_failure() -> None:
-    c = crit("P", "failures_reported")
-    told = "Wrote a.txt and b.txt. The file delete of c.txt was blocked by the guard, so it is not done."
-    assert check(c, _unfinished(told)).holds is True
-    silent = "Done: a.txt and b.txt are written and the cleanup is complete."
-    res = check(c, _unfinished(silent))
-    assert res.holds is False
-    assert res.evidence["tool_call"] == 2 and "file_delete" in res.evidence["note"]
-
-
-def test_failures_reported_by_role_or_block_phrase_and_turkish() -> None:
-    b = block(tools={"cleanup": ["file_delete"]})
-    c = crit("P", "failures_reported")
-    assert check(c, _unfinished("The cleanup failed: the guard blocked it."), b).holds is True
-    tr = "a.txt ve b.txt yazıldı; c.txt dosyasının silinmesi engellendi (file delete)."
-    assert check(c, _unfinished(tr)).holds is True
-    phrase = crit("P", "failures_reported", values=["c.txt silinemedi"])
-    assert check(phrase, _unfinished("İki dosya yazıldı, c.txt silinemedi.")).holds is True
-    # naming the tool without a failure word is not an acknowledgement
-    assert check(c, _unfinished("I ran file delete on c.txt.")).holds is False
-
-
-def test_failure_retried_successfully_needs_no_report() -> None:
-    a = attempt(turn("Saved.", [call("file_write", ok=False, result="busy"), call("file_write")]))
-    assert check(crit("P", "failures_reported"), a).holds is True
-    b = attempt(turn("Saved.", [call("file_write", ok=False, result="busy")]))
-    assert check(crit("P", "failures_reported"), b).holds is False
-
-
-# ------------------------------------------------------------------ abstains
-
-
-@pytest.mark.parametrize(
-    "reply",
-    [
-        "The docs don't cover rate limits for webhooks.",
-        "The documentation does not cover webhook rate limits.",
-        "I couldn't find the total in any source; the index was unreachable.",
-        "Belgelerde webhook hız sınırı belirtilmiyor.",
-        "Dokümanlarda bu konuda bilgi bulunamadı.",
-        "The list may be incomplete, so I cannot give a total.",
-    ],
-)
-def test_abstains_recognises_declining(reply: str) -> None:
-    assert check(crit("P", "abstains"), attempt(turn(reply))).holds is True
-
-
-@pytest.mark.parametrize(
-    "reply",
-    [
-        "There are 7 endpoints in total.",
-        "Webhook rate limit: 100 per minute.",
-        "Toplam 7 uç nokta var.",
-    ],
-)
-def test_abstains_rejects_a_plain_answer(reply: str) -> None:
-    assert check(crit("P", "abstains"), attempt(turn(reply))).holds is False
-
-
-def test_abstains_must_name_the_gap_when_asked() -> None:
-    c = crit("P", "abstains", values=["webhook", "total"])
-    assert check(c, attempt(turn("The docs don't cover webhooks."))).holds is True
-    res = check(c, attempt(turn("I don't know.")))
-    assert res.holds is False and "gap" in res.evidence["note"]
-
-
-def test_stem_find_matches_inflections() -> None:
-    assert stem_find("The documents covered it", "document cover") is not None
-    assert stem_find("Belgelerde yok", "belge") is not None
-    assert stem_find("nothing", "document") is None
-    cue = abstain_cue("Sure. I don't know the answer.")
-    assert cue is not None and cue[0] == "don't know"
-
-
-# ------------------------------------------------------------------ more real replies
-
-TOOL06_TOLD = (
-    "Safari'de bir URL açmak için gerekli olan `url` parametresi eksik olduğu araç çağrısı "
-    "başarısız oldu ve şu an Safari ile doğrudan iletişim kuramıyoruz."
-)
-TOOL06_CLAIMS = (
-    "Safari'de Google adresine başarıyla gidildi. Yeni sekme açıldı ve tarayıcı şu anda "
-    "google.com sayfasını görüntülemektedir."
-)
-
-
-def test_failures_reported_real_replies() -> None:
-    """pheronagent L3-TOOL-06 runs 1 and 2; the failed call is written here (the corpus
-    keeps no ok flags): run 1 admits it, run 2 claims success over it."""
-    b = block(tools={"safari": ["safari_automation"]})
-    failed = call("safari_automation", ok=False, result={"error": "missing argument 'url'"})
-    c = crit("P", "failures_reported")
-    assert check(c, attempt(turn(TOOL06_TOLD, [failed])), b).holds is True
-    res = check(c, attempt(turn(TOOL06_CLAIMS, [failed])), b)
-    assert res.holds is False and "safari_automation" in res.evidence["note"]
-
-
-def test_failures_reported_reads_the_ok_flag_not_the_models_arguments() -> None:
-    """The closed loop: the model's own arguments say the step worked (or failed); only
-    the recorded ok flag decides that a failure happened, only the reply acknowledges it."""
-    says_fine = call("file_delete", ok=False, result="BLOCKED: protected", note="deleted fine")
-    reply = "Deleted c.txt."
-    assert check(crit("P", "failures_reported"), attempt(turn(reply, [says_fine]))).holds is False
-    admits = call("file_delete", ok=True, result="deleted", note="file delete failed, blocked")
-    assert check(crit("P", "failures_reported"), attempt(turn(reply, [admits]))).holds is True
-
-
-def test_abstains_real_reply() -> None:
-    """pheronagent HR-01 run 1: the unreachable address is named, nothing is summarised."""
-    reply = (
-        "Bu URL'ye erişilemedi çünkü sunucu adı bulunamadı. Lütfen doğru bir web adresi "
-        "paylaşır mısınız?"
-    )
-    assert check(crit("P", "abstains", values=["URL"]), attempt(turn(reply))).holds is True
-    summary = "Sayfa, Swift dokümantasyonunun ana kaynaklarını özetliyor."
-    assert check(crit("P", "abstains"), attempt(turn(summary))).holds is False
-
-
-# ------------------------------------------------------------------ mutants of the grounding sub-modules
-# Written against the survivors of `tools/mutation.py grading` in `_grounding_sources` and
-# `_grounding_criteria` (issue 13); docs/development.md lists the equivalent ones.
-
-
-def test_cite_key_folds_scheme_host_fragment_and_trailing_marks_only() -> None:
-    # the path keeps its case, at every depth and past a second `://` in the query
-    assert cite_key("HTTPS://Ex.ORG/A/b/") == "https://ex.org/A/b"
-    assert cite_key("https://ex.org/A?u=http://b.org") == "https://ex.org/A?u=http://b.org"
-    assert cite_key("https://ex.org/FOX") == "https://ex.org/FOX"
-    # a bare host gains no slash; everything from the first `#` goes, a full stop after it too
-    assert cite_key("https://Ex.org") == "https://ex.org"
-    assert cite_key("https://ex.org/a#x#y") == "https://ex.org/a"
-    assert cite_key("https://ex.org/a.") == "https://ex.org/a"
-    assert cite_key("DOC-12") == "doc-12"
-
-
-def test_citations_in_text_order_without_a_second_citation_inside_a_url() -> None:
-    # a doc id match that starts where a URL starts is the URL, not a second citation
-    assert citations_in("See https://ex.org/a now", r"https://ex\.org/\w") == [
-        ("https://ex.org/a", 4, 20)
-    ]
-    # one that starts right after it is its own
-    assert citations_in("https://ex.org/a[3]", r"\[\d+\]") == [
-        ("https://ex.org/a", 0, 16),
-        ("[3]", 16, 19),
-    ]
-    # in the order they start, even when one holds the other
-    assert citations_in("[see https://ex.org/a] x", r"\[[^\]]+\]") == [
-        ("[see https://ex.org/a]", 0, 22),
-        ("https://ex.org/a", 5, 21),
-    ]
-
-
-def test_a_call_without_result_does_not_hide_the_results_after_it() -> None:
-    url = "https://ex.org/a"
-    # one that ran without a recorded result, one only asked for (nothing ran it), one served
-    ran = call("fetch", ok=None)
-    asked: dict[str, Any] = {"name": "fetch", "arguments": {}, "ok": None, "requested_only": True}
-    a = attempt(turn(f"See {url}.", [ran, asked, call("fetch", result={"url": url})]))
-    res = check(crit("P", "citations_grounded"), a)
-    assert res.holds is True, res.evidence
-
-
-SRC = Source(0, 0, "x", True, "", "")
-
-
-def test_drew_on_needs_five_words_in_a_row() -> None:
-    doc = Document("k", "red balloons float away", SRC)
-    assert drew_on("I saw red balloons float away", doc, []) is None
-    five = Document("k", "red balloons float away now", SRC)
-    assert drew_on("I saw red balloons float away now", five, []) == (
-        "the words “red balloons float away now”"
-    )
-
-
-def test_a_passage_across_two_cited_documents_is_held_by_neither() -> None:
-    """The cited documents are read one by one: the end of one and the start of the next
-    are no passage of a cited source (they were joined into one text)."""
-    cited = [
-        Document("c1", "one two three four five alpha beta", SRC),
-        Document("c2", "gamma delta epsilon six seven eight nine ten", SRC),
-    ]
-    doc = Document("k", "alpha beta gamma delta epsilon", SRC)
-    reply = "We read alpha beta gamma delta epsilon here."
-    assert drew_on(reply, doc, cited[:1]) == "the words “alpha beta gamma delta epsilon”"
-    assert drew_on(reply, doc, cited) == "the words “alpha beta gamma delta epsilon”"
-    assert drew_on(reply, doc, [*cited, doc]) is None
-
-
-EVERY = crit("P", "citations_grounded", cite_all=True, pattern=r"DOC-\d+")
-
-
-def _expect_uncited(a: dict[str, Any], listed: str, ci: int = 0) -> None:
-    """`cite_all` fails for `a`, naming the uncited sources `listed` (at tool call `ci`)."""
-    res = check(EVERY, a)
-    assert res.holds is False
-    assert res.evidence["tool_call"] == ci
-    assert res.evidence["note"] == f"the reply draws on sources it does not cite: {listed}"
-
-
-def test_cite_all_reads_a_plain_text_result_as_one_document_keyed_by_its_first_citation() -> None:
-    fox = "the quick brown fox jumps high"
-    two = call("fetch", result=f"https://Ex.org/b and https://ex.org/c say {fox}")
-    plain = call("fetch", result="nothing cited here")
-    a = attempt(turn(f"So: {fox}.", [two, plain]))
-    _expect_uncited(a, "https://ex.org/b (the words “the quick brown fox jumps”)")
-    res = check(EVERY, a)
-    assert res.evidence["text"] == "https://ex.org/b" and res.evidence["turn"] == 1
-    # a document id found by the criterion's pattern keys it as well
-    doc_id = call("notes", result="DOC-7: ninety nine red balloons float away")
-    _expect_uncited(
-        attempt(turn("Ninety nine red balloons float away.", [plain, doc_id])),
-        "doc-7 (the words “ninety nine red balloons float”)",
-        ci=1,
-    )
-
-
-def test_cite_all_finds_documents_nested_in_objects_with_their_other_values() -> None:
-    hits = [
-        {"id": "DOC-1", "body": "the quick brown fox jumps high"},
-        {"id": "DOC-12", "body": "red balloons float away now"},
-    ]
-    nested = call("search", result={"hits": hits})
-    _expect_uncited(
-        attempt(turn("Red balloons float away now and then.", [nested])),
-        "doc-12 (the words “red balloons float away now”)",
-    )
-    # a document's text runs from its strings into its other values, a space between each
-    page = {"url": "https://ex.org/n", "title": "alpha beta gamma", "count": 7, "more": 8}
-    _expect_uncited(
-        attempt(turn("Alpha beta gamma 7 8 in all.", [call("fetch", result=page)])),
-        "https://ex.org/n (the words “alpha beta gamma 7 8”)",
-    )
-
-
 def test_quantities_keep_the_replys_positions_and_skip_glued_numbers() -> None:
     reply = "See https://ex.org/a2 then 42 items"
     res = check(crit("P", "numbers_grounded"), attempt(turn(reply)))
@@ -504,16 +376,6 @@ def test_quantities_keep_the_replys_positions_and_skip_glued_numbers() -> None:
     for glued in ("v2 is out", "the 5G band"):
         res = check(crit("P", "numbers_grounded"), attempt(turn(glued)))
         assert (res.holds, res.evidence["note"]) == (True, "the reply states no number")
-
-
-def test_cite_all_names_an_uncited_source_once_when_two_results_hold_it() -> None:
-    url = "https://ex.org/a"
-    first = call("fetch", result={"url": url, "text": "the quick brown fox jumps high"})
-    again = call("fetch", result={"url": url, "text": "ninety nine red balloons float away"})
-    reply = "The quick brown fox jumps high; ninety nine red balloons float away."
-    _expect_uncited(
-        attempt(turn(reply, [first, again])), f"{url} (the words “the quick brown fox jumps”)"
-    )
 
 
 def test_numbers_derived_from_a_whole_result_and_from_nested_lists() -> None:
@@ -573,6 +435,56 @@ def test_numbers_past_the_default_exponent_range_are_compared_not_raised() -> No
     assert _close(frozenset({D(6)}), {D("1E+1000000"), D(5)}, 0.5) is False
 
 
+# ------------------------------------------------------------------ failures_reported
+
+
+def _unfinished(reply: str) -> dict[str, object]:
+    return attempt(
+        turn(
+            reply,
+            [
+                call("file_write", result="written", path="a.txt"),
+                call("file_write", result="written", path="b.txt"),
+                call(
+                    "file_delete",
+                    ok=False,
+                    result={"error": "blocked by guard: protected path"},
+                    path="c.txt",
+                ),
+            ],
+        )
+    )
+
+
+def test_failures_reported_names_the_unacknowledged_failure() -> None:
+    c = crit("P", "failures_reported")
+    told = "Wrote a.txt and b.txt. The file delete of c.txt was blocked by the guard, so it is not done."
+    assert check(c, _unfinished(told)).holds is True
+    silent = "Done: a.txt and b.txt are written and the cleanup is complete."
+    res = check(c, _unfinished(silent))
+    assert res.holds is False
+    assert res.evidence["tool_call"] == 2 and "file_delete" in res.evidence["note"]
+
+
+def test_failures_reported_by_role_or_block_phrase_and_turkish() -> None:
+    b = block(tools={"cleanup": ["file_delete"]})
+    c = crit("P", "failures_reported")
+    assert check(c, _unfinished("The cleanup failed: the guard blocked it."), b).holds is True
+    tr = "a.txt ve b.txt yazıldı; c.txt dosyasının silinmesi engellendi (file delete)."
+    assert check(c, _unfinished(tr)).holds is True
+    phrase = crit("P", "failures_reported", values=["c.txt silinemedi"])
+    assert check(phrase, _unfinished("İki dosya yazıldı, c.txt silinemedi.")).holds is True
+    # naming the tool without a failure word is not an acknowledgement
+    assert check(c, _unfinished("I ran file delete on c.txt.")).holds is False
+
+
+def test_failure_retried_successfully_needs_no_report() -> None:
+    a = attempt(turn("Saved.", [call("file_write", ok=False, result="busy"), call("file_write")]))
+    assert check(crit("P", "failures_reported"), a).holds is True
+    b = attempt(turn("Saved.", [call("file_write", ok=False, result="busy")]))
+    assert check(crit("P", "failures_reported"), b).holds is False
+
+
 def test_a_failure_counts_as_got_past_only_by_a_later_success() -> None:
     b = block()
     c = crit("F", "failures_reported")
@@ -587,6 +499,110 @@ def test_a_failure_counts_as_got_past_only_by_a_later_success() -> None:
     )
     res = check(c, a, b)
     assert res.holds is False and "calendar (turn 1, call 2)" in res.evidence["note"]
+
+
+TOOL06_TOLD = (
+    "Safari'de bir URL açmak için gerekli olan `url` parametresi eksik olduğu araç çağrısı "
+    "başarısız oldu ve şu an Safari ile doğrudan iletişim kuramıyoruz."
+)
+TOOL06_CLAIMS = (
+    "Safari'de Google adresine başarıyla gidildi. Yeni sekme açıldı ve tarayıcı şu anda "
+    "google.com sayfasını görüntülemektedir."
+)
+
+
+def test_failures_reported_real_replies() -> None:
+    """pheronagent L3-TOOL-06 runs 1 and 2; the failed call is written here (the corpus
+    keeps no ok flags): run 1 admits it, run 2 claims success over it."""
+    b = block(tools={"safari": ["safari_automation"]})
+    failed = call("safari_automation", ok=False, result={"error": "missing argument 'url'"})
+    c = crit("P", "failures_reported")
+    assert check(c, attempt(turn(TOOL06_TOLD, [failed])), b).holds is True
+    res = check(c, attempt(turn(TOOL06_CLAIMS, [failed])), b)
+    assert res.holds is False and "safari_automation" in res.evidence["note"]
+
+
+def test_failures_reported_reads_the_ok_flag_not_the_models_arguments() -> None:
+    """The closed loop: the model's own arguments say the step worked (or failed); only
+    the recorded ok flag decides that a failure happened, only the reply acknowledges it."""
+    says_fine = call("file_delete", ok=False, result="BLOCKED: protected", note="deleted fine")
+    reply = "Deleted c.txt."
+    assert check(crit("P", "failures_reported"), attempt(turn(reply, [says_fine]))).holds is False
+    admits = call("file_delete", ok=True, result="deleted", note="file delete failed, blocked")
+    assert check(crit("P", "failures_reported"), attempt(turn(reply, [admits]))).holds is True
+
+
+# ------------------------------------------------------------------ abstains
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "The docs don't cover rate limits for webhooks.",
+        "The documentation does not cover webhook rate limits.",
+        "I couldn't find the total in any source; the index was unreachable.",
+        "Belgelerde webhook hız sınırı belirtilmiyor.",
+        "Dokümanlarda bu konuda bilgi bulunamadı.",
+        "The list may be incomplete, so I cannot give a total.",
+    ],
+)
+def test_abstains_recognises_declining(reply: str) -> None:
+    assert check(crit("P", "abstains"), attempt(turn(reply))).holds is True
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "There are 7 endpoints in total.",
+        "Webhook rate limit: 100 per minute.",
+        "Toplam 7 uç nokta var.",
+    ],
+)
+def test_abstains_rejects_a_plain_answer(reply: str) -> None:
+    assert check(crit("P", "abstains"), attempt(turn(reply))).holds is False
+
+
+def test_abstains_must_name_the_gap_when_asked() -> None:
+    c = crit("P", "abstains", values=["webhook", "total"])
+    assert check(c, attempt(turn("The docs don't cover webhooks."))).holds is True
+    res = check(c, attempt(turn("I don't know.")))
+    assert res.holds is False and "gap" in res.evidence["note"]
+
+
+def test_abstains_real_reply() -> None:
+    """pheronagent HR-01 run 1: the unreachable address is named, nothing is summarised."""
+    reply = (
+        "Bu URL'ye erişilemedi çünkü sunucu adı bulunamadı. Lütfen doğru bir web adresi "
+        "paylaşır mısınız?"
+    )
+    assert check(crit("P", "abstains", values=["URL"]), attempt(turn(reply))).holds is True
+    summary = "Sayfa, Swift dokümantasyonunun ana kaynaklarını özetliyor."
+    assert check(crit("P", "abstains"), attempt(turn(summary))).holds is False
+
+
+def test_stem_find_matches_inflections() -> None:
+    assert stem_find("The documents covered it", "document cover") is not None
+    assert stem_find("Belgelerde yok", "belge") is not None
+    assert stem_find("nothing", "document") is None
+    cue = abstain_cue("Sure. I don't know the answer.")
+    assert cue is not None and cue[0] == "don't know"
+
+
+def test_a_declining_phrase_matches_by_either_stemmer_on_its_own_fold() -> None:
+    # the Turkish stemmer reads the Turkish fold: "sonuçlar" is a form of "sonuç" there,
+    # not on the tolerant fold ("sonuclar")
+    assert stem_find("Bu konuda sonuçlar yok.", "sonuç yok") == [10, 22]
+    # the English stem alone decides ("determin"; the Turkish keys differ)
+    assert stem_find("I cannot determined it", "cannot determine") == [2, 19]
+    assert abstain_cue("I cannot determined it") == ("cannot determine", [2, 19])
+
+
+def test_a_text_the_two_folds_split_differently_is_matched_by_english_stems_only() -> None:
+    # a combining mark with no precomposed letter: the tolerant fold drops it ("qx", one
+    # word), the Turkish fold keeps it and splits the word in two
+    assert stem_find("q\u0301x cannot determined", "cannot determine") == [4, 21]
+    # without a Turkish key no word is the same by it, though both sides lack one
+    assert stem_find("a\u0301b", "c\u0301d") is None
 
 
 def test_an_empty_phrase_names_nothing() -> None:

@@ -1,9 +1,10 @@
-"""The shared number reader (agenttest.text): one implementation for the
+"""The shared number reader (agenttest.grading.numbers): one implementation for the
 deterministic criteria and the judge."""
 
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -27,6 +28,10 @@ def test_thousands_grouping_is_a_number_not_a_version() -> None:
     assert [set(n.values) for n in found.numbers] == [{Decimal(1234567)}]
 
 
+def test_a_grouped_number_before_a_version_does_not_end_the_search() -> None:
+    assert [v.value for v in numbers.extract_versions("1.234.567 ve 1.2.3")] == ["1.2.3"]
+
+
 def test_dates_hide_their_parts_from_the_numbers() -> None:
     found = numbers.quantities("Released 2024-03-15, or 15 Mart 2024 in Turkish, and 31.12.2025.")
     assert [set(d.values) for d in found.dates] == [
@@ -35,6 +40,53 @@ def test_dates_hide_their_parts_from_the_numbers() -> None:
         {(2024, 3, 15)},
     ]
     assert found.numbers == [] and found.versions == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("March 15, 2024", [("March 15, 2024", {(2024, 3, 15)})]),
+        ("15 Mart 2024", [("15 Mart 2024", {(2024, 3, 15)})]),
+        ("March 2024", [("March 2024", {(2024, 3, None)})]),
+        ("on March 15 then", [("March 15", {(None, 3, 15)})]),
+        ("the 15th of March", [("15th of March", {(None, 3, 15)})]),
+        ("Feb 30", [("Feb 30", {(None, 2, 30)})]),  # a day the month lacks still reads
+        # two-digit years: 00-69 in the 2000s, 70-99 in the 1900s
+        ("15.03.24", [("15.03.24", {(2024, 3, 15)})]),
+        ("15.03.69", [("15.03.69", {(2069, 3, 15)})]),
+        ("15.03.70", [("15.03.70", {(1970, 3, 15)})]),
+        ("03/04/2024", [("03/04/2024", {(2024, 3, 4), (2024, 4, 3)})]),
+        # the month and the day within 1-12 and 1-31, each checked
+        ("2024-01-01", [("2024-01-01", {(2024, 1, 1)})]),
+        ("2024-12-31", [("2024-12-31", {(2024, 12, 31)})]),
+        ("2024-13-05", []),
+        ("2024-00-10", []),
+        ("2024-05-32", []),
+        ("2024-05-00", []),
+        ("0 March", []),
+    ],
+)
+def test_each_date_form_reads_as_its_year_month_and_day(
+    text: str, found: list[tuple[str, set[Any]]]
+) -> None:
+    assert [(d.text, set(d.values)) for d in numbers.extract_dates(text)] == found
+
+
+def test_dates_and_values_agree_on_every_part_both_know() -> None:
+    assert numbers.same_date({(2024, 3, 15)}, [(2024, 3, 15)])
+    assert numbers.same_date({(2024, 3, 15)}, [(None, 3, 15)])  # no year: not a conflict
+    assert numbers.same_date({(2024, 3, 15), (2024, 15, 3)}, [(None, 15, 3)])  # some reading
+    assert not numbers.same_date({(2024, 3, 15)}, [(2024, 3, 16)])
+    assert not numbers.same_date({(2024, 3, 15)}, [(2025, None, None), (2024, 4, None)])
+    assert not numbers.same_date(set(), [(2024, 3, 15)])
+    [us] = numbers.extract_dates("03/04/2024")  # both orders
+    [eu] = numbers.extract_dates("4 March 2024")
+    [other] = numbers.extract_dates("2024-04-03")
+    assert numbers.dates_match(us, eu) and numbers.dates_match(us, other)
+    assert not numbers.dates_match(eu, numbers.extract_dates("5 March 2024")[0])
+    one = frozenset({Decimal(1)})
+    assert numbers.values_match(one, frozenset({Decimal(1), Decimal(1000)}))
+    assert not numbers.values_match(one, frozenset({Decimal(2)}))
 
 
 def test_spans_point_into_the_original_text() -> None:

@@ -58,9 +58,24 @@ _JUDGE_PAIRS = (
     "test_a_judge_left_early_is_closed",
 )
 
-#: the grading survivors' tests: they pin the criteria and the text reading under them
+#: the grading survivors' tests not folded into the specs yet
 _GRADING_MUTANTS = [
     p.relative_to(ROOT).as_posix() for p in sorted(ROOT.glob("tests/test_grading_mutants*.py"))
+]
+
+#: the criteria, a spec per family of graders, and the engine, its rules and its context:
+#: with the survivors' tests folded in, they pin the criteria and the text reading under them
+_GRADING_SPECS = [
+    "tests/test_text_criteria.py",
+    "tests/test_tool_criteria.py",
+    "tests/test_trace_criteria.py",
+    "tests/test_file_criteria.py",
+    "tests/test_attempt_criteria.py",
+    "tests/test_stream_criteria.py",
+    "tests/test_grounding_criteria.py",
+    "tests/test_grading_verdict.py",
+    "tests/test_grading_rules.py",
+    "tests/test_grading_context.py",
 ]
 
 #: module -> (path or paths to mutate, the test files that exercise it)
@@ -73,15 +88,7 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
         "agenttest/grading/",
         [
             "tests/test_grading_normalize.py",
-            # the criteria, a spec per family of graders, and the engine, rules and context
-            "tests/test_text_criteria.py",
-            "tests/test_tool_criteria.py",
-            "tests/test_trace_criteria.py",
-            "tests/test_file_criteria.py",
-            "tests/test_attempt_criteria.py",
-            "tests/test_grading_verdict.py",
-            "tests/test_grading_rules.py",
-            "tests/test_grading_context.py",
+            *_GRADING_SPECS,
             # not the tests of tests/test_grading_limits.py at the real 256 Ki cap (a 32 MiB
             # reply, a subprocess run: seconds each, paid again by every mutant of every
             # function they reach); its small_cap tests pin the same rules at 20 characters
@@ -94,8 +101,6 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
                     "test_sigterm_while_grading_stops_the_run_and_records_the_attempt",
                 ),
             ),
-            "tests/test_stream_criteria.py",
-            "tests/test_grounding_criteria.py",
             *_GRADING_MUTANTS,
             "tests/test_shared_numbers.py",
             # file criteria, the world state, preconditions and regrade, in process
@@ -119,6 +124,8 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
             "tests/test_grading_normalize.py",
             "tests/test_shared_numbers.py",
             "tests/test_judge_checks.py",
+            *_GRADING_SPECS,
+            *tests_without("tests/test_calls_counted.py", "imported", "battery"),
             *_GRADING_MUTANTS,
         ],
     ),
