@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from agenttest.errors import AgentUnavailable, InputError
+from agenttest.errors import EXIT_AGENT, AgentUnavailable, InputError, exit_code_for
 from agenttest.results import iter_records
 from agenttest.runner import RunRequest, parse_agent_config, run
 
@@ -195,6 +195,55 @@ def test_kill_mid_pool_then_resume_runs_every_attempt_exactly_once(
     assert keys == {(b, r): 1 for b in blocks for r in range(1, 7)}
     assert all(a["verdict"] == "PASS" for a in after)
     assert {a["replica"] for a in after} == {0, 1, 2}
+
+
+def _unauthorized(handler: Any) -> bool:
+    handler.send_response(401)
+    handler.send_header("content-type", "application/json")
+    handler.send_header("content-length", "2")
+    handler.end_headers()
+    handler.wfile.write(b"{}")
+    return True
+
+
+def test_a_401_on_every_turn_stops_one_agent_and_a_pool_alike(tmp_path: Path) -> None:
+    # Wrong credentials: no retry can fix them. One agent and a pool of two must stop the
+    # same way: exit 3 after the same attempts, a run_end, and what to fix.
+    seen: dict[int, tuple[int, str, str]] = {}
+    for replicas in (1, 2):
+        where = tmp_path / f"replicas{replicas}"
+        where.mkdir()
+        agents = [
+            LoopbackAgent(Behaviour(raw_turns={n: _unauthorized for n in range(1, 100)})).start()
+            for _ in range(replicas)
+        ]
+        try:
+            if replicas == 1:
+                config = where / "agent.yaml"
+                config.write_text(agent_yaml(agents[0].url), encoding="utf-8")
+            else:
+                config = pool_config(where, agents)
+            with pytest.raises(AgentUnavailable) as stopped:
+                run_pool(where, config, {"L1-A-01": (1, 6), "L1-B-01": (2, 6)})
+        finally:
+            for a in agents:
+                a.stop()
+        assert exit_code_for(stopped.value) == EXIT_AGENT
+        (path,) = (where / "out").glob("*.jsonl")
+        records = list(iter_records(path))
+        lost = attempts(path)
+        assert {(a["error_cause"], a["turns"][-1]["http_status"]) for a in lost} == {
+            ("http_error", 401)
+        }
+        end = records[-1]
+        assert end["record_type"] == "run_end" and end["reason"].startswith("aborted: ")
+        assert end["attempts"]["written_this_session"] == len(lost)
+        message = str(stopped.value)
+        assert "check `headers`" in message
+        assert f"continue with agenttest run --resume {path} --retry-errors" in message
+        seen[replicas] = (len(lost), end["reason"], message.replace(str(path), "RUN"))
+    assert seen[1][0] == 3
+    assert seen[2] == seen[1]
 
 
 def test_replica_config_errors_point_at_the_line(tmp_path: Path) -> None:

@@ -107,6 +107,11 @@ def resolve_judge(name: str | None, note: Callable[[str], None]) -> Any:
         return None
 
 
+#: One attempt graded at a time when a judge is loaded: a model is not thread-safe, and
+#: the replicas of a pool grade in their own threads.
+_JUDGE_LOCK = threading.Lock()
+
+
 @dataclass
 class Grader:
     """Grades each attempt as soon as its evidence is complete, with an optional judge."""
@@ -128,6 +133,13 @@ class Grader:
         return list(files_of_interest(item.block))
 
     def grade(self, item: PlanItem, record: dict[str, Any], workspace: Path | None) -> None:
+        if self.judge is None:
+            self._grade(item, record, workspace)
+            return
+        with _JUDGE_LOCK:
+            self._grade(item, record, workspace)
+
+    def _grade(self, item: PlanItem, record: dict[str, Any], workspace: Path | None) -> None:
         from agenttest.grading import grade_attempt
 
         if self.timezone:
@@ -198,15 +210,16 @@ class AttemptRunner:
         self.log = log
         self.read_back = False  # read each streamed reply back (stream/store parity)
 
-    def run(self, item: PlanItem) -> dict[str, Any]:
-        """Run one attempt and return its record (not yet written).
+    def run(self, item: PlanItem, waited: Waits | None = None) -> dict[str, Any]:
+        """Run one attempt and return its record (not yet written). ``waited``: what was
+        already waited for this attempt (a replica that had to come back first).
 
         Raises AgentNotReady or StopRequested only *before* anything reached the agent:
         then there is no attempt to record.
         """
         block = item.block
         self.read_back = any(c.type == "stored_matches_stream" for c in block.criteria.pass_)
-        self.client.waits = Waits()
+        self.client.waits = waited or Waits()
         self.client.wait_ready()
         session_id = f"{self.run_id[:8]}-{block.id}-r{item.run}-{uuid.uuid4().hex[:8]}"
         record: dict[str, Any] = dict(

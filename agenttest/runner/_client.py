@@ -210,16 +210,23 @@ class AgentClient:
         sender = self._sender
         return health_state(self.config, lambda req: sender.send(req, sender.probe_timeout))
 
-    def wait_ready(self) -> float:
-        """Poll with back-off until ready; raise :class:`AgentNotReady` after the limit."""
+    def wait_ready(
+        self, *, wanted: Callable[[str], bool] | None = None, quiet: bool = False
+    ) -> float:
+        """Poll with back-off until ready; raise :class:`AgentNotReady` after the limit.
+
+        ``wanted`` sees each state that is not ready and may end the wait (:class:`NotWanted`);
+        ``quiet`` waits without a word (a replica already known to be down).
+        """
         waited = wait_until_ready(
             self.probe,
             self.config,
             self.waits,
             clock=self.clock,
             sleep=self.sleep,
-            log=self.log,
+            log=(lambda _msg: None) if quiet else self.log,
             scrub=self.scrub,
+            wanted=wanted,
         )
         self._stale = False
         return waited

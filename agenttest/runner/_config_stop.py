@@ -34,6 +34,14 @@ def _key(record: dict[str, Any]) -> tuple[str, int | None] | None:
     return None
 
 
+class ConfigErrors(Exception):
+    """Attempts in a row were lost to one configuration error: the run stops."""
+
+    def resumable(self, path: object) -> str:
+        """The message for the person, with the command that continues the run."""
+        return str(self).replace("--resume FILE", f"agenttest run --resume {path}")
+
+
 class ConfigErrorWatch:
     """Counts consecutive attempts lost to one non-transient cause."""
 

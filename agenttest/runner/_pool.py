@@ -1,17 +1,24 @@
-"""A pool of agent replicas: one scheduler, one worker thread per replica, one writer.
+"""The drive loop: a session's attempts over a pool of agent replicas; one agent is a pool of one.
 
-Each replica is driven exactly as a single agent is (its own :class:`AgentClient`, so at
-most one request is ever in flight on it, readiness before every attempt, busy replies
-waited out). An attempt — its fixtures, turns and teardown — stays on the replica that
-started it. The main thread is the only one that writes the run file: workers hand it
-each finished record and wait until it is written (fsynced) before tearing down.
+Every rule lives here once, whatever the number of replicas: which attempt comes next
+(decided blocks skipped, a lost attempt retried elsewhere), readiness before every attempt,
+a replica that is down drained and probed until it is back, the stop when every replica is
+gone or when attempts in a row are lost to a configuration error, the one thread that
+writes the run file, progress.
 
-A replica that stops being ready is taken out of the rotation and probed with back-off;
-the attempt it lost is ``ERROR`` with its cause as usual, and the run goes on on the
-others. A replica that answers ready again is used again. The run ends with exit 3 only
-when every replica has been down for its whole ``readiness.timeout_s``.
+Each replica is driven by one worker (:meth:`Pool._work`), with its own
+:class:`AgentClient`, so at most one request is ever in flight on it. An attempt — its
+fixtures, turns and teardown — stays on the replica that started it. Workers hand what
+happens (:data:`Event`) to the driving thread, the only one that writes the run file; a
+worker waits until its record is written (fsynced) before tearing down.
 
-Threads, not processes: the harness only waits on HTTP (see docs/agents.md).
+A pool of one needs no threads: its worker runs in the driving thread and each event is
+handled as it is posted. A signal therefore reaches its attempt, which is recorded as
+``interrupted`` (evidence kept, ``--resume`` runs it again). Several replicas each get a
+thread (the harness only waits on HTTP: see docs/agents.md); a signal reaches the driving
+thread only, so the attempts in flight on the workers are not recorded (``--resume`` runs
+them). A pool of one also looks like one agent: no ``replica`` index on its records, no
+replica in its messages, no pool line in its progress.
 """
 
 from __future__ import annotations
@@ -21,18 +28,21 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
-from agenttest.results import iter_records
-
-from ._attempt import AttemptRunner, Grader, StopSignals
+from ._attempt import AttemptRunner, Grader, StopRequested, StopSignals
 from ._client import AgentClient
+from ._config_stop import ConfigErrors, ConfigErrorWatch
 from ._config_types import AgentConfig
 from ._decide import EarlyStop
 from ._plan import Key, PlanItem
-from ._waiting import AgentNotReady
+from ._progress import Progress
+from ._schedule import expected_order, expected_seconds, lost_on
+from ._waiting import AgentNotReady, NotWanted, Waits
 from ._workspace import LogTail
+
+# what a pool's order is made of (tests and the drive import them from here)
+__all__ = ["SUSPECT_CAUSES", "Pool", "expected_order", "expected_seconds", "lost_on"]
 
 #: Harness causes after which a replica is checked before it gets another attempt.
 SUSPECT_CAUSES = frozenset({"unreachable", "lost", "timeout", "busy"})
@@ -45,15 +55,32 @@ class Replica:
     client: AgentClient
     attempts: AttemptRunner
     down_since: float | None = None  # monotonic time it was first seen not ready
-    gone: bool = False  # down for its whole readiness timeout: counts towards aborting
+    gone: bool = False  # down for its whole readiness timeout: counts towards stopping
+    why_gone: str = ""  # what its readiness wait last said
     busy: bool = False
     suspect: bool = False
+    working: bool = False  # its worker is running
+    waited: Waits | None = None  # waited until it was back: counted in its next attempt
     served: int = 0
     seconds: float = 0.0  # wall time of the attempts it served
 
     @property
     def mean_s(self) -> float | None:
         return self.seconds / self.served if self.served else None
+
+
+# -- what a worker hands to the driving thread ------------------------------------------
+
+
+@dataclass
+class Started:
+    item: PlanItem
+
+
+@dataclass
+class Skipped:
+    item: PlanItem
+    why: str
 
 
 @dataclass
@@ -64,60 +91,21 @@ class Finished:
     written: threading.Event = field(default_factory=threading.Event)
 
 
-def expected_seconds(baseline: Path | None) -> Callable[[PlanItem], float]:
-    """How long an attempt is expected to take: its block's mean latency in ``baseline``
-    (an earlier run of the same battery), else its number of turns (a unitless guess)."""
-    means: dict[str, float] = {}
-    if baseline is not None:
-        sums: dict[str, list[float]] = {}
-        for record in iter_records(baseline):
-            latency = record.get("latency_ms")
-            if record.get("record_type") == "attempt" and isinstance(latency, int | float):
-                sums.setdefault(str(record.get("test_id")), []).append(float(latency))
-        means = {test_id: sum(v) / len(v) / 1000 for test_id, v in sums.items()}
-    fallback = max(means.values(), default=0.0)  # a block the baseline lacks: assume long
-
-    def expected(item: PlanItem) -> float:
-        if baseline is None:
-            return float(len(item.block.prompts()))
-        return means.get(item.block.id, fallback)
-
-    return expected
+@dataclass
+class AllGone:
+    message: str
 
 
-def lost_on(latest: dict[Key, dict[str, Any]], todo: Sequence[PlanItem]) -> dict[Key, int]:
-    """For ``--retry-errors``: the replica that lost each attempt about to be retried."""
-    out: dict[Key, int] = {}
-    for item in todo:
-        replica = (latest.get(item.key) or {}).get("replica")
-        if isinstance(replica, int):
-            out[item.key] = replica
-    return out
+@dataclass
+class Left:
+    """A worker is done (nothing left for it, or the run is stopping)."""
 
 
-class SharedJudgeGrader(Grader):
-    """Grades one attempt at a time when a judge is loaded (a model is not thread-safe)."""
-
-    lock = threading.Lock()
-
-    def grade(self, item: PlanItem, record: dict[str, Any], workspace: Path | None) -> None:
-        if self.judge is None:
-            super().grade(item, record, workspace)
-            return
-        with self.lock:
-            super().grade(item, record, workspace)
-
-
-def expected_order(
-    items: Sequence[PlanItem], expected_s: Callable[[PlanItem], float]
-) -> list[PlanItem]:
-    """Round by round (so ``--until-decided`` sees each block's early runs first), and in
-    each round the longest expected attempts first, so the pool's tail is short ones."""
-    return sorted(items, key=lambda i: (i.run, -expected_s(i), i.block.id))
+Event = Started | Skipped | Finished | AllGone | Left
 
 
 class Pool:
-    """The shared state of a pooled run. Everything under :attr:`lock`."""
+    """The shared state of a run's replicas. Everything under :attr:`lock`."""
 
     def __init__(
         self,
@@ -125,6 +113,7 @@ class Pool:
         todo: Sequence[PlanItem],
         early: EarlyStop,
         make_grader: Callable[[], Grader],
+        stop: StopSignals,
         *,
         run_id: str,
         log: Callable[[str], None],
@@ -133,35 +122,40 @@ class Pool:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.lock = threading.Lock()
+        self.single = len(configs) == 1
         self.queue = list(todo)
         self.early = early
+        self.stop = stop
         self.log = log
         self.clock = clock
         self.sleep = sleep
         self.avoid = avoid or {}  # key -> replica that lost it last time (--retry-errors)
         self.in_flight: dict[Key, int] = {}
-        self.finished: queue.Queue[Finished] = queue.Queue()
+        self.events: queue.Queue[Event] = queue.Queue()
         self.stopping = threading.Event()
-        self.skips: list[tuple[PlanItem, str]] = []  # for the progress display
+        self.watch = ConfigErrorWatch()
         self.records_written = 0
+        self._threads: list[threading.Thread] = []
         self.replicas: list[Replica] = []
         for index, config in enumerate(configs):
-            client = AgentClient(config, log=self._tagged(index))
+            say = log if self.single else self._tagged(index)
+            client = AgentClient(config, log=say)
             tail = LogTail(config.log_path, config.log_max_bytes) if config.log_path else None
             runner = AttemptRunner(
                 client,
                 make_grader(),
-                StopSignals(),  # never installed: signals reach the main thread only
+                # the one replica runs in the thread that takes the signals; other threads
+                # never see one (a StopSignals that is never installed)
+                stop if self.single else StopSignals(),
                 run_id=run_id,
                 workspace=config.workspace_path,
                 log_tail=tail,
-                log=self._tagged(index),
+                log=say,
             )
             self.replicas.append(Replica(index, config, client, runner))
-        self.threads = [
-            threading.Thread(target=self._work, args=(r,), name=f"replica-{r.index}", daemon=True)
-            for r in self.replicas
-        ]
+        self._latest: dict[Key, dict[str, Any]] = {}
+        self._append: Callable[[dict[str, Any]], None] = lambda _record: None
+        self._progress = Progress()
 
     def _tagged(self, index: int) -> Callable[[str], None]:
         return lambda message: self.log(f"replica {index}: {message}")
@@ -169,32 +163,37 @@ class Pool:
     # -- the queue ------------------------------------------------------------------------
 
     def take(self, replica: Replica) -> PlanItem | Literal["wait"] | None:
-        """The next attempt for ``replica`` (skipping decided ones), None when none is left,
-        or ``"wait"``: only attempts this replica lost are left and another replica is up
-        and idle, so that one should retry them (``--retry-errors``)."""
+        """The next attempt for ``replica`` (skipping decided ones), None when the work is
+        done, or ``"wait"``: only attempts this replica lost are left and another replica
+        is up and idle, so that one should retry them (``--retry-errors``); or none is
+        queued but some are in flight elsewhere, and one may come back to the queue."""
+        skipped: list[Skipped] = []
+        taken: PlanItem | Literal["wait"] | None = None
         with self.lock:
             while self.queue:
                 mine = [
                     i for i, it in enumerate(self.queue) if self.avoid.get(it.key) != replica.index
                 ]
                 if not mine and self._someone_else_idle(replica):
-                    return "wait"
+                    taken = "wait"
+                    break
                 item = self.queue.pop(mine[0] if mine else 0)
-                decided = self.early.skip(item)
-                if decided is not None:
-                    self.skips.append((item, self.early.skipped[item.key]))
+                if self.early.skip(item) is not None:
+                    skipped.append(Skipped(item, self.early.skipped[item.key]))
                     continue
                 self.in_flight[item.key] = replica.index
                 replica.busy = True
-                return item
-            return None
+                taken = item
+                break
+            if taken is None and self.in_flight:
+                taken = "wait"
+        for event in skipped:
+            self._post(event)
+        return taken
 
     def _someone_else_idle(self, replica: Replica) -> bool:
         return any(
-            r is not replica
-            and not r.busy
-            and r.down_since is None
-            and self.threads[r.index].is_alive()
+            r is not replica and not r.busy and r.down_since is None and r.working
             for r in self.replicas
         )
 
@@ -210,10 +209,6 @@ class Pool:
         with self.lock:
             return bool(self.queue or self.in_flight)
 
-    def all_gone(self) -> bool:
-        with self.lock:
-            return bool(self.queue) and all(r.gone for r in self.replicas)
-
     def counts(self) -> tuple[int, int]:
         """(busy, down) replicas."""
         with self.lock:
@@ -228,35 +223,67 @@ class Pool:
             left = len(self.queue) + len(self.in_flight)
         return left / rate if rate else None
 
-    # -- one worker per replica -----------------------------------------------------------
+    # -- readiness ------------------------------------------------------------------------
+
+    def _going_on(self, replica: Replica) -> bool:
+        replica.attempts.stop.check()  # one agent: a signal noted while writing stops here
+        return not self.stopping.is_set()
+
+    def _gone(self, replica: Replica, why: AgentNotReady, since: float) -> None:
+        """``replica`` was not ready for its whole readiness timeout: out of rotation, and
+        the run stops when every replica is gone (work is left: this one's attempt)."""
+        with self.lock:
+            if replica.down_since is None:
+                replica.down_since = since
+            replica.gone, replica.suspect, replica.why_gone = True, True, str(why)
+            every = bool(self.queue) and all(r.gone for r in self.replicas)
+        if not every:
+            self.log(f"replica {replica.index} out of rotation: {why}")
+            return
+        if self.single:
+            message = replica.why_gone
+        else:
+            message = (
+                f"no replica of the pool is ready (all {len(self.replicas)} down for their "
+                "readiness timeout; "
+                + "; ".join(f"replica {r.index}: {r.why_gone}" for r in self.replicas)
+                + ")"
+            )
+        self._post(AllGone(message))
 
     def _wait_until_up(self, replica: Replica) -> bool:
-        """Probe with back-off until the replica is ready; False when the run is stopping."""
-        r = replica.config.readiness
-        pause = r.poll_s
-        while not self.stopping.is_set():
+        """A suspect replica waits until it is ready before it takes another attempt (the
+        wait counts in that attempt's ``waits``); one gone is probed on, quietly, and used
+        again once it is back. False when the run is stopping or nothing is left for it."""
+
+        def wanted(_state: str) -> bool:
             with self.lock:
-                if not self.queue:
-                    return False  # nothing left for it to do; the others finish up
-            state = replica.client.probe()
-            now = self.clock()
-            with self.lock:
-                if state == "ready":
-                    if replica.down_since is not None:
-                        self.log(f"replica {replica.index} is back ({replica.config.base_url})")
-                    replica.down_since, replica.gone, replica.suspect = None, False, False
-                    return True
                 if replica.down_since is None:
-                    replica.down_since = now
-                    self.log(f"replica {replica.index} out of rotation: {state}")
-                if now - replica.down_since >= r.timeout_s:
-                    replica.gone = True
-            self.sleep(pause)
-            pause = min(pause * 2, r.max_poll_s)
+                    replica.down_since = self.clock()
+            return self._going_on(replica) and self.work_left()
+
+        replica.client.waits = Waits()
+        while self._going_on(replica) and self.work_left():
+            started = self.clock()
+            try:
+                replica.client.wait_ready(wanted=wanted, quiet=replica.gone)
+            except NotWanted:
+                return False
+            except AgentNotReady as exc:
+                self._gone(replica, exc, started)
+                continue
+            with self.lock:
+                if replica.gone:
+                    self.log(f"replica {replica.index} is back ({replica.config.base_url})")
+                replica.down_since, replica.gone, replica.suspect = None, False, False
+            replica.waited = replica.client.waits
+            return True
         return False
 
+    # -- one worker per replica -----------------------------------------------------------
+
     def _work(self, replica: Replica) -> None:
-        while not self.stopping.is_set():
+        while self._going_on(replica):
             if replica.suspect and not self._wait_until_up(replica):
                 return
             item = self.take(replica)
@@ -265,23 +292,24 @@ class Pool:
             if isinstance(item, str):  # "wait"
                 self.sleep(replica.config.readiness.poll_s)
                 continue
+            self._post(Started(item))
             started = self.clock()
             try:
-                record = replica.attempts.run(item)
-            except AgentNotReady:
+                record = replica.attempts.run(item, replica.waited)
+            except AgentNotReady as exc:
                 # it waited its whole readiness timeout before anything was sent
-                with self.lock:
-                    replica.down_since = started
-                    replica.gone = True
-                    replica.suspect = True
+                replica.waited = None
                 self.give_back(item, replica)
+                self._gone(replica, exc, started)
                 continue
-            record["replica"] = replica.index
+            replica.waited = None
+            if not self.single:
+                record["replica"] = replica.index
             done = Finished(replica, item, record)
             with self.lock:
                 replica.served += 1
                 replica.seconds += self.clock() - started
-            self.finished.put(done)
+            self._post(done)
             while not done.written.wait(0.2):
                 if self.stopping.is_set():
                     return
@@ -289,77 +317,108 @@ class Pool:
                 replica.busy = False
             if record.get("error_cause") in SUSPECT_CAUSES:
                 replica.suspect = True
+            if not self._going_on(replica):
+                return
             replica.attempts.teardown(item, record["session_id"])
 
-    def start(self) -> None:
-        for thread in self.threads:
-            thread.start()
-
-    def written(self, done: Finished) -> None:
-        with self.lock:
-            self.in_flight.pop(done.item.key, None)
-        done.written.set()
+    def _worker(self, replica: Replica) -> None:
+        try:
+            self._work(replica)
+        finally:
+            replica.working = False
+            self.events.put(Left())
 
     def close(self, join_s: float = 5.0) -> None:
         self.stopping.set()
         deadline = time.monotonic() + join_s
-        for thread in self.threads:
+        for thread in self._threads:
             if thread.is_alive():
                 thread.join(max(0.0, deadline - time.monotonic()))
         for replica in self.replicas:
             replica.client.close()
 
-    # -- the main thread ------------------------------------------------------------------
+    # -- the driving thread ---------------------------------------------------------------
+
+    def _post(self, event: Event) -> None:
+        if self.single:
+            self._handle(event)  # the worker is the driving thread
+        else:
+            self.events.put(event)
 
     def drive(
         self,
         latest: dict[Key, dict[str, Any]],
         append: Callable[[dict[str, Any]], None],
-        stop: StopSignals,
-        progress: Any,
+        progress: Progress,
     ) -> int:
         """Run the queue to the end on the replicas; return the records written.
 
-        Raises AgentNotReady when every replica is gone, StopRequested on a signal; the
-        caller writes the ``run_end`` either way. Attempts still in flight then are not
-        recorded (``--resume`` runs them).
+        Raises AgentNotReady when every replica is gone, ConfigErrors when attempts in a
+        row were lost to one configuration error, StopRequested on a signal; the caller
+        writes the ``run_end`` whichever way. Attempts in flight on other threads then are
+        not recorded (``--resume`` runs them).
         """
+        self._latest, self._append, self._progress = latest, append, progress
         self.records_written = 0
-        self.start()
-        while True:
-            stop.check()
-            self._report_skips(progress)
-            try:
-                done: Finished | None = self.finished.get(timeout=0.2)
-            except queue.Empty:
-                done = None
-            if done is None:
-                if not any(t.is_alive() for t in self.threads):
-                    if not self.work_left():
-                        return self.records_written
-                    raise AgentNotReady("every replica of the pool dropped out with work left")
-                if self.all_gone():
-                    raise AgentNotReady(
-                        f"no replica of the pool is ready (all {len(self.replicas)} down for "
-                        "their readiness timeout)"
-                    )
-                continue
-            item, record = done.item, done.record
-            with stop.shielded():
-                with self.lock:
-                    latest[item.key] = record
-                    others = [k for k in self.in_flight if k != item.key]
-                    note = self.early.recorded(item, others)
-                if note is not None:
-                    record["decided"] = note
-                append(record)
-                self.records_written += 1
-            self.written(done)
-            progress.pool(*self.counts(), self.eta_s())
-            progress.attempt_done(record)
+        for replica in self.replicas:
+            replica.working = True
+        if self.single:
+            self._work(self.replicas[0])
+        else:
+            self._threads = [
+                threading.Thread(
+                    target=self._worker, args=(r,), name=f"replica-{r.index}", daemon=True
+                )
+                for r in self.replicas
+            ]
+            for thread in self._threads:
+                thread.start()
+            left = 0
+            while left < len(self._threads):
+                self.stop.check()
+                try:
+                    event = self.events.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                if isinstance(event, Left):
+                    left += 1
+                else:
+                    self._handle(event)
+        if self.work_left():
+            raise AgentNotReady("every replica of the pool dropped out with work left")
+        return self.records_written
 
-    def _report_skips(self, progress: Any) -> None:
+    def _handle(self, event: Event) -> None:
+        progress = self._progress
+        if isinstance(event, Skipped):
+            progress.attempt_skipped(event.item.block.id, event.item.run, event.why)
+        elif isinstance(event, Started):
+            if self.single:  # several at once: the pool line says what is going on
+                progress.attempt_started(event.item.block.id, event.item.run, event.item.k)
+        elif isinstance(event, AllGone):
+            raise AgentNotReady(event.message)
+        elif isinstance(event, Finished):
+            self._record(event)
+
+    def _record(self, done: Finished) -> None:
+        item, record = done.item, done.record
+        with self.stop.shielded():
+            with self.lock:
+                self._latest[item.key] = record
+                others = [k for k in self.in_flight if k != item.key]
+                note = self.early.recorded(item, others)
+            if note is not None:
+                record["decided"] = note
+            self._append(record)
+            self.records_written += 1
         with self.lock:
-            skips, self.skips = self.skips, []
-        for item, why in skips:
-            progress.attempt_skipped(item.block.id, item.run, why)
+            self.in_flight.pop(item.key, None)
+        done.written.set()
+        if not self.single:
+            self._progress.pool(*self.counts(), self.eta_s())
+        self._progress.attempt_done(record)
+        if record.get("error_cause") == "interrupted":  # the signal cut this attempt short
+            raise StopRequested(self.stop.signum or 2)
+        problem = self.watch.seen(record)
+        if problem is not None:
+            raise ConfigErrors(problem)

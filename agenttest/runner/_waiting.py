@@ -33,6 +33,10 @@ class AgentNotReady(AgentUnavailable):
     """The agent did not report ready within ``readiness.timeout_s``."""
 
 
+class NotWanted(Exception):
+    """A wait for readiness given up because nobody needs the agent any more."""
+
+
 @dataclass
 class Waits:
     """Time spent waiting on the agent, per attempt (kept apart from the answer latency)."""
@@ -118,10 +122,13 @@ def wait_until_ready(
     sleep: Callable[[float], None],
     log: Log,
     scrub: Callable[[str], str],
+    wanted: Callable[[str], bool] | None = None,
 ) -> float:
     """Poll ``probe`` with back-off until ready; raise :class:`AgentNotReady` after the limit.
 
-    Returns the seconds waited; they are added to ``waits.ready_ms`` either way.
+    Returns the seconds waited; they are added to ``waits.ready_ms`` either way. ``wanted``
+    sees every state that is not ready; when it answers False the wait ends with
+    :class:`NotWanted` (a pool whose work is done stops probing a replica that is down).
     """
     r = config.readiness
     started = clock()
@@ -140,6 +147,9 @@ def wait_until_ready(
             if last is not None:
                 log(f"agent ready after {waited:.1f}s")
             return waited
+        if wanted is not None and not wanted(state):
+            waits.ready_ms += ms(clock() - started)
+            raise NotWanted(state)
         if state != last:
             log(f"waiting for the agent to be ready: {terminal_safe(state)}")
             last = state
