@@ -19,11 +19,12 @@ from ._compare import DEFAULT_ALPHA, calibrate, check_gate, compare_reports, com
 from ._compare_table import compare_table
 from ._coverage import CoverageSink
 from ._json_junit import render_json, render_junit, report_dict, to_plain
-from ._model import Comparison, Rate, Report
+from ._model import Comparison, Rate
 from ._parity import ParitySink, parity, render_parity_markdown
 from ._render import render_html, render_markdown, render_summary
+from ._report import Report
 from ._ttft import TtftSink
-from ._viewer import collect_attempts
+from ._viewer import ViewerData, collect_attempts
 
 FORMATS = ("md", "html", "json", "junit")
 
@@ -69,10 +70,10 @@ def build_report(
         calibration = calibrate(report, ref, notes)
     data = None
     if viewer:
-        data = {
-            "attempts": collect_attempts(paths, rater, allow_mixed),
-            "baseline": collect_attempts(baseline, rater, allow_mixed) if baseline else None,
-        }
+        data = ViewerData(
+            attempts=collect_attempts(paths, rater, allow_mixed),
+            baseline=collect_attempts(baseline, rater, allow_mixed) if baseline else None,
+        )
     return dataclasses.replace(
         report,
         viewer=data,

@@ -31,12 +31,12 @@ from ._model import (
     Latency,
     OwaspResult,
     Rate,
-    Report,
     Usage,
     tier_key,
 )
 from ._provenance import latency_histogram, report_header, report_integrity
 from ._raters import analyse_raters
+from ._report import Report
 from ._sinks import AttemptSink
 from ._slots import CODE_NAME, SlotKey, Tally
 from ._usage import block_usage

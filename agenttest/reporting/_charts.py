@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._model import Report
+from ._report import Report
 
 CHART_WIDTH = 420
 LABEL_WIDTH = 58

@@ -8,7 +8,8 @@ The decision is ``approved`` only when every item passes and the run is publisha
 
 from __future__ import annotations
 
-from ._model import BlockResult, CheckItem, Checklist, Comparison, Report
+from ._model import BlockResult, CheckItem, Checklist, Comparison
+from ._report import Report
 
 #: Ids a block may carry in a run file: the English id and the methodology's original.
 RESUME_BLOCK = ("L3-ROUTE-02",)

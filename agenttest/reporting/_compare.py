@@ -26,9 +26,9 @@ from ._model import (
     Comparison,
     ComparisonRow,
     Rate,
-    Report,
     tier_key,
 )
+from ._report import Report
 
 DEFAULT_ALPHA = 0.05
 #: Methodology §2.2: a block is flagged when pass@1 < 0.85 × its baseline pass@1.

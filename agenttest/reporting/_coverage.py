@@ -10,9 +10,12 @@ module feeds it from the aggregator's one pass and says how it reads as JSON.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._slots import SlotKey
+
+if TYPE_CHECKING:  # imported when a judge rater is seen (below), not with the report
+    from agenttest.rating import Coverage
 
 
 class CoverageSink:
@@ -31,13 +34,13 @@ class CoverageSink:
 
         self.newest[(key, rater)] = list(judged(rec.get("criteria") or []))
 
-    def result(self) -> tuple[Any, ...]:
+    def result(self) -> tuple[Coverage, ...]:
         """Coverage per judge rater (empty when no judge was asked anything)."""
         if not self.newest:
             return ()  # no judge rater: `agenttest.rating` is not imported for nothing
         from agenttest.rating import Coverage
 
-        out: dict[str, Any] = {}
+        out: dict[str, Coverage] = {}
         for (_, rater), marks in self.newest.items():
             row = out.setdefault(rater, Coverage(rater))
             for kind, decided in marks:
@@ -49,7 +52,7 @@ class CoverageSink:
         return tuple(out[r] for r in sorted(out) if out[r].asked)
 
 
-def coverage_dict(rows: Sequence[Any]) -> list[dict[str, Any]]:
+def coverage_dict(rows: Sequence[Coverage]) -> list[dict[str, Any]]:
     return [
         {
             "rater": c.rater,

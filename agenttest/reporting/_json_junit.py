@@ -26,7 +26,8 @@ from agenttest.verdicts import TrustSummary
 from ._cases import cases_dict
 from ._coverage import coverage_dict
 from ._format import pct, rate_text
-from ._model import BlockResult, GroupResult, Rate, Report
+from ._model import BlockResult, GroupResult, Rate
+from ._report import Report
 
 JSON_SCHEMA_ID = "agenttest-report/1"
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")

@@ -1,8 +1,10 @@
 """The report data model: frozen dataclasses that every renderer reads.
 
-One :class:`Report` is built from run files by :mod:`._aggregate` (and enriched with a
-baseline comparison, a reference calibration and the deployment checklist); Markdown,
-HTML, JSON and JUnit are all rendered from it, so the formats cannot disagree.
+The parts of a :class:`._report.Report`: blocks, tiers, OWASP items, integrity, rater
+agreement, calibration, comparison, checklist, header. One report is built from run files
+by :mod:`._aggregate` (and enriched with a baseline comparison, a reference calibration and
+the deployment checklist); Markdown, HTML, JSON and JUnit are all rendered from it, so the
+formats cannot disagree.
 Rates are ``None`` when nothing was gradable; every rate carries ``n`` and its Wilson
 interval.
 """
@@ -15,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from agenttest.stats import pass_at_k, pass_hat_k
 from agenttest.verdicts import Rate as Rate  # a report's rates: the face of the model
-from agenttest.verdicts import TrustSummary
 
 if TYPE_CHECKING:
     from ._completeness import Completeness
@@ -368,32 +369,3 @@ class Header:
     def complete(self) -> bool:
         """Every run finished its plan; else the report is labelled incomplete."""
         return self.completeness is None or self.completeness.complete
-
-
-@dataclass(frozen=True)
-class Report:
-    header: Header
-    overall: GroupResult
-    tiers: tuple[GroupResult, ...]
-    blocks: tuple[BlockResult, ...]
-    owasp: tuple[OwaspResult, ...]
-    critical: tuple[CriticalFail, ...]
-    integrity: Integrity
-    agreement: Agreement
-    latency_histogram: tuple[tuple[int, int | None, int], ...]
-    calibration: Calibration | None = None
-    regression: Comparison | None = None
-    checklist: Checklist | None = None
-    cases: tuple[Any, ...] = ()  # CaseFamily rows of parameterised blocks (._cases)
-    trust: TrustSummary | None = None  # strict-check warnings, attempts without fixtures
-    # The HTML viewer's data: {"attempts": [...], "baseline": [...] | None}; see ._viewer.
-    viewer: dict[str, Any] | None = None
-    ttft: Any = None  # TtftSection (reporting._ttft) when any turn streamed
-    parity: Any = None  # Parity (reporting._parity) of a `run --parity` file
-    coverage: tuple[Any, ...] = ()  # rating.Coverage per judge rater: decided / asked
-
-    def block(self, test_id: str) -> BlockResult | None:
-        return next((b for b in self.blocks if b.test_id == test_id), None)
-
-    def tier(self, name: str) -> GroupResult | None:
-        return next((t for t in self.tiers if t.name == name), None)

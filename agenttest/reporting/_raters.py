@@ -11,7 +11,6 @@ report whose verdicts any of them decided is exploratory, never published.
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any
 
 from agenttest.results import calibration, rater_kind
 from agenttest.stats import (
@@ -23,10 +22,10 @@ from agenttest.verdicts import kappa_interval
 
 from ._aggregate import Aggregator
 from ._model import Agreement, PairAgreement, RaterInfo
-from ._slots import FAIL, PASS, Code
+from ._slots import FAIL, PASS, Code, SlotKey
 
 
-def _pair(a: str, b: str, keys: list[Any], left: list[int], right: list[int]) -> PairAgreement:
+def _pair(a: str, b: str, keys: list[SlotKey], left: list[int], right: list[int]) -> PairAgreement:
     n = len(left)
     if n == 0:
         return PairAgreement(a, b, 0, None, None, None, None)
@@ -55,10 +54,10 @@ def analyse_raters(agg: Aggregator, verdict_rater: str | None) -> tuple[Agreemen
         codes.append(code)
     for rater, codes in by_rater.items():
         counts[rater] = [len(codes), codes.count(PASS), codes.count(FAIL)]
-    shared: dict[tuple[str, str], tuple[list[Any], list[int], list[int]]] = {}
+    shared: dict[tuple[str, str], tuple[list[SlotKey], list[int], list[int]]] = {}
     # judge × human over the attempts where the judge's answer decided the verdict: the
     # sample its calibration is measured on (for a rules+judge grader, its JUDGE calls)
-    decided: dict[tuple[str, str], tuple[list[Any], list[int], list[int]]] = {}
+    decided: dict[tuple[str, str], tuple[list[SlotKey], list[int], list[int]]] = {}
     units: list[dict[str, Code]] = []
     for key, per_rater in agg.grades.items():
         if key not in agg.slots:

@@ -17,7 +17,7 @@ from agenttest._resources import templates_dir
 from ._cases import block_of, cases_markdown
 from ._charts import latency_chart, tier_chart
 from ._format import ci, duration, md_fence, md_inline, pct, pvalue, rate_text, signed
-from ._model import Report
+from ._report import Report
 from ._viewer import script_json
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from ._aggregate import Aggregator
 from ._details import clip, describe_evidence, fetch_records
@@ -25,6 +25,75 @@ PROMPT_LIMIT, REPLY_LIMIT, TRACE_LIMIT, VALUE_LIMIT = 2000, 4000, 4000, 1000
 MAX_CALLS = 30
 
 
+class ViewerCall(TypedDict):
+    name: str
+    args: str
+    ok: bool | None
+    result: str
+    requested: NotRequired[bool]  # asked for and not run (absent on a malformed call)
+
+
+class ViewerTurn(TypedDict):
+    prompt: str
+    reply: str
+    calls: list[ViewerCall]
+    more_calls: int  # calls past MAX_CALLS, not shown
+    trace: list[str]
+    log: list[str]
+    latency_ms: int | None
+    http: int | None
+    error: str | None
+
+
+class ViewerCriterion(TypedDict):
+    id: str
+    tag: str
+    kind: str
+    outcome: str  # held, not met, triggered, not triggered, ungraded, not applicable
+    says: str
+    # absent on a malformed criterion (not an object)
+    type: NotRequired[str]
+    evidence: NotRequired[str]
+    rule: NotRequired[str]
+    critical: NotRequired[bool]
+    decided_by: NotRequired[str]
+    origin: NotRequired[str]
+    strict_only: NotRequired[bool]
+
+
+class ViewerHit(TypedDict):
+    rule: str
+    criterion: str
+    evidence: str
+
+
+class ViewerAttempt(TypedDict):
+    """One attempt as the page's script reads it (templates/viewer.js)."""
+
+    block: str
+    tier: str
+    run: int
+    run_id: str
+    verdict: str  # PASS, FAIL, ERROR, AWAITING or UNRATED
+    rater: str
+    status: str
+    error: str | None
+    cause: str | None
+    latency_ms: int | None
+    tokens: int | None
+    usage: dict[str, int] | None
+    critical: list[ViewerHit]
+    criteria: list[ViewerCriterion]
+    turns: list[ViewerTurn]
+
+
+class ViewerData(TypedDict):
+    """The HTML report's attempt viewer: the run's attempts and the baseline's, if any."""
+
+    attempts: list[ViewerAttempt]
+    baseline: list[ViewerAttempt] | None
+
+
 def _value(value: Any) -> str:
     if value is None:
         return ""
@@ -32,7 +101,7 @@ def _value(value: Any) -> str:
     return clip(text, VALUE_LIMIT)[0]
 
 
-def _call(call: Any) -> dict[str, Any]:
+def _call(call: Any) -> ViewerCall:
     if not isinstance(call, dict):
         return {"name": _value(call), "args": "", "ok": None, "result": ""}
     ok = call.get("ok")
@@ -45,7 +114,7 @@ def _call(call: Any) -> dict[str, Any]:
     }
 
 
-def _turn(turn: dict[str, Any]) -> dict[str, Any]:
+def _turn(turn: dict[str, Any]) -> ViewerTurn:
     calls = turn.get("tool_calls") or []
     return {
         "prompt": clip(turn.get("prompt"), PROMPT_LIMIT)[0],
@@ -68,7 +137,7 @@ def _outcome(c: dict[str, Any]) -> str:
     return yes if value is True else no if value is False else "ungraded"
 
 
-def _criterion(c: Any) -> dict[str, Any]:
+def _criterion(c: Any) -> ViewerCriterion:
     if not isinstance(c, dict):
         return {"id": "?", "tag": "", "kind": "", "outcome": "ungraded", "says": _value(c)}
     evidence = c.get("evidence")
@@ -91,8 +160,8 @@ def _criterion(c: Any) -> dict[str, Any]:
     }
 
 
-def _hits(hits: Any) -> list[dict[str, str]]:
-    out = []
+def _hits(hits: Any) -> list[ViewerHit]:
+    out: list[ViewerHit] = []
     for hit in hits if isinstance(hits, list) else []:
         hit = hit if isinstance(hit, dict) else {"rule": str(hit)}
         out.append(
@@ -107,7 +176,7 @@ def _hits(hits: Any) -> list[dict[str, str]]:
 
 def _entry(
     key: SlotKey, attempt: dict[str, Any], grade: dict[str, Any] | None, verdict: str, rater: str
-) -> dict[str, Any]:
+) -> ViewerAttempt:
     source = grade if grade is not None else attempt
     turns = [_turn(t) for t in attempt.get("turns") or [] if isinstance(t, dict)]
     tokens = attempt.get("cost_tokens")
@@ -133,7 +202,7 @@ def _entry(
 
 def collect_attempts(
     paths: Sequence[str | Path], rater: str | None = None, allow_mixed: bool = False
-) -> list[dict[str, Any]]:
+) -> list[ViewerAttempt]:
     """Every attempt slot of the run files with the verdict that counts for ``rater``.
 
     Verdicts are ``PASS``/``FAIL``/``ERROR``, ``AWAITING`` when an uncalibrated judge
@@ -171,7 +240,7 @@ def collect_attempts(
     return out
 
 
-def script_json(data: Any) -> str:
+def script_json(data: object) -> str:
     """JSON that cannot end its ``<script type="application/json">`` element early:
     ``<``, ``>`` and ``&`` are written as ``\\u`` escapes, which JSON.parse reads back."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
