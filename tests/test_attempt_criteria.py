@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
+from agenttest.blocks import Criterion
 from agenttest.grading._context import Check
 
-from .fixtures.grading import attempt, block, check, crit, turn
+from .fixtures.grading import Seen, attempt, beyond, block, call, check, crit, got, turn
 
 # -- status ---------------------------------------------------------------------------------------
 
@@ -24,6 +25,21 @@ def test_status() -> None:
     c = crit("P", "status", value="completed")
     assert check(c, attempt(turn("x"))).holds is True
     assert check(c, attempt(turn("x"), status="timeout")).holds is False
+
+
+def test_status_says_what_it_got_and_wanted() -> None:
+    assert got(crit("P", "status", value="completed"), attempt(turn("x"), status="timeout")) == (
+        False,
+        {"note": "status “timeout”; wanted “completed”"},
+    )
+    assert got(crit("P", "status", value="completed"), attempt(turn("x"))) == (
+        True,
+        {"note": "status “completed”; wanted “completed”"},
+    )
+    assert got(crit("P", "status", value="completed"), {"turns": []}) == (
+        False,
+        {"note": "status “”; wanted “completed”"},
+    )
 
 
 # -- latency_max: the attempt's figure, its turns' sum, then its clock ----------------------------
@@ -82,6 +98,41 @@ def test_latency_falls_back_to_the_attempts_clock() -> None:
     res = check(c, broken)
     assert res.holds is None
     assert res.evidence["note"] == "the attempt's duration was not recorded"
+
+
+def test_latency_evidence_rounds_to_a_tenth_and_names_its_source() -> None:
+    c = crit("P", "latency_max", seconds=1.5)
+    assert got(c, attempt(turn("ok"), latency_ms=1549)) == (
+        False,
+        {"note": "1.5 s (attempt latency_ms); limit 1.5 s"},
+    )
+    assert got(c, attempt(turn("ok"), latency_ms=1500)) == (
+        True,
+        {"note": "1.5 s (attempt latency_ms); limit 1.5 s"},
+    )
+    # an attempt's own figure wins over its turns'
+    assert got(c, attempt(turn("ok", latency_ms=5000), latency_ms=10))[0] is True
+    # a turn's figure that is not a number leaves the clock to decide
+    mixed = attempt(turn("a", latency_ms=100), turn("b", latency_ms="fast"))
+    assert got(c, mixed) == (None, {"note": "the attempt's duration was not recorded"})
+    assert got(c, attempt(turn("a", latency_ms=100.5), turn("b", latency_ms=0))) == (
+        True,
+        {"note": "0.1 s (sum of the turns' latency_ms); limit 1.5 s"},
+    )
+    assert got(c, attempt(latency_ms=None)) == (
+        None,
+        {"note": "the attempt's duration was not recorded"},
+    )
+
+
+def test_the_attempts_clock_reads_rfc_3339_in_either_case() -> None:
+    c = crit("P", "latency_max", seconds=2)
+    lower = attempt(
+        turn("ok"), started_at="2026-07-13t20:59:58.5z", completed_at="2026-07-13T21:00:00z"
+    )
+    assert got(c, lower) == (True, {"note": "1.5 s (completed_at - started_at); limit 2 s"})
+    late = {**lower, "completed_at": "2026-07-13T21:00:01Z"}
+    assert got(c, late) == (False, {"note": "2.5 s (completed_at - started_at); limit 2 s"})
 
 
 # -- clock_delta: the stated time of day against the harness clock --------------------------------
@@ -250,18 +301,36 @@ def test_a_dotted_time_counts_only_right_after_saat_or_at(text: str, holds: bool
 
 
 class _Judge:
-    name = "fake"
+    """A judge that answers as told and keeps the requests (the criterion's side of the
+    protocol; the real judge's own tests run the model)."""
 
-    def __init__(self, verdict: str) -> None:
-        self.verdict = verdict
-        self.requests: list[object] = []
+    name = "stub"
 
-    def judge(self, req: object) -> object:
+    def __init__(self, verdict: str, evidence: str = "because", fail: bool = False) -> None:
+        self.verdict, self.evidence, self.fail = verdict, evidence, fail
+        self.requests: list[Any] = []
+
+    def judge(self, req: Any) -> Any:
         from agenttest.judges import JudgeResult
 
         self.requests.append(req)
-        score = {"PASS": 0.9, "FAIL": 0.1, "ERROR": 0.0}[self.verdict]
-        return JudgeResult(score=score, verdict=self.verdict, evidence="because", judge=self.name)  # type: ignore[arg-type]
+        if self.fail:
+            raise RuntimeError("model gone")
+        return JudgeResult(score=0.456, verdict=self.verdict, evidence=self.evidence, judge="stub")  # type: ignore[arg-type]
+
+
+def judged(j: Any, a: dict[str, Any], **kw: Any) -> Seen:
+    b = block(vars={"r": "Swift 6"})
+    c = crit("P", "judge", "JUDGE", rubric="grounded in {{r}}?", reference="{{r}} adds X", **kw)
+    r = check(c, a, b, judge=j)
+    return r.holds, dict(r.evidence)
+
+
+TALK = attempt(
+    turn("first", [call("search", result="page one")], prompt="hello"),
+    turn("second", [call("fetch", result={"b": 2}), call("x", ok=False)], prompt="summarise"),
+    turn("third", [call("late", result="after")], prompt="thanks"),
+)
 
 
 @pytest.mark.parametrize(
@@ -279,3 +348,90 @@ def test_judge_criterion_without_a_judge_is_ungraded_never_passed() -> None:
     c = crit("P", "judge", "JUDGE", rubric="grounded?")
     res = check(c, attempt(turn("anything")))
     assert res.holds is None and "no judge" in res.evidence["note"]
+
+
+def test_the_judge_is_asked_about_the_turn_with_its_context_and_tool_results() -> None:
+    j = _Judge("PASS", evidence="")
+    assert judged(j, TALK, turn=2, asks="covers", act="answer", min=2) == (
+        True,
+        {"turn": 2, "text": "second", "note": "judge stub: PASS (score 0.46)"},
+    )
+    [req] = j.requests
+    assert (req.rubric, req.reference, req.candidate) == (
+        "grounded in Swift 6?",
+        "Swift 6 adds X",
+        "second",
+    )
+    assert req.context == "hello\nsummarise"
+    assert (req.asks, req.act, req.min_items) == ("covers", "answer", 2)
+    # every call that ran, up to the judged turn
+    assert req.tool_results == 'search: page one\nfetch: {"b": 2}\nx: '
+    j = _Judge("FAIL")
+    assert judged(j, TALK) == (
+        False,
+        {"turn": 3, "text": "because", "note": "judge stub: FAIL (score 0.46)"},
+    )
+    [req] = j.requests
+    assert (req.asks, req.act, req.min_items, req.context) == (
+        "",
+        "",
+        None,
+        "hello\nsummarise\nthanks",
+    )
+    assert req.tool_results.endswith("\nlate: after")
+
+
+def test_a_judge_that_cannot_decide_leaves_the_criterion_undecided() -> None:
+    assert judged(_Judge("ERROR"), TALK) == (
+        None,
+        {"turn": 3, "text": "because", "note": "judge stub: ERROR (score 0.46); could not decide"},
+    )
+    assert judged(_Judge("UNDECIDED"), TALK) == (
+        None,
+        {
+            "turn": 3,
+            "text": "because",
+            "note": "judge stub: UNDECIDED (score 0.46); left to a human",
+        },
+    )
+    assert judged(_Judge("PASS", fail=True), TALK) == (
+        None,
+        {"turn": 3, "note": "judge stub failed: model gone"},
+    )
+    j = _Judge("PASS")
+    assert judged(j, attempt(turn("a"), turn(None))) == (
+        None,
+        {"turn": 2, "note": "no response to judge"},
+    )
+    assert j.requests == []
+    assert judged(None, TALK) == (
+        None,
+        {
+            "turn": 3,
+            "note": "no judge was configured, so this JUDGE criterion is ungraded; "
+            "grade again with `agenttest grade RUN --judge NAME`",
+        },
+    )
+    assert judged(j, TALK, turn=4) == beyond(4, 3)
+
+
+def got_with(c: Criterion, a: dict[str, Any], **ctx: Any) -> Seen:
+    r = check(c, a, **ctx)
+    return r.holds, dict(r.evidence)
+
+
+def test_the_judge_is_asked_with_empty_texts_for_what_is_not_given() -> None:
+    j = _Judge("PASS")
+    a = attempt({**turn("x"), "prompt": None}, turn("y"))  # a turn without a prompt
+    r = check(crit("P", "judge", "JUDGE"), a, judge=j)
+    assert r.holds is True
+    [req] = j.requests
+    assert (req.rubric, req.reference, req.context, req.tool_results) == ("", "", "\np", "")
+
+    class Nameless:
+        def judge(self, req: Any) -> Any:
+            raise ValueError("no")
+
+    assert got_with(crit("P", "judge", "JUDGE"), a, judge=Nameless()) == (
+        None, {"turn": 2, "note": "judge ? failed: no"}
+    )  # fmt: skip

@@ -12,6 +12,10 @@ decline gives (``_abstain``).
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -27,7 +31,7 @@ from agenttest.grading._grounding_sources import (
     quantities,
 )
 
-from .fixtures.grading import attempt, block, call, check, crit, turn
+from .fixtures.grading import Seen, at, attempt, beyond, block, call, check, crit, got, turn
 
 PROMPT = "MLX Swift'in son sürümü nedir? GitHub'dan bul ve bana söyle"
 RELEASE = {
@@ -140,6 +144,80 @@ def test_a_call_without_result_does_not_hide_the_results_after_it() -> None:
     a = attempt(turn(f"See {url}.", [ran, asked, call("fetch", result={"url": url})]))
     res = check(crit("P", "citations_grounded"), a)
     assert res.holds is True, res.evidence
+
+
+SEARCH = block(tools={"search": ["web_search"]}, vars={"p": r"DOC-\d+"})
+PAGES = json.dumps(
+    [
+        {"url": "https://Ex.org/a/", "title": "Alpha page", "n": 7,
+         "body": "the quick brown fox jumps over the lazy dog"},
+        {"id": "DOC-12", "body": "ninety nine red balloons float away"},
+    ]
+)  # fmt: skip
+
+
+def searched(reply: str, *calls: dict[str, Any]) -> dict[str, Any]:
+    return attempt(turn("find", [call("web_search", result=PAGES), *calls]), turn(reply))
+
+
+def test_a_citation_is_grounded_only_by_a_result_that_did_not_fail() -> None:
+    reply = (
+        "See https://ex.org/a#top, DOC-12 and https://fake.org/x. Also https://err.org and "
+        "https://other.org."
+    )
+    a = searched(
+        reply,
+        call("web_search", ok=False, result="https://err.org failed"),
+        call("other", result="https://other.org"),
+    )
+    start = reply.index("https://fake")
+    got_ = got(crit("P", "citations_grounded", pattern="{{p}}"), a, SEARCH)
+    assert got_ == (
+        False,
+        {"turn": 2, "span": [start, start + 18], "text": "https://fake.org/x",
+         "note": "not in any tool result of the attempt: ['https://err.org', 'https://fake.org/x']"},
+    )  # fmt: skip
+    # the span is the citation, without the full stop after it
+    assert reply[start : start + 18] == "https://fake.org/x"
+    only = got(crit("P", "citations_grounded", pattern="{{p}}", tools=["search"]), a, SEARCH)
+    assert only[1]["note"] == (
+        "not in any tool result of the attempt: ['https://err.org', 'https://fake.org/x', "
+        "'https://other.org']"
+    )
+
+
+def test_citations_grounded_says_what_it_found() -> None:
+    c = crit("P", "citations_grounded", pattern="{{p}}")
+    assert got(c, searched("See HTTPS://EX.ORG/a/ and doc-12."), SEARCH) == (
+        True,
+        {"turn": 2, "text": "HTTPS://EX.ORG/a/", "note": "all 1 citation(s) found in tool results"},
+    )
+    assert got(crit("P", "citations_grounded"), searched("Nothing to cite."), SEARCH) == (
+        True,
+        {"turn": 2, "text": "Nothing to cite.",
+         "note": "the reply cites nothing, so nothing is ungrounded"},
+    )  # fmt: skip
+    every = crit("P", "citations_grounded", cite_all=True, pattern="{{p}}")
+    assert got(every, searched("Nothing to cite."), SEARCH) == (
+        True,
+        {"turn": 2, "text": "Nothing to cite.",
+         "note": "the reply cites nothing, so nothing is ungrounded and it repeats no source's "
+                 "content"},
+    )  # fmt: skip
+    both = (
+        "Per https://ex.org/a, the quick brown fox jumps over the lazy dog. Ninety nine red "
+        "balloons float away (DOC-12)."
+    )
+    assert got(every, searched(both), SEARCH) == (
+        True,
+        {"turn": 2, "text": "https://ex.org/a, DOC-12",
+         "note": "all 2 citation(s) found in tool results"},
+    )  # fmt: skip
+    assert got(c, attempt(turn("find"), turn("a")), SEARCH)[0] is True
+    assert got(crit("P", "citations_grounded", turn=5), searched("x"), SEARCH) == beyond(5, 2)
+    assert got(c, attempt(turn(None)), SEARCH) == (
+        None, {"turn": 1, "note": "no response was recorded for this turn"}
+    )  # fmt: skip
 
 
 # ------------------------------------------------------------------ cite_all: every source drawn on is cited
@@ -264,6 +342,80 @@ def test_cite_all_names_an_uncited_source_once_when_two_results_hold_it() -> Non
     _expect_uncited(
         attempt(turn(reply, [first, again])), f"{url} (the words “the quick brown fox jumps”)"
     )
+
+
+def test_cite_all_names_every_source_drawn_on_and_not_cited() -> None:
+    every = crit("P", "citations_grounded", cite_all=True, pattern="{{p}}")
+
+    def missed(key: str, listed: str) -> Seen:
+        note = f"the reply draws on sources it does not cite: {listed}"
+        return False, {"turn": 1, "tool_call": 0, "text": key, "note": note}
+
+    balloons = "doc-12 (the words “ninety nine red balloons float”)"
+    words = "Per https://ex.org/a the fox. Also ninety nine red balloons float away."
+    assert got(every, searched(words), SEARCH) == missed("doc-12", balloons)
+    both = "It is 7, and the quick brown fox jumps over. Ninety nine red balloons float away."
+    assert got(every, searched(both), SEARCH) == missed(
+        "https://ex.org/a", f"https://ex.org/a (the words “the quick brown fox jumps”); {balloons}"
+    )
+    assert got(every, searched("It is 7."), SEARCH) == missed(
+        "https://ex.org/a", "https://ex.org/a (the number 7)"
+    )
+
+
+def test_cite_all_reads_the_results_after_a_failed_one() -> None:
+    every = crit("P", "citations_grounded", cite_all=True, pattern="{{p}}")
+    # a failed call holding the same passage names no source, and the sources after it count
+    failed = call(
+        "web_search", ok=False, result='{"id": "DOC-9", "body": "ninety nine red balloons"}'
+    )
+    a = attempt(
+        turn("find", [failed, call("web_search", result=PAGES)]),
+        turn("Ninety nine red balloons float away."),
+    )
+    assert got(every, a, SEARCH) == (
+        False,
+        {"turn": 1, "tool_call": 1, "text": "doc-12",
+         "note": "the reply draws on sources it does not cite: doc-12 (the words “ninety nine "
+                 "red balloons float”)"},
+    )  # fmt: skip
+
+
+_DREW = """
+from agenttest.grading._grounding_sources import Document, Source, drew_on
+doc = Document("k", "ninety nine red balloons float away", Source(0, 0, "x", True, "", ""))
+print(drew_on("Also ninety nine red balloons float away now", doc, []))
+"""
+
+
+def test_the_passage_a_reply_repeats_is_its_first_whatever_the_hash_seed() -> None:
+    # two passages of five words repeat the document; a set's order of them changed from one
+    # process to the next, and with it the evidence of a regrade (seed 3 picked the second,
+    # seed 1 the first)
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", _DREW],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for seed in (1, 3)
+    }
+    assert seen == {"the words “ninety nine red balloons float”"}
+
+
+def test_drew_on_reads_the_reply_in_order_and_then_its_numbers() -> None:
+    src = Source(0, 0, "x", True, "", "")
+    doc = Document("k", "one two three four five six seven eight nine ten 33", src)
+    reply = "ten 33? no: " + " ".join(
+        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+    )
+    assert drew_on(reply, doc, []) == "the words “one two three four five”"
+    # what a cited document holds as well is not drawn from this one
+    cited = [Document("c", "one two three four five six seven eight nine ten", src)]
+    assert drew_on(reply, doc, cited) == "the number 33"
+    assert drew_on("nothing like it, 34", doc, cited) is None
 
 
 # ------------------------------------------------------------------ numbers_grounded
@@ -435,6 +587,101 @@ def test_numbers_past_the_default_exponent_range_are_compared_not_raised() -> No
     assert _close(frozenset({D(6)}), {D("1E+1000000"), D(5)}, 0.5) is False
 
 
+QUERY = block(tools={"data": ["query"]}, vars={"v": "42"})
+
+
+def test_numbers_grounded_lists_every_number_no_prompt_or_result_holds() -> None:
+    reply = (
+        "It costs 12.5, the budget is 250, we have 3 items, total 12, 99 asked, 77 stored, "
+        "1000 failed, 42 declared, 1. first"
+    )
+    a = attempt(
+        turn(
+            "a",
+            [
+                call("query", result=json.dumps({"items": [3, 4, 5], "price": 12.5}), n=99),
+                call("memo", result="stored: 77", text="77"),  # echoes its own argument
+                call("query", ok=False, result="1000"),  # an error's numbers are results
+            ],
+            prompt="Budget 250 for 2 people",
+        ),
+        turn(reply, prompt="next"),
+    )
+    start = reply.index("12,")
+    assert got(crit("P", "numbers_grounded", values=["{{v}}"]), a, QUERY) == (
+        False,
+        {"turn": 2, "span": [start, start + 2], "text": "12",
+         "note": "stated but in no prompt or tool result: 12, 99, 77, 1"},
+    )  # fmt: skip
+    derived = crit("P", "numbers_grounded", values=["{{v}}"], derived=("sum", "count"))
+    assert got(derived, a, QUERY)[1]["note"] == (
+        "stated but in no prompt or tool result or derivable by ['sum', 'count']: 12, 99, 77, 1"
+    )
+    # 42 is declared by the criterion only
+    assert got(crit("P", "numbers_grounded"), a, QUERY)[1]["note"] == (
+        "stated but in no prompt or tool result: 12, 99, 77, 42, 1"
+    )
+
+
+def test_a_list_number_is_blanked_in_place_and_the_quantity_after_it_is_read() -> None:
+    # the marker becomes spaces: the quantity right after it keeps its place in the reply
+    # and is not glued to a word
+    reply = "Steps:\n1. 42 apples\n2. Done"
+    start = reply.index("42")
+    assert got(crit("P", "numbers_grounded"), attempt(turn(reply)), QUERY) == (
+        False,
+        {"turn": 1, "span": [start, start + 2], "text": "42",
+         "note": "stated but in no prompt or tool result: 42"},
+    )  # fmt: skip
+
+
+def test_numbers_grounded_reads_the_sources_and_turns_it_is_given() -> None:
+    c = crit("P", "numbers_grounded")
+    two = attempt(
+        turn("a", [call("query", result="5"), call("other", result="6")]), turn("5 and 6")
+    )
+    assert got(c, two, QUERY) == (
+        True, {"turn": 2, "text": "5 and 6", "note": "all 2 number(s) found in prompts or results"}
+    )  # fmt: skip
+    assert got(crit("P", "numbers_grounded", tools=["data"]), two, QUERY) == (
+        False,
+        {
+            "turn": 2,
+            "span": [6, 7],
+            "text": "6",
+            "note": "stated but in no prompt or tool result: 6",
+        },
+    )
+    assert got(c, attempt(turn("a"), turn("No numbers here.")), QUERY) == (
+        True, {"turn": 2, "text": "No numbers here.", "note": "the reply states no number"}
+    )  # fmt: skip
+    near = attempt(turn("a", [call("q", result="5")]), turn("5.4 then 5.6"))
+    assert got(crit("P", "numbers_grounded", tolerance=0.5), near, QUERY) == (
+        False,
+        {"turn": 2, "span": [9, 12], "text": "5.6",
+         "note": "stated but in no prompt or tool result: 5.6"},
+    )  # fmt: skip
+    # a ratio at the reply's own precision: 33.3 states 100/3, 33.4 does not
+    ratio = attempt(turn("a", [call("q", result="100 and 3")]), turn("33.3 and 33.4 and 0.03"))
+    assert got(crit("P", "numbers_grounded", derived=("ratio",)), ratio, QUERY) == (
+        False,
+        {"turn": 2, "span": [9, 13], "text": "33.4",
+         "note": "stated but in no prompt or tool result or derivable by ['ratio']: 33.4"},
+    )  # fmt: skip
+    # a later turn's result does not ground an earlier reply
+    later = attempt(turn("5", prompt="x"), turn("y", [call("q", result="5")]))
+    assert got(crit("P", "numbers_grounded", turn=1), later, QUERY) == (
+        False,
+        {
+            "turn": 1,
+            "span": [0, 1],
+            "text": "5",
+            "note": "stated but in no prompt or tool result: 5",
+        },
+    )
+    assert got(crit("P", "numbers_grounded", turn=4), later, QUERY) == beyond(4, 2)
+
+
 # ------------------------------------------------------------------ failures_reported
 
 
@@ -532,6 +779,90 @@ def test_failures_reported_reads_the_ok_flag_not_the_models_arguments() -> None:
     assert check(crit("P", "failures_reported"), attempt(turn(reply, [admits]))).holds is True
 
 
+FAILED_SEARCH = "HTTP 503: upstream unavailable " + "x" * 130
+
+
+def reported(reply: str, *calls: dict[str, Any], **kw: Any) -> Seen:
+    b = block(tools={"search": ["web_search", "fetch_page"]}, vars={"g": "weather"})
+    return got(
+        crit("F", "failures_reported", **kw), attempt(turn("a", list(calls)), turn(reply)), b
+    )
+
+
+def test_failures_reported_names_each_failure_left_unacknowledged() -> None:
+    a = attempt(
+        turn("a", [call("web_search", ok=False, result=FAILED_SEARCH),
+                   call("calendar", ok=False, result="denied")]),
+        turn("b", [call("fetch_page", ok=False, result={"error": "timeout"}),
+                   call("fetch_page", ok=True, result="ok")]),  # got past it
+        turn("Here is the answer."),
+    )  # fmt: skip
+    b = block(tools={"search": ["web_search", "fetch_page"]})
+    both = (
+        False,
+        at(1, 0, "web_search {} → failed",
+           "failure not acknowledged in the reply: web_search (turn 1, call 0), calendar (turn 1, "
+           "call 1); result: " + FAILED_SEARCH[:120]),
+    )  # fmt: skip
+    assert got(crit("F", "failures_reported"), a, b) == both
+    # the first turn only: its own reply is read
+    assert got(crit("F", "failures_reported", turn=1), a, b) == both
+    only = got(crit("F", "failures_reported", tools=["search"]), a, b)
+    assert only[1]["note"] == (
+        "failure not acknowledged in the reply: web_search (turn 1, call 0); result: "
+        + FAILED_SEARCH[:120]
+    )
+    assert got(crit("F", "failures_reported", turn=9), a, b) == beyond(9, 3)
+
+
+@pytest.mark.parametrize(
+    ("reply", "acknowledged"),
+    [
+        ("The search failed, sorry.", True),  # by its role
+        ("Web search had an error.", True),  # by its name, `_` read as a space
+        ("The search went fine. Something else failed.", False),  # the cue in another sentence
+        ("I searched. An error occurred.", False),
+        ("The search: it failed.", False),  # a colon ends the sentence
+        ("No weather for you.", True),  # a phrase the criterion gives
+    ],
+)
+def test_a_failure_is_acknowledged_in_one_sentence_naming_the_tool_and_a_cue(
+    reply: str, acknowledged: bool
+) -> None:
+    failed = call("web_search", ok=False, result="e")
+    holds, evidence = reported(reply, failed, values=["{{g}}"])
+    assert holds is acknowledged
+    assert evidence == at(
+        1,
+        0,
+        "web_search {} → failed",
+        "all 1 failure(s) acknowledged in the reply"
+        if acknowledged
+        else "failure not acknowledged in the reply: web_search (turn 1, call 0); result: e",
+    )
+
+
+def test_failures_reported_with_nothing_failed_or_everything_acknowledged() -> None:
+    assert reported("fine", call("x")) == (
+        True, {"turn": 2, "note": "no tool call failed without a later success"}
+    )  # fmt: skip
+    two = (call("web_search", ok=False), call("calendar", ok=False))
+    assert reported("The calendar was denied. The search failed too.", *two) == (
+        True, at(1, 0, "web_search {} → failed", "all 2 failure(s) acknowledged in the reply")
+    )  # fmt: skip
+    # the one not acknowledged is named, its empty result shown as such
+    assert reported("The calendar was denied.", *two) == (
+        False,
+        at(1, 0, "web_search {} → failed",
+           "failure not acknowledged in the reply: web_search (turn 1, call 0); result: "),
+    )  # fmt: skip
+    assert reported("Get mail failed.", call("get-mail", ok=False))[0] is True  # `-` as a space
+    b = block()
+    assert got(crit("F", "failures_reported"), attempt(turn("a"), turn(None)), b) == (
+        None, {"turn": 2, "note": "no response was recorded for this turn"}
+    )  # fmt: skip
+
+
 # ------------------------------------------------------------------ abstains
 
 
@@ -578,6 +909,36 @@ def test_abstains_real_reply() -> None:
     assert check(crit("P", "abstains", values=["URL"]), attempt(turn(reply))).holds is True
     summary = "Sayfa, Swift dokümantasyonunun ana kaynaklarını özetliyor."
     assert check(crit("P", "abstains"), attempt(turn(summary))).holds is False
+
+
+def test_abstains_names_the_phrase_that_declines() -> None:
+    b = block(vars={"g": "weather"})
+
+    def abstained(reply: str, **kw: Any) -> Seen:
+        return got(crit("P", "abstains", **kw), attempt(turn("x"), turn(reply)), b)
+
+    assert abstained("It is 21 degrees.") == (
+        False,
+        {"turn": 2, "text": "It is 21 degrees.", "note": "no phrase that declines to give a value"},
+    )
+    assert abstained("I don't know the exact value.") == (
+        True, {"turn": 2, "span": [2, 12], "text": "don't know", "note": "declines: “don't know”"}
+    )  # fmt: skip
+    gap = {"values": ["{{g}}", "price"]}
+    assert abstained("I cannot find the price anywhere.", **gap) == (
+        True,
+        {"turn": 2, "span": [2, 13], "text": "cannot find", "note": "declines: “cannot find”"},
+    )
+    assert abstained("I cannot find the weather.", **gap)[0] is True  # filled from the vars
+    assert abstained("I cannot find it.", **gap) == (
+        False,
+        {"turn": 2, "span": [2, 13], "text": "cannot find",
+         "note": "declines (“cannot find”) but names none of the gap words {{g}}, price"},
+    )  # fmt: skip
+    assert got(crit("P", "abstains", turn=3), attempt(turn("x")), b) == beyond(3, 1)
+    assert got(crit("P", "abstains"), attempt(turn(None)), b) == (
+        None, {"turn": 1, "note": "no response was recorded for this turn"}
+    )  # fmt: skip
 
 
 def test_stem_find_matches_inflections() -> None:

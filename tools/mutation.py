@@ -58,11 +58,6 @@ _JUDGE_PAIRS = (
     "test_a_judge_left_early_is_closed",
 )
 
-#: the grading survivors' tests not folded into the specs yet
-_GRADING_MUTANTS = [
-    p.relative_to(ROOT).as_posix() for p in sorted(ROOT.glob("tests/test_grading_mutants*.py"))
-]
-
 #: the criteria, a spec per family of graders, and the engine, its rules and its context:
 #: with the survivors' tests folded in, they pin the criteria and the text reading under them
 _GRADING_SPECS = [
@@ -101,7 +96,6 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
                     "test_sigterm_while_grading_stops_the_run_and_records_the_attempt",
                 ),
             ),
-            *_GRADING_MUTANTS,
             "tests/test_shared_numbers.py",
             # file criteria, the world state, preconditions and regrade, in process
             *tests_without("tests/test_calls_counted.py", "imported", "battery"),
@@ -126,7 +120,6 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
             "tests/test_judge_checks.py",
             *_GRADING_SPECS,
             *tests_without("tests/test_calls_counted.py", "imported", "battery"),
-            *_GRADING_MUTANTS,
         ],
     ),
     "client": (
