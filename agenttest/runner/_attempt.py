@@ -113,8 +113,12 @@ _JUDGE_LOCK = threading.Lock()
 
 
 @dataclass
-class Grader:
-    """Grades each attempt as soon as its evidence is complete, with an optional judge."""
+class AttemptGrader:
+    """Grades each attempt as soon as its evidence is complete, with an optional judge.
+
+    The runner's side of grading: it calls :func:`agenttest.grading.grade_attempt` (which
+    runs each criterion's grader) and writes the outcome into the attempt record, or an
+    ERROR when grading itself failed."""
 
     battery_digest: str
     judge: Judge | None = None
@@ -193,7 +197,7 @@ class AttemptRunner:
     def __init__(
         self,
         client: AgentClient,
-        grader: Grader,
+        grader: AttemptGrader,
         stop: StopSignals,
         *,
         run_id: str,

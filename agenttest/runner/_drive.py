@@ -15,7 +15,7 @@ from agenttest.results import RunWriter
 from agenttest.results import attempt as new_attempt
 from agenttest.results import run_end as new_run_end
 
-from ._attempt import Grader, StopRequested, StopSignals, now_iso
+from ._attempt import AttemptGrader, StopRequested, StopSignals, now_iso
 from ._config_stop import ConfigErrors
 from ._config_types import AgentConfig
 from ._decide import EarlyStop
@@ -48,7 +48,7 @@ def drive(
         configs,
         todo,
         early,
-        lambda: Grader(
+        lambda: AttemptGrader(
             session.battery.digest, judge=judge, strict=strict, timezone=configs[0].timezone
         ),
         stop,

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._attempt import AttemptRunner, Grader, StopRequested, StopSignals
+from ._attempt import AttemptGrader, AttemptRunner, StopRequested, StopSignals
 from ._client import AgentClient
 from ._config_stop import ConfigErrors, ConfigErrorWatch
 from ._config_types import AgentConfig
@@ -112,7 +112,7 @@ class Pool:
         configs: Sequence[AgentConfig],
         todo: Sequence[PlanItem],
         early: EarlyStop,
-        make_grader: Callable[[], Grader],
+        make_grader: Callable[[], AttemptGrader],
         stop: StopSignals,
         *,
         run_id: str,
