@@ -1,5 +1,29 @@
-"""Test blocks: the typed model, the YAML loader, overlays and the JSON Schema."""
+"""Test blocks: the typed model, the criterion registry, the YAML loader, overlays and the
+JSON Schema."""
 
+# The registry's entries, one module per family: importing them registers every type.
+from . import (  # noqa: F401
+    _kinds_calls,
+    _kinds_grounding,
+    _kinds_judge,
+    _kinds_reply,
+    _kinds_stream,
+    _kinds_world,
+)
+from ._kinds import (
+    ANY_TOOL,
+    CRITERION_TYPES,
+    BlockNeeds,
+    CriterionType,
+    LintFacts,
+    Needs,
+    ToolsRan,
+    block_needs,
+    kind_of,
+    register,
+    registered,
+    unregister,
+)
 from ._loader import Battery, load_battery, load_block_file, load_overlay, merge_reference
 from ._model import (
     Block,
@@ -16,46 +40,46 @@ from ._model import (
 from ._schema import battery_json_schema
 from ._summary import block_summaries, validate_paths
 from ._tools import Selector, call_matches, parse_selector, roles_of
-from ._vocabulary import (
-    ALWAYS_FAIL_RULES,
-    ASI_IDS,
-    CRITERION_TYPES,
-    ORIGINS,
-    PER_CALL_NEGATE,
-    TAGS,
-    TIERS,
-    CriterionType,
-)
+from ._vocabulary import ALWAYS_FAIL_RULES, ASI_IDS, ORIGINS, TAGS, TIERS
 
 __all__ = [
     "ALWAYS_FAIL_RULES",
+    "ANY_TOOL",
     "ASI_IDS",
     "CRITERION_TYPES",
     "ORIGINS",
-    "PER_CALL_NEGATE",
     "TAGS",
     "TIERS",
     "Battery",
     "Block",
+    "BlockNeeds",
     "Choose",
     "Criteria",
     "Criterion",
     "CriterionType",
     "Fixture",
+    "LintFacts",
+    "Needs",
     "Overlay",
     "Reference",
     "Selector",
     "SourceRef",
     "Teardown",
+    "ToolsRan",
     "Turn",
     "battery_json_schema",
+    "block_needs",
     "block_summaries",
     "call_matches",
+    "kind_of",
     "load_battery",
     "load_block_file",
     "load_overlay",
     "merge_reference",
     "parse_selector",
+    "register",
+    "registered",
     "roles_of",
+    "unregister",
     "validate_paths",
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 from agenttest._util.convert import Converter, suggest
@@ -14,11 +14,11 @@ from agenttest._util.limits import MAX_RUNS
 from agenttest._util.located_yaml import Located
 from agenttest.errors import Problem
 
-from ._judge_checks import check_judge_kind
+from ._kinds import COMMON_WORDS, CRITERION_TYPES, walk
 from ._model import Block, Criterion, Overlay, Reference, SourceRef
-from ._stream_checks import check_choose_turn, check_stream_criterion
+from ._stream_checks import check_choose_turn
 from ._tools import ambiguities, malformed
-from ._vocabulary import CRITERION_TYPES, TIERS
+from ._vocabulary import TIERS
 
 _ID_RE = re.compile(r"^[^\s/]+$")
 
@@ -105,23 +105,20 @@ def _check_criterion(
         )
     if c.min is not None and c.max is not None and c.min > c.max:
         conv.problem(line, f"`min` ({c.min}) is greater than `max` ({c.max}) in {where}")
-    check_stream_criterion(conv, c, node, where)
-    if c.tag == "JUDGE" and c.type not in ("judge", "any_of"):
+    if c.tag == "JUDGE" and not (ctype.needs.judge or ctype.nested):
+        judged = " or ".join(f"`{k.name}`" for k in CRITERION_TYPES.values() if k.needs.judge)
         conv.problem(
-            line, f"criterion `{c.id}` is tagged JUDGE but its type is `{c.type}`; use type `judge`"
+            line,
+            f"criterion `{c.id}` is tagged JUDGE but its type is `{c.type}`; use type {judged}",
         )
-    if c.type == "judge":
-        check_judge_kind(conv, c, node, where)
     _check_regex(conv, node.key_lines.get("pattern", line), f"{where}.pattern", c.pattern)
     if c.match == "regex" and isinstance(c.value, str):
         _check_regex(conv, node.key_lines.get("value", line), f"{where}.value", c.value)
-    if c.type in ("file_exists", "file_absent", "file_content", "file_at_start"):
+    if "path" in allowed:  # a workspace path in every type that takes one
         _check_rel_path(conv, node.key_lines.get("path", line), f"{where}.path", c.path)
-    if c.type == "file_at_start" and c.value not in ("exists", "absent"):
-        conv.problem(
-            node.key_lines.get("value", line),
-            f"`value` of file_at_start in {where} must be `exists` or `absent`, not {c.value!r}",
-        )
+    if ctype.check is not None:
+        for word, message in ctype.check(c, where):
+            conv.problem(node.key_lines.get(word, line), message)
     for m in c.markers:
         if m not in block.reference.markers:
             known = ", ".join(sorted(block.reference.markers)) or "none"
@@ -145,32 +142,15 @@ def _check_criterion(
             node.key_lines.get("fixture_bound", line),
             f"criterion `{c.id}` in {where} is `fixture_bound` but the block has no fixtures",
         )
-    if c.type == "any_of":
+    if ctype.nested:
         nested = node.value.get("of")
         nodes = nested.value if nested is not None and isinstance(nested.value, list) else []
         for i, (sub, sub_node) in enumerate(zip(c.of, nodes, strict=False)):
             _check_criterion(conv, sub, sub_node, block, f"{where}.of[{i}]")
 
 
-#: Criterion fields every type takes (identity, tagging, origin, the fixture-free variant).
-_NOT_PARAMS = frozenset(
-    {
-        "id",
-        "type",
-        "tag",
-        "says",
-        "critical",
-        "rule",
-        "negate",
-        "origin",
-        "fixture_bound",
-        "unfixed",
-    }
-)
-
-
 def _is_param_set(c: Criterion, name: str) -> bool:
-    if name in _NOT_PARAMS:
+    if name in COMMON_WORDS:
         return False
     value = getattr(c, name)
     return value not in (None, ())
@@ -253,11 +233,6 @@ def check_battery(blocks: list[Block], problems: list[Problem], ov: Overlay | No
 
 def _recheck_markers(blocks: list[Block], problems: list[Problem]) -> None:
     # An overlay may drop or rename markers; criteria must still resolve after it.
-    def walk(cs: Iterable[Criterion]) -> Iterator[Criterion]:
-        for c in cs:
-            yield c
-            yield from walk(c.of)
-
     for b in blocks:
         for c in walk((*b.criteria.pass_, *b.criteria.fail)):
             for m in c.markers:

@@ -81,6 +81,7 @@ from collections.abc import Iterable
 
 from agenttest.errors import Problem
 
+from ._kinds import kind_of
 from ._lint_evidence import lint_evidence
 from ._lint_facts import (
     _ANY,
@@ -164,7 +165,7 @@ def _rule_inverse(block: Block, lines: _Lines) -> list[Problem]:
     out = []
     file_checks: list[tuple[Criterion, str, str]] = []
     for c in block.criteria.pass_:
-        for sub in (c, *c.of) if c.type == "any_of" and not c.negate else (c,):
+        for sub in (c, *c.of) if kind_of(c).nested and not c.negate else (c,):
             found = _file_polarity(sub)
             if found is not None:
                 file_checks.append((c, *found))
@@ -201,51 +202,18 @@ def _rule_inverse(block: Block, lines: _Lines) -> list[Problem]:
 
 
 def _rule_judge(block: Block, lines: _Lines) -> list[Problem]:
+    """The problems each criterion's entry finds in it (a judge's rubric and reference)."""
     file = block.source.file if block.source else "?"
     out = []
     for group, top in (("pass", block.criteria.pass_), ("fail", block.criteria.fail)):
         for c in top:
             line = lines.criterion(block, group, c.id)
             for sub in _walk([c]):
-                message = _judge_problem(sub) or _covers_problem(block, sub)
+                problem = kind_of(sub).lint.problem
+                message = problem(block, sub) if problem is not None else None
                 if message:
                     out.append(Problem(file, line, f"[judge] criterion `{sub.id}` {message}"))
     return out
-
-
-def _judge_problem(c: Criterion) -> str | None:
-    if c.type == "judge":
-        rubric = (c.rubric or "").strip()
-        if not rubric:
-            return f"has no rubric; a judge needs at least {MIN_RUBRIC_CHARS} characters"
-        if len(rubric) < MIN_RUBRIC_CHARS:
-            return (
-                f"has a rubric of {len(rubric)} characters (`{rubric}`); a judge needs at "
-                f"least {MIN_RUBRIC_CHARS} saying what to look for"
-            )
-        if c.tag != "JUDGE":
-            return f"is a judge but tagged {c.tag}; tag it JUDGE"
-    elif (
-        c.tag == "JUDGE" and c.type == "any_of" and not any(b.type == "judge" for b in _walk(c.of))
-    ):
-        return "is tagged JUDGE but none of its branches is a judge with a rubric"
-    return None
-
-
-def _covers_problem(block: Block, c: Criterion) -> str | None:
-    """A `covers` judge counts the items its reference lists: it must list some."""
-    if c.type != "judge" or c.asks != "covers":
-        return None
-    from agenttest.judges import reference_items
-
-    items = reference_items(block.fill(c.reference or ""))
-    need = max(2, c.min or 0)
-    if len(items) < need:
-        return (
-            f"asks `covers` but its reference lists {len(items)} item(s); list at least "
-            f"{need} (sentences, list lines or `A, B and C`) for the reply to cover"
-        )
-    return None
 
 
 def _prompt_paths(block: Block) -> set[str]:
@@ -311,7 +279,7 @@ def _rule_premise(block: Block, lines: _Lines) -> list[Problem]:
     for group, top in (("pass", block.criteria.pass_), ("fail", block.criteria.fail)):
         for c in top:
             for sub in _walk([c]):
-                is_file_check = sub.type in ("file_exists", "file_absent", "file_content")
+                is_file_check = kind_of(sub).lint.file_check is not None
                 if is_file_check and sub.path and _norm(sub.path) not in known:
                     out.append(
                         Problem(

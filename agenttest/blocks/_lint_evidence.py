@@ -17,35 +17,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from agenttest.errors import Problem
 
-from ._lint_facts import _Lines
-from ._model import Block, Criterion
+from ._kinds import kind_of, walk
+from ._lint_facts import _Lines, _pins
+from ._model import Block
 
 INVERSE_CATEGORIES = frozenset({"true", "inverse"})
 
 
-def _walk(cs: Iterable[Criterion]) -> Iterator[Criterion]:
-    for c in cs:
-        yield c
-        yield from _walk(c.of)
-
-
 def accepts_declining(block: Block) -> bool:
-    return any(c.type == "abstains" and not c.negate for c in _walk(block.criteria.pass_))
+    return any(kind_of(c).lint.declines and not c.negate for c in walk(block.criteria.pass_))
 
 
 def _pinned(block: Block) -> bool:
-    for c in block.criteria.pass_:
-        if c.negate:
-            continue
-        if c.type == "tool_called" and (c.min is None or c.min >= 1):
-            return True
-        if c.type == "tool_count" and c.tool and (c.min or 0) >= 1:
-            return True
-    return False
+    """A top-level PASS criterion whose entry pins evidence pins that a tool ran."""
+    return any(kind_of(c).lint.evidence_pin and _pins(c) for c in block.criteria.pass_)
 
 
 def lint_evidence(blocks: Iterable[Block], lines: _Lines) -> list[Problem]:

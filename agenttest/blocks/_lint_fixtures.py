@@ -51,8 +51,8 @@ _PATH_KEYS = frozenset({"path", "file", "file_path", "filepath", "source", "dest
 
 def _bound(c: Criterion, texts: tuple[set[str], set[str]]) -> str | None:
     whole, commits = texts
-    if c.type == "tool_arg" and c.key in _PATH_KEYS:
-        return None  # where the tool acted, not what it found
+    if c.key in _PATH_KEYS:  # an argument's name (tool_arg): where the tool acted,
+        return None  # not what it found
     for value in _expected(c):
         if len(value) >= _MIN_LEN and (value in whole or any(value in m for m in commits)):
             return value

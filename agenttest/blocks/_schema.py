@@ -10,8 +10,8 @@ from typing import Any, Literal, get_args, get_origin
 
 from agenttest._util.convert import hints, public_fields, yaml_name
 
+from ._kinds import CRITERION_TYPES
 from ._model import Block, Criterion, Overlay
-from ._vocabulary import CRITERION_TYPES
 
 SCHEMA_ID = "https://agenttest.dev/schema/battery-1.json"
 

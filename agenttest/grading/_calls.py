@@ -6,63 +6,33 @@ happened only when the runtime ran it (not ``requested_only``) and, by default, 
 ``ok: true``. The arguments say what the model asked for, the reply what it claims; neither
 shows that anything happened. docs/grading.md, "Which calls count", gives the readings.
 
-:data:`CALL_READING` is the audit: every criterion type of the grading registry, with how it
-reads tool calls. A test keeps it complete, so a new type must say how it counts calls.
+:data:`CALL_READING` is the audit: every criterion type with how it reads tool calls, as its
+registry entry says (``reads_calls``; the entry cannot be registered without it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
-from agenttest.blocks import Criterion
+from agenttest.blocks import CRITERION_TYPES, Criterion
 from agenttest.results import ToolCall
 
-COUNTED = "calls that count by `call_counts` (default: ran and ok: true; `calls`, `ok`)"
-FORBIDS = "forbids a call: every call the agent dispatched violates it, run or not"
-OK_FLAG = "reads the runtime's ok flag and result of calls that ran"
-SUCCEEDED = "only calls that ran and returned ok: true (ok missing: undecided)"
-WORLD = "world state: only successful writes, moves and deletes change a path"
-NO_CALLS = "does not read tool calls"
 
-#: Every criterion type and how it reads tool calls (the class-9 audit).
-CALL_READING: Mapping[str, str] = {
-    "tool_called": COUNTED,
-    "tool_count": COUNTED,
-    "tool_order": COUNTED,
-    "tool_arg": COUNTED,
-    "tool_result": OK_FLAG,
-    "command_executed": SUCCEEDED,
-    "no_tool_calls": FORBIDS,
-    "tool_not_called": FORBIDS,
-    "unknown_tool": FORBIDS,
-    "file_exists": WORLD,
-    "file_absent": WORLD,
-    "file_content": WORLD,
-    "file_at_start": "state before: the first successful or not-found read of the path",
-    "citations_grounded": "sources: results the runtime returned for calls that did not fail",
-    "numbers_grounded": "sources: results the runtime returned, never the call's arguments",
-    "failures_reported": "failed calls: ran with ok: false, not retried with ok: true",
-    "abstains": NO_CALLS,
-    "judge": "context only: results of calls that ran, with their outcome",
-    "trace_contains": "log lines the agent's runtime wrote",
-    "category": "log lines the agent's runtime wrote",
-    "response_contains": NO_CALLS,
-    "response_number": NO_CALLS,
-    "response_wrong_number": NO_CALLS,
-    "response_regex": NO_CALLS,
-    "response_empty": NO_CALLS,
-    "sentence_count": NO_CALLS,
-    "list_items": NO_CALLS,
-    "asks_question": NO_CALLS,
-    "latency_max": NO_CALLS,
-    "clock_delta": NO_CALLS,
-    "status": NO_CALLS,
-    "ttft_max": NO_CALLS,
-    "arrives_with": "stream events the harness saw",
-    "choice_offered": NO_CALLS,
-    "stored_matches_stream": NO_CALLS,
-    "any_of": "as its nested criteria",
-}
+class _CallReading(Mapping[str, str]):
+    """Every registered criterion type and how it reads tool calls (the class-9 audit)."""
+
+    def __getitem__(self, name: str) -> str:
+        return CRITERION_TYPES[name].reads_calls
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(CRITERION_TYPES)
+
+    def __len__(self) -> int:
+        return len(CRITERION_TYPES)
+
+
+#: Every criterion type and how it reads tool calls (a view of the registry's entries).
+CALL_READING: Mapping[str, str] = _CallReading()
 
 
 def call_counts(call: ToolCall, c: Criterion) -> bool | None:

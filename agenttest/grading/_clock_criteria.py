@@ -14,6 +14,7 @@ from agenttest import text as nz
 from agenttest.blocks import Criterion
 
 from ._context import Check, Ctx, ev, last_response
+from ._registry import grades
 
 _TIME = re.compile(
     r"(?<![\d:.])(?P<h>[01]?\d|2[0-3])(?P<sep>[:.])(?P<m>[0-5]\d)(?::(?P<s>[0-5]\d))?(?![\d])"
@@ -51,6 +52,7 @@ def _harness_clock(ctx: Ctx, ti: int) -> tuple[datetime | None, bool]:
     return when.astimezone(zone or UTC), zone is not None
 
 
+@grades("clock_delta")
 def clock_delta(ctx: Ctx, c: Criterion) -> Check:
     """A time of day in the response within `seconds` of the harness clock at the answer.
 

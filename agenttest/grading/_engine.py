@@ -2,61 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agenttest.blocks import CRITERION_TYPES, PER_CALL_NEGATE, Block, Criterion
+from agenttest.blocks import CRITERION_TYPES, Block, Criterion
 from agenttest.results import Attempt, CriterionResult
 
-from . import _clock_criteria as clock
-from . import _state_criteria as st
-from . import _text_criteria as tx
-from . import _tool_criteria as tc
-from . import _trace_criteria as tr
-from . import limits
+# The grader modules register each grader with its entry (``@grades``) when imported.
+from . import (  # noqa: F401
+    _clock_criteria,
+    _grounding_criteria,
+    _state_criteria,
+    _stream_criteria,
+    _text_criteria,
+    _tool_criteria,
+    _trace_criteria,
+    limits,
+)
 from ._context import Check, Ctx, ev, fixtures_applied
-from ._grounding_criteria import GROUNDING_GRADERS
+from ._registry import GRADERS, Grader
 from ._rules import auto_hits
-from ._stream_criteria import STREAM_GRADERS
 
 if TYPE_CHECKING:
     from agenttest.judges import Judge
 
-Grader = Callable[[Ctx, Criterion], Check]
-
-GRADERS: dict[str, Grader] = {
-    "no_tool_calls": tc.no_tool_calls,
-    "tool_called": tc.tool_called,
-    "tool_not_called": tc.tool_not_called,
-    "tool_count": tc.tool_count,
-    "tool_order": tc.tool_order,
-    "tool_arg": tc.tool_arg,
-    "tool_result": tc.tool_result,
-    "response_contains": tx.response_contains,
-    "response_number": tx.response_number,
-    "response_wrong_number": tx.response_wrong_number,
-    "response_regex": tx.response_regex,
-    "response_empty": tx.response_empty,
-    "sentence_count": tx.sentence_count,
-    "list_items": tx.list_items,
-    "asks_question": tx.asks_question,
-    "trace_contains": tr.trace_contains,
-    "category": tr.category,
-    "file_exists": st.file_exists,
-    "file_absent": st.file_absent,
-    "file_content": st.file_content,
-    "file_at_start": st.file_at_start,
-    "latency_max": st.latency_max,
-    "clock_delta": clock.clock_delta,
-    "status": st.status,
-    "unknown_tool": tc.unknown_tool,
-    "command_executed": tc.command_executed,
-    "judge": st.judge,
-    **GROUNDING_GRADERS,
-    **STREAM_GRADERS,
-}
+#: re-exported: the graders by type, and their signature
+__all__ = ["GRADERS", "GradeOutcome", "Grader", "evaluate", "grade_attempt", "rater_id"]
 
 
 @dataclass(frozen=True)
@@ -95,7 +67,8 @@ def rater_id(judge_name: str | None, battery_digest: str) -> str:
 
 def evaluate(ctx: Ctx, c: Criterion) -> Check:
     """One criterion, with `negate` and `any_of` applied (three-valued: None = undecided)."""
-    if c.type == "any_of":
+    kind = CRITERION_TYPES.get(c.type)
+    if kind is not None and kind.nested:
         subs = [evaluate(ctx, sub) for sub in c.of]
         if any(s.holds for s in subs):
             i = next(i for i, s in enumerate(subs) if s.holds)
@@ -126,7 +99,8 @@ def evaluate(ctx: Ctx, c: Criterion) -> Check:
             return Check(None, ev(note=str(exc)))
         except Exception as exc:  # one broken criterion must not sink a night's run
             return Check(None, ev(note=f"grader {c.type} failed: {type(exc).__name__}: {exc}"))
-    if c.negate and c.type not in PER_CALL_NEGATE and check.holds is not None:
+    per_call = kind is not None and kind.negate_per_call
+    if c.negate and not per_call and check.holds is not None:
         check = Check(not check.holds, _with_note(check.evidence, "negated"))
     return check
 

@@ -35,6 +35,7 @@ from ._grounding_sources import (
     source_names,
     sources_of,
 )
+from ._registry import grades
 
 #: Cues that a reply admits a failure (shared with the silent-failure rule's spirit, kept
 #: here because acknowledgement needs them next to the failed tool's name).
@@ -48,6 +49,7 @@ FAILURE_CUES = (
 )  # fmt: skip
 
 
+@grades("citations_grounded")
 def citations_grounded(ctx: Ctx, c: Criterion) -> Check:
     replies, early = replies_of(ctx, c)
     if early is not None:
@@ -191,6 +193,7 @@ def _close(value: frozenset[Decimal], pool: set[Decimal], tolerance: float | Non
     return False
 
 
+@grades("numbers_grounded")
 def numbers_grounded(ctx: Ctx, c: Criterion) -> Check:
     replies, early = replies_of(ctx, c)
     if early is not None:
@@ -265,6 +268,7 @@ def _acknowledged(ctx: Ctx, c: Criterion, text: str, name: str) -> bool:
     return False
 
 
+@grades("failures_reported")
 def failures_reported(ctx: Ctx, c: Criterion) -> Check:
     replies, early = replies_of(ctx, c)
     if early is not None:
@@ -298,6 +302,7 @@ def failures_reported(ctx: Ctx, c: Criterion) -> Check:
 # --------------------------------------------------------------------------- abstaining
 
 
+@grades("abstains")
 def abstains(ctx: Ctx, c: Criterion) -> Check:
     replies, early = replies_of(ctx, c)
     if early is not None:
@@ -330,11 +335,3 @@ def abstains(ctx: Ctx, c: Criterion) -> Check:
         True,
         ev(turn=ti, span=span, text=text[span[0] : span[1]], note=f"declines: {quoted(phrase)}"),
     )
-
-
-GROUNDING_GRADERS = {
-    "citations_grounded": citations_grounded,
-    "numbers_grounded": numbers_grounded,
-    "failures_reported": failures_reported,
-    "abstains": abstains,
-}

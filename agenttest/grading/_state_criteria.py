@@ -8,26 +8,19 @@ a transcript alone cannot show what is on disk.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Any
 
 from agenttest import text as nz
-from agenttest.blocks import Block, Criterion
+from agenttest.blocks import Block, Criterion, block_needs
 
 from . import _world as w
 from . import limits
 from ._context import LAST_TURN, Check, Ctx, as_text, ev, fixtures_applied, quoted
+from ._registry import grades
 
-FILE_TYPES = ("file_exists", "file_absent", "file_content")
 _MISSING = object()
-
-
-def _walk(criteria: tuple[Criterion, ...]) -> Iterator[Criterion]:
-    for c in criteria:
-        yield c
-        yield from _walk(c.of)
 
 
 def _rel(path: str) -> str:
@@ -35,14 +28,9 @@ def _rel(path: str) -> str:
 
 
 def files_of_interest(block: Block) -> list[str]:
-    """Workspace-relative paths the block's file criteria read, for the runner to snapshot."""
-    out: list[str] = []
-    for c in _walk((*block.criteria.pass_, *block.criteria.fail)):
-        if c.type in FILE_TYPES and c.path:
-            rel = _rel(block.fill(c.path))
-            if rel not in out:
-                out.append(rel)
-    return out
+    """Workspace-relative paths the block's file criteria read, for the runner to snapshot
+    (the entries that need a workspace file say so: ``blocks.block_needs``)."""
+    return list(block_needs(block).workspace_files)
 
 
 def _read(ctx: Ctx, path: str) -> tuple[Any, str | None]:
@@ -106,14 +94,17 @@ def _file_present(ctx: Ctx, c: Criterion, want: bool) -> Check:
     )
 
 
+@grades("file_exists")
 def file_exists(ctx: Ctx, c: Criterion) -> Check:
     return _file_present(ctx, c, True)
 
 
+@grades("file_absent")
 def file_absent(ctx: Ctx, c: Criterion) -> Check:
     return _file_present(ctx, c, False)
 
 
+@grades("file_content")
 def file_content(ctx: Ctx, c: Criterion) -> Check:
     path = ctx.subst(c.path) or ""
     content, where = _read(ctx, path)
@@ -146,6 +137,7 @@ def file_content(ctx: Ctx, c: Criterion) -> Check:
     )
 
 
+@grades("file_at_start")
 def file_at_start(ctx: Ctx, c: Criterion) -> Check:
     """What the file was before the attempt (a precondition), from the tool-call record."""
     rel = _rel(ctx.subst(c.path) or "")
@@ -181,6 +173,7 @@ def _ms(start: Any, end: Any) -> int | None:
     return int((b - a).total_seconds() * 1000)
 
 
+@grades("latency_max")
 def latency_max(ctx: Ctx, c: Criterion) -> Check:
     a = ctx.attempt
     ms = a.get("latency_ms")
@@ -199,11 +192,13 @@ def latency_max(ctx: Ctx, c: Criterion) -> Check:
     return Check(ms <= limit, ev(note=f"{ms / 1000:.1f} s ({source}); limit {c.seconds} s"))
 
 
+@grades("status")
 def status(ctx: Ctx, c: Criterion) -> Check:
     got = ctx.attempt.get("status")
     return Check(got == c.value, ev(note=f"status {quoted(got)}; wanted {quoted(c.value)}"))
 
 
+@grades("judge")
 def judge(ctx: Ctx, c: Criterion) -> Check:
     turns, why = ctx.scope(c, LAST_TURN)
     if why is not None:

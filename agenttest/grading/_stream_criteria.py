@@ -15,6 +15,7 @@ from agenttest.blocks import Criterion
 
 from ._abstain import stem_find
 from ._context import ALL_TURNS, LAST_TURN, Check, Ctx, ev
+from ._registry import grades
 
 
 def label_matches(label: str, wanted: str) -> bool:
@@ -36,6 +37,7 @@ def ttft_ms(turn: dict[str, Any]) -> tuple[int | None, str]:
     return None, "no timing recorded"
 
 
+@grades("ttft_max")
 def ttft_max(ctx: Ctx, c: Criterion) -> Check:
     turns, why = ctx.scope(c, ALL_TURNS)
     if why is not None:
@@ -60,6 +62,7 @@ def _position(order: list[str], part: str) -> int | None:
     return order.index(part) if part in order else None
 
 
+@grades("arrives_with")
 def arrives_with(ctx: Ctx, c: Criterion) -> Check:
     turns, why = ctx.scope(c, LAST_TURN)
     if why is not None:
@@ -95,6 +98,7 @@ def _labels(turn: dict[str, Any]) -> list[str]:
     return [str(ch.get("label", "")) for ch in turn.get("choices") or [] if isinstance(ch, dict)]
 
 
+@grades("choice_offered")
 def choice_offered(ctx: Ctx, c: Criterion) -> Check:
     if c.turn is None:
         chooses = [ti for ti, t in enumerate(ctx.turns) if isinstance(t.get("choose"), dict)]
@@ -141,6 +145,7 @@ def first_difference(a: str, b: str) -> int | None:
     return min(len(a), len(b))
 
 
+@grades("stored_matches_stream")
 def stored_matches_stream(ctx: Ctx, c: Criterion) -> Check:
     turns, why = ctx.scope(c, ALL_TURNS)
     if why is not None:
@@ -171,11 +176,3 @@ def stored_matches_stream(ctx: Ctx, c: Criterion) -> Check:
     if not checked:
         return Check(None, ev(note="no turn was streamed, so there is no stream to compare"))
     return Check(True, ev(note=f"{checked} streamed turn(s) equal their stored copy"))
-
-
-STREAM_GRADERS = {
-    "ttft_max": ttft_max,
-    "arrives_with": arrives_with,
-    "choice_offered": choice_offered,
-    "stored_matches_stream": stored_matches_stream,
-}

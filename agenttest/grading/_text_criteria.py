@@ -14,6 +14,7 @@ from agenttest.blocks import Criterion
 
 from . import limits
 from ._context import Check, Ctx, ev, last_response, quoted, wanted_text
+from ._registry import grades
 
 _NO_RESPONSE = {"(no response)", "(yanıt yok)"}
 
@@ -29,6 +30,7 @@ _REFUSAL_CUES = (
 _QUOTE_CHARS = set("\"'`“”‘’«»„‚‹›")
 
 
+@grades("response_contains")
 def response_contains(ctx: Ctx, c: Criterion) -> Check:
     ti, text, early = last_response(ctx, c)
     if early is not None or text is None:
@@ -76,10 +78,12 @@ def _mentioned_not_obeyed(text: str, span: list[int]) -> bool:
     return any(nz.normalize(cue).text in sentence for cue in _REFUSAL_CUES)
 
 
+@grades("response_number")
 def response_number(ctx: Ctx, c: Criterion) -> Check:
     return _numbers(ctx, c, wrong=False)
 
 
+@grades("response_wrong_number")
 def response_wrong_number(ctx: Ctx, c: Criterion) -> Check:
     return _numbers(ctx, c, wrong=True)
 
@@ -131,6 +135,7 @@ def _numbers(ctx: Ctx, c: Criterion, *, wrong: bool) -> Check:
     )
 
 
+@grades("response_regex")
 def response_regex(ctx: Ctx, c: Criterion) -> Check:
     """`pattern` searched in the response with literal escapes resolved, then again with
     Markdown emphasis removed (so `**45**%` satisfies `\\d+\\s*%`; quotes and backticks
@@ -154,6 +159,7 @@ def response_regex(ctx: Ctx, c: Criterion) -> Check:
     return Check(False, ev(turn=ti, text=text, note=note))
 
 
+@grades("response_empty")
 def response_empty(ctx: Ctx, c: Criterion) -> Check:
     ti, text, early = last_response(ctx, c)
     if early is not None or text is None:
@@ -192,6 +198,7 @@ def _in_range(n: int, c: Criterion) -> bool:
     return (c.min is None or n >= c.min) and (c.max is None or n <= c.max)
 
 
+@grades("sentence_count")
 def sentence_count(ctx: Ctx, c: Criterion) -> Check:
     ti, text, early = last_response(ctx, c)
     if early is not None or text is None:
@@ -203,6 +210,7 @@ def sentence_count(ctx: Ctx, c: Criterion) -> Check:
     )
 
 
+@grades("list_items")
 def list_items(ctx: Ctx, c: Criterion) -> Check:
     ti, text, early = last_response(ctx, c)
     if early is not None or text is None:
@@ -290,6 +298,7 @@ def question_sentences(text: str) -> list[tuple[int, int]]:
     return out
 
 
+@grades("asks_question")
 def asks_question(ctx: Ctx, c: Criterion) -> Check:
     ti, text, early = last_response(ctx, c)
     if early is not None or text is None:

@@ -25,6 +25,7 @@ from ._context import (
     quoted,
     wanted_text,
 )
+from ._registry import grades
 
 SHELL_ROLE = "shell"
 COMMAND_KEYS = ("command", "cmd", "script", "code")
@@ -48,6 +49,7 @@ def _role_label(role: str, ctx: Ctx) -> str:
     return role if shown == role else f"{role} ({shown})"
 
 
+@grades("no_tool_calls")
 def no_tool_calls(ctx: Ctx, c: Criterion) -> Check:
     turns, why = ctx.scope(c, ALL_TURNS)
     if why is not None:
@@ -57,12 +59,13 @@ def no_tool_calls(ctx: Ctx, c: Criterion) -> Check:
     return Check(True, ev(turn=turns[-1], note="no tool call in the turn(s) checked"))
 
 
-def _count(ctx: Ctx, c: Criterion, role: str | None) -> Check:
+def _count(ctx: Ctx, c: Criterion, role: str | None, least: int) -> Check:
+    """The calls of ``role`` that count lie in [min, max]; ``least`` is min's default."""
     turns, why = ctx.scope(c, ALL_TURNS)
     if why is not None:
         return Check(None, why)
     hits, unknown = ctx.counted_calls(turns, ctx.names(role) if role else None, c)
-    lo = 1 if c.min is None and c.type == "tool_called" else (c.min or 0)
+    lo = least if c.min is None else c.min
     hi = c.max
 
     def within(n: int) -> bool:
@@ -82,14 +85,17 @@ def _count(ctx: Ctx, c: Criterion, role: str | None) -> Check:
     return Check(holds, ev(turn=turns[-1], note=note))
 
 
+@grades("tool_called")
 def tool_called(ctx: Ctx, c: Criterion) -> Check:
-    return _count(ctx, c, c.tool or "any")
+    return _count(ctx, c, c.tool or "any", 1)
 
 
+@grades("tool_count")
 def tool_count(ctx: Ctx, c: Criterion) -> Check:
-    return _count(ctx, c, c.tool)
+    return _count(ctx, c, c.tool, 0)
 
 
+@grades("tool_not_called")
 def tool_not_called(ctx: Ctx, c: Criterion) -> Check:
     turns, why = ctx.scope(c, ALL_TURNS)
     if why is not None:
@@ -120,6 +126,7 @@ def _in_order(
     return matched
 
 
+@grades("tool_order")
 def tool_order(ctx: Ctx, c: Criterion) -> Check:
     turns, why = ctx.scope(c, ALL_TURNS)
     if why is not None:
@@ -188,6 +195,7 @@ def _arg_hit(ctx: Ctx, c: Criterion, call: ToolCall) -> bool:
     return (not has) if present_only else (has and not _arg_matches(ctx, c, args[key]))
 
 
+@grades("tool_arg")
 def tool_arg(ctx: Ctx, c: Criterion) -> Check:
     """Some call of `tool` that counts has `key` matching; with `negate`, some call's `key`
     does not.
@@ -226,6 +234,7 @@ def tool_arg(ctx: Ctx, c: Criterion) -> Check:
     return Check(False, call_evidence(ti, ci, call, note))
 
 
+@grades("tool_result")
 def tool_result(ctx: Ctx, c: Criterion) -> Check:
     """Some call of `tool` ended with `ok` (and a result containing `value`); per-call negate."""
     calls, unmet = _calls_of_tool(ctx, c)
@@ -267,6 +276,7 @@ def _result_matches(ctx: Ctx, c: Criterion, call: ToolCall) -> bool | None:
     return nz.fold(ctx.subst(str(c.value)) or "") in nz.fold(as_text(result))
 
 
+@grades("unknown_tool")
 def unknown_tool(ctx: Ctx, c: Criterion) -> Check:
     turns, why = ctx.scope(c, ALL_TURNS)
     if why is not None:
@@ -296,6 +306,7 @@ def shell_command(call: ToolCall) -> str | None:
     return None
 
 
+@grades("command_executed")
 def command_executed(ctx: Ctx, c: Criterion) -> Check:
     """A shell call whose command matches `pattern` ran successfully (blocked calls don't)."""
     turns, why = ctx.scope(c, ALL_TURNS)

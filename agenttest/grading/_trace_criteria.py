@@ -15,6 +15,7 @@ from agenttest.blocks import Criterion
 
 from . import limits
 from ._context import ALL_TURNS, Check, Ctx, ev, line_evidence, quoted
+from ._registry import grades
 
 
 def _loose(text: str) -> str:
@@ -23,6 +24,7 @@ def _loose(text: str) -> str:
     return re.sub(r"[ \t]+", " ", text)
 
 
+@grades("trace_contains")
 def trace_contains(ctx: Ctx, c: Criterion) -> Check:
     turns, why = ctx.scope(c, ALL_TURNS)
     if why is not None:
@@ -65,6 +67,7 @@ def _find_line(ctx: Ctx, turns: list[int], needle: str) -> tuple[int, str, int, 
     return None
 
 
+@grades("category")
 def category(ctx: Ctx, c: Criterion) -> Check:
     """The routing category: group 1 of the first `category_pattern` match of each turn."""
     turns, why = ctx.scope(c, ALL_TURNS)

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agenttest.blocks import block_needs
 from agenttest.results import attempt as new_attempt
 
 from ._client import AgentClient, TurnLost
@@ -132,9 +133,8 @@ class AttemptGrader:
             record["error_cause"], record["error"] = cause, message
 
     def files_of_interest(self, item: PlanItem) -> list[str]:
-        from agenttest.grading import files_of_interest
-
-        return list(files_of_interest(item.block))
+        """The workspace files the block's criteria read, for the runner to snapshot."""
+        return list(block_needs(item.block).workspace_files)
 
     def grade(self, item: PlanItem, record: dict[str, Any], workspace: Path | None) -> None:
         if self.judge is None:
@@ -222,7 +222,7 @@ class AttemptRunner:
         then there is no attempt to record.
         """
         block = item.block
-        self.read_back = any(c.type == "stored_matches_stream" for c in block.criteria.pass_)
+        self.read_back = block_needs(block).read_back
         self.client.waits = waited or Waits()
         self.client.wait_ready()
         session_id = f"{self.run_id[:8]}-{block.id}-r{item.run}-{uuid.uuid4().hex[:8]}"

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
-from agenttest.blocks import Criterion
+from agenttest.blocks import block_needs
 from agenttest.errors import Interrupted, UsageError
 from agenttest.results import Record, RunEnd, RunWriter, check_not_temp
 from agenttest.results import run_end as new_run_end
@@ -181,11 +181,8 @@ def _start_up_end(session: Session) -> RunEnd:
 
 
 def _needs_judge(plan: list[PlanItem]) -> bool:
-    def judged(criteria: Sequence[Criterion]) -> bool:
-        return any(c.type == "judge" or judged(c.of) for c in criteria)
-
     blocks = {item.block.id: item.block for item in plan}.values()
-    return any(judged((*b.criteria.pass_, *b.criteria.fail)) for b in blocks)
+    return any(block_needs(b).judge for b in blocks)
 
 
 def print_path(path: Path) -> None:
