@@ -19,6 +19,7 @@ import pytest
 from agenttest.blocks import (
     CRITERION_TYPES,
     Block,
+    BlockNeeds,
     Criterion,
     CriterionType,
     LintFacts,
@@ -76,7 +77,7 @@ def toy() -> Iterator[CriterionType]:
 # ----------------------------------------------------------------- a block using it
 
 
-def _block_file(tmp_path: Path, criteria: str) -> Path:
+def _block_file(tmp_path: Path, criteria: str, name: str = "toy.yaml") -> Path:
     body = textwrap.dedent(
         """\
         id: TOY-01
@@ -91,7 +92,7 @@ def _block_file(tmp_path: Path, criteria: str) -> Path:
         criteria:
         """
     )
-    path = tmp_path / "toy.yaml"
+    path = tmp_path / name
     path.write_text(body + textwrap.indent(textwrap.dedent(criteria), "  "), encoding="utf-8")
     return path
 
@@ -187,3 +188,33 @@ def test_the_registry_refuses_an_entry_it_could_not_use() -> None:
 
 def test_every_grader_grades_a_registered_type_that_does_not_nest() -> None:
     assert set(GRADERS) == {n for n, k in CRITERION_TYPES.items() if not k.nested}
+
+
+def test_the_built_in_entries_say_what_the_runner_captures(tmp_path: Path) -> None:
+    plain = _block_file(
+        tmp_path,
+        """\
+        pass:
+          - {id: P1, tag: STATE, type: response_regex, pattern: x, says: x}
+        """,
+    )
+    needing = _block_file(
+        tmp_path,
+        """\
+        pass:
+          - {id: P1, tag: STATE, type: file_exists, path: ./notes//n.txt, says: the note}
+          - {id: P2, tag: STATE, type: trace_contains, values: [x], says: logged}
+        fail:
+          - {id: F1, tag: STATE, type: any_of, says: either, of: [
+              {id: F1a, tag: STATE, type: stored_matches_stream, says: stored},
+              {id: F1b, tag: JUDGE, type: judge, asks: consistent,
+               rubric: the reply contradicts the tool results, says: judged}]}
+        """,
+        "needing.yaml",
+    )
+    (block,) = load_battery([plain]).blocks
+    assert block_needs(block) == BlockNeeds((), read_back=False, judge=False, trace=False)
+    (block,) = load_battery([needing]).blocks
+    assert block_needs(block) == BlockNeeds(
+        ("notes/n.txt",), read_back=True, judge=True, trace=True
+    )
