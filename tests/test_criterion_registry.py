@@ -8,6 +8,7 @@ capture, and graded to a verdict, through the same public functions as a built-i
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import textwrap
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+import agenttest
 from agenttest.blocks import (
     CRITERION_TYPES,
     Block,
@@ -218,3 +220,39 @@ def test_the_built_in_entries_say_what_the_runner_captures(tmp_path: Path) -> No
     assert block_needs(block) == BlockNeeds(
         ("notes/n.txt",), read_back=True, judge=True, trace=True
     )
+
+
+# ------------------------------------------------- no code names a type but its entry
+
+
+def _type_branches(source: str) -> list[int]:
+    """Lines comparing a ``.type`` to a literal name (``c.type == "judge"``, ``in (...)``)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Compare) and isinstance(node.left, ast.Attribute)):
+            continue
+        if node.left.attr != "type":
+            continue
+        for comp in node.comparators:
+            items = comp.elts if isinstance(comp, ast.Tuple | ast.List | ast.Set) else [comp]
+            if any(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items):
+                found.append(node.lineno)
+    return found
+
+
+def test_no_code_branches_on_a_criterion_type_name() -> None:
+    # a question about a type is asked of its entry (kind_of(c).needs.judge), so a new
+    # type never has to be added to a list somewhere else
+    package = Path(agenttest.__file__).parent
+    found = [
+        f"{path.relative_to(package)}:{line}"
+        for path in sorted(package.rglob("*.py"))
+        for line in _type_branches(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+
+
+def test_the_branch_rule_sees_each_spelling() -> None:
+    bad = 'a = c.type == "judge"\nb = c.type in ("x", "y")\nd = sub.type != "any_of"\n'
+    assert _type_branches(bad) == [1, 2, 3]
+    assert _type_branches("a = c.type in CRITERION_TYPES\nb = c.kind == 'file'\n") == []
