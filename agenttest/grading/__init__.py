@@ -11,7 +11,7 @@ type brought by a test or a plug-in.
 
 from ._context import Check, Ctx, ev
 from ._engine import GRADERS, GradeOutcome, evaluate, grade_attempt, rater_id
-from ._registry import Grader, criterion_type, grades
+from ._registry import CriterionGrader, criterion_type, grades
 from ._regrade import Regraded, regrade, regrade_battery, regrade_run
 from ._state_criteria import files_of_interest
 from ._stream_criteria import label_matches, ttft_ms
@@ -19,9 +19,9 @@ from ._stream_criteria import label_matches, ttft_ms
 __all__ = [
     "GRADERS",
     "Check",
+    "CriterionGrader",
     "Ctx",
     "GradeOutcome",
-    "Grader",
     "Regraded",
     "criterion_type",
     "ev",

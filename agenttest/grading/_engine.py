@@ -21,14 +21,14 @@ from . import (  # noqa: F401
     limits,
 )
 from ._context import Check, Ctx, ev, fixtures_applied
-from ._registry import GRADERS, Grader
+from ._registry import GRADERS, CriterionGrader
 from ._rules import auto_hits
 
 if TYPE_CHECKING:
     from agenttest.judges import Judge
 
 #: re-exported: the graders by type, and their signature
-__all__ = ["GRADERS", "GradeOutcome", "Grader", "evaluate", "grade_attempt", "rater_id"]
+__all__ = ["GRADERS", "CriterionGrader", "GradeOutcome", "evaluate", "grade_attempt", "rater_id"]
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,12 @@ from agenttest.blocks import CRITERION_TYPES, Criterion, CriterionType, register
 
 from ._context import Check, Ctx
 
-Grader = Callable[[Ctx, Criterion], Check]
-G = TypeVar("G", bound=Grader)
+#: Decides one criterion of one attempt (the runner's AttemptGrader grades a whole attempt).
+CriterionGrader = Callable[[Ctx, Criterion], Check]
+G = TypeVar("G", bound=CriterionGrader)
 
 #: Every criterion type's grader, by name (types that nest others have none).
-GRADERS: dict[str, Grader] = {}
+GRADERS: dict[str, CriterionGrader] = {}
 
 
 def grades(name: str) -> Callable[[G], G]:
@@ -35,7 +36,7 @@ def grades(name: str) -> Callable[[G], G]:
 
 
 @contextmanager
-def criterion_type(kind: CriterionType, grader: Grader) -> Iterator[CriterionType]:
+def criterion_type(kind: CriterionType, grader: CriterionGrader) -> Iterator[CriterionType]:
     """A whole criterion type, entry and grader, registered for a ``with`` block: a type a
     test or a plug-in brings is loaded, linted and graded like a built-in one."""
     with registered(kind):
