@@ -15,9 +15,8 @@ from typing import Any
 import pytest
 
 from agenttest.blocks import CRITERION_TYPES, Fixture, load_battery
-from agenttest.grading import grade_attempt
+from agenttest.grading import GRADERS, grade_attempt
 from agenttest.grading._calls import CALL_READING, calls_text
-from agenttest.grading._engine import GRADERS
 
 from .fixtures.grading import (
     attempt,

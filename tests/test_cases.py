@@ -12,7 +12,7 @@ from agenttest.blocks import load_battery
 from agenttest.errors import InputError
 from agenttest.reporting import render_json, render_markdown
 from agenttest.reporting._build import aggregate_report
-from agenttest.runner._plan import select_blocks
+from agenttest.runner import select_blocks
 
 from ._servers import LoopbackAgent, run_battery_at
 

@@ -17,8 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agenttest.example_agent import AgentServer, CalcError, calculate, serve
-from agenttest.example_agent._agent import Agent, Session, Turn
+from agenttest.example_agent import Agent, AgentServer, CalcError, Session, Turn, calculate, serve
 from agenttest.example_agent._rules import RulesBrain
 
 from ._patience import EVENTUALLY_S
@@ -347,9 +346,8 @@ def test_parallel_calls_really_overlap(space: Path, monkeypatch: pytest.MonkeyPa
     import threading
     from dataclasses import replace
 
-    from agenttest.example_agent import _agent
+    from agenttest.example_agent import TOOLS, _agent
     from agenttest.example_agent._base import ToolOutput
-    from agenttest.example_agent._tools import TOOLS
 
     barrier = threading.Barrier(2, timeout=EVENTUALLY_S)
 

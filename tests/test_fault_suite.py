@@ -24,8 +24,7 @@ from typing import Any
 import pytest
 
 from agenttest.errors import AgentUnavailable
-from agenttest.results import iter_records
-from agenttest.results._reader import ReadNotes
+from agenttest.results import ReadNotes, iter_records
 from agenttest.runner import RunRequest, run
 
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, write_battery

@@ -299,12 +299,10 @@ def test_every_criterion_type_has_a_grader() -> None:
 def test_a_grader_that_fails_or_is_missing_leaves_its_criterion_undecided(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from agenttest.grading import _engine
-
     def boom(ctx: Any, c: Any) -> Any:
         raise ValueError("boom")
 
-    monkeypatch.setitem(_engine.GRADERS, "status", boom)
+    monkeypatch.setitem(GRADERS, "status", boom)
     assert check(crit("P", "status", value="completed"), attempt(turn("ok"))) == Check(
         None, {"note": "grader status failed: ValueError: boom"}
     )

@@ -16,8 +16,7 @@ import pytest
 
 from agenttest.example_agent import Faults, serve
 from agenttest.results import iter_records
-from agenttest.runner._client import AgentClient
-from agenttest.runner._config import parse_agent_config
+from agenttest.runner import AgentClient, parse_agent_config
 
 from .conftest import ROOT, run_cli
 

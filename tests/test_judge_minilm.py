@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from agenttest.errors import JudgeUnavailable
-from agenttest.judges._minilm import MiniLMEncoder, find_model_dir, install_model_command
+from agenttest.judges import install_model_command
+from agenttest.judges._minilm import MiniLMEncoder, find_model_dir
 from agenttest.judges._safetensors import SafetensorsError, read_safetensors
 
 from .conftest import ROOT

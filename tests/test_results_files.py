@@ -15,6 +15,7 @@ import pytest
 from agenttest.errors import InputError, UsageError
 from agenttest.results import (
     SCHEMA_VERSION,
+    ReadNotes,
     RunWriter,
     attempt,
     check_not_temp,
@@ -24,7 +25,6 @@ from agenttest.results import (
     unused_path,
 )
 from agenttest.results import _files as files
-from agenttest.results._reader import ReadNotes
 
 GOLDEN = Path(__file__).parent / "golden" / "run_2.0.jsonl"
 

@@ -337,7 +337,7 @@ def test_retry_errors_reruns_a_lost_attempt_on_another_replica(tmp_path: Path) -
 def test_plain_progress_lines_know_the_pool() -> None:
     import io
 
-    from agenttest.runner._progress import LineProgress
+    from agenttest.runner import LineProgress
 
     out = io.StringIO()
     progress = LineProgress(out)
