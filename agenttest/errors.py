@@ -14,19 +14,20 @@ Every exception a user can meet derives from :class:`AgentTestError`::
     │   └── reporting.UnknownRater      2  --rater names nobody who graded the run
     ├── GateFailed                      1  a --gate found a significant regression
     ├── AgentUnavailable                3  the agent never became ready (resumable)
-    │   └── runner.AgentNotReady        3  readiness.timeout_s ran out
+    │   └── agents.AgentNotReady        3  readiness.timeout_s ran out
     ├── RunAborted                      3  the run stopped before its plan was done
     ├── Interrupted                   130  Ctrl-C / SIGTERM; the current record was finished
     ├── ExitStatus                    any  a command's summed-up status (`batch`)
     ├── AttemptError                    3  one attempt could not be carried out; the runner
     │   │                                  records it as the attempt's ERROR cause, so it
     │   │                                  never reaches the command line
-    │   ├── runner.TurnLost                no answer (timeout, busy, lost, http_error, ...)
-    │   ├── runner.Garbage                 an answer that cannot be read as a turn
-    │   │   └── runner.ReplyTooLarge       a body beyond the 32 MiB cap
+    │   ├── agents.TurnLost                no answer (timeout, busy, lost, http_error, ...)
+    │   ├── agents.Garbage                 an answer that cannot be read as a turn
+    │   │   └── agents.ReplyTooLarge       a body beyond the 32 MiB cap
+    │   ├── agents.PreconditionUnmet       the agent cannot be put in the block's start
     │   └── runner.FixtureError            a fixture could not be prepared
     └── InternalError                   4  a bug in agenttest: shown with its traceback
-        └── runner.OverlapError         4  a second request while one was in flight
+        └── agents.OverlapError         4  a second request while one was in flight
 
 Control-flow signals (the runner's ``StopRequested``, a ``BaseException`` so that no
 ``except Exception`` swallows it) are private to their package and never leave it.

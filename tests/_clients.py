@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from agenttest.runner import AgentClient, parse_agent_config
+from agenttest.agents import AgentClient, parse_agent_config
 
 from ._servers import agent_yaml
 

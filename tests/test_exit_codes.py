@@ -109,14 +109,8 @@ def test_exit_code_for_maps_the_whole_tree() -> None:
 
 
 def test_every_runner_exception_is_in_the_tree() -> None:
-    from agenttest.runner import (
-        AgentNotReady,
-        FixtureError,
-        Garbage,
-        OverlapError,
-        ReplyTooLarge,
-        TurnLost,
-    )
+    from agenttest.agents import AgentNotReady, Garbage, OverlapError, ReplyTooLarge, TurnLost
+    from agenttest.runner import FixtureError
 
     for cls in (AgentNotReady, FixtureError, Garbage, OverlapError, ReplyTooLarge, TurnLost):
         assert issubclass(cls, AgentTestError), cls

@@ -14,9 +14,9 @@ from typing import Any
 import httpx
 import pytest
 
+from agenttest.agents import AgentClient, parse_agent_config
 from agenttest.example_agent import Faults, serve
 from agenttest.results import iter_records
-from agenttest.runner import AgentClient, parse_agent_config
 
 from .conftest import ROOT, run_cli
 

@@ -25,15 +25,15 @@ from typing import Any
 import httpcore
 import pytest
 
-from agenttest.runner import (
+from agenttest.agents import (
     AgentClient,
     AgentNotReady,
     OverlapError,
+    PreconditionUnmet,
     TurnLost,
     parse_agent_config,
     retry_after_s,
 )
-from agenttest.runner._workspace import PreconditionUnmet
 
 from ._clients import Clock, clocked, polled_between
 from ._patience import EVENTUALLY_S
@@ -345,7 +345,7 @@ def test_a_health_check_that_hangs_up_names_the_error(tmp_path: Path) -> None:
 def test_a_huge_health_reply_is_not_ready_rather_than_a_crash(tmp_path: Path) -> None:
     # The 32 MiB reply cap fires in the readiness probe too; it must end as "not ready"
     # (exit 3), never let ReplyTooLarge escape wait_ready as an internal error (exit 4).
-    from agenttest.runner._client import MAX_REPLY_BYTES
+    from agenttest.agents import MAX_REPLY_BYTES
 
     huge = b'{"status": "' + b"x" * MAX_REPLY_BYTES + b'"}'
     with RouteServer({"/health": lambda _m, _b: (200, huge)}) as server:
@@ -562,7 +562,7 @@ def test_an_undecodable_reply_is_garbage_named_by_the_turn(tmp_path: Path) -> No
 def test_a_reply_past_the_cap_is_garbage_that_names_the_cap(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("agenttest.runner._sender.MAX_REPLY_BYTES", 1000)
+    monkeypatch.setattr("agenttest.agents._sender.MAX_REPLY_BYTES", 1000)
     with (
         served({"/v1/turn": answer(200, b"x" * 1001)}, tmp_path) as (_server, client),
         pytest.raises(TurnLost) as info,

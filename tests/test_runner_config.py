@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from agenttest.agents import load_agent_config, parse_agent_config
 from agenttest.cli._progress import RichProgress, make_progress
 from agenttest.errors import InputError
-from agenttest.runner import LineProgress, Progress, load_agent_config, parse_agent_config
+from agenttest.runner import LineProgress, Progress
 
 from .conftest import ROOT, run_cli
 

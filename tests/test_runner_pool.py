@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
+from agenttest.agents import parse_agent_config
 from agenttest.errors import EXIT_AGENT, AgentUnavailable, InputError, exit_code_for
 from agenttest.results import iter_records
-from agenttest.runner import RunRequest, parse_agent_config, run
+from agenttest.runner import RunRequest, run
 
 from ._patience import EVENTUALLY_S
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port, run_config, write_battery

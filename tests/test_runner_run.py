@@ -161,7 +161,7 @@ def test_refused_then_back_before_the_first_attempt(
 ) -> None:
     # The agent comes up once the runner has been refused, not after a wall-clock delay
     # (which a slow start of the run on a busy machine could swallow).
-    from agenttest.runner import AgentClient
+    from agenttest.agents import AgentClient
 
     port = free_port()
     agent = LoopbackAgent(port=port)
@@ -366,7 +366,7 @@ def test_cli_exits_3_when_the_agent_never_gets_ready(tmp_path: Path) -> None:
 def test_a_harness_bug_is_recorded_and_the_run_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agenttest.runner._adapters import RestAdapter
+    from agenttest.agents import RestAdapter
 
     original = RestAdapter.parse
     calls = {"n": 0}

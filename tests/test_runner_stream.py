@@ -17,9 +17,15 @@ from typing import Any
 
 import pytest
 
-from agenttest.runner import AgentClient, TurnLost, parse_agent_config
-from agenttest.runner._sender import StreamIdle
-from agenttest.runner._stream import StreamDecoder, StreamError, framing_of
+from agenttest.agents import (
+    AgentClient,
+    StreamDecoder,
+    StreamError,
+    StreamIdle,
+    TurnLost,
+    framing_of,
+    parse_agent_config,
+)
 from tests._clients import Clock, clocked, polled_between
 from tests._patience import EVENTUALLY_S
 from tests._servers import Behaviour, LoopbackAgent, agent_yaml

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agenttest.runner._stream import (
+from agenttest.agents import (
     NDJSONParser,
     SSEParser,
     StreamAgentError,

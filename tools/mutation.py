@@ -125,9 +125,9 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
     "client": (
         # the client, its one-request sender and its waiting (split from one module)
         [
-            "agenttest/runner/_client.py",
-            "agenttest/runner/_sender.py",
-            "agenttest/runner/_waiting.py",
+            "agenttest/agents/_client.py",
+            "agenttest/agents/_sender.py",
+            "agenttest/agents/_waiting.py",
         ],
         [
             "tests/test_runner_client.py",

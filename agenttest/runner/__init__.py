@@ -1,4 +1,5 @@
-"""The runner: drive one agent serially over HTTP and write every attempt to durable JSONL.
+"""The runner: drive an agent (or a pool of its replicas) through a battery and write every
+attempt to durable JSONL. How to reach and talk to the agent is :mod:`agenttest.agents`.
 
 Importable without the CLI::
 
@@ -6,42 +7,23 @@ Importable without the CLI::
     path = run(RunRequest(paths=["batteries"], agent="agent.yaml"))
 """
 
-from ._client import AgentClient, TurnLost
-from ._config import example_config, load_agent_config, parse_agent_config
-from ._config_types import AgentConfig
-from ._example import ExampleAgent
 from ._plan import PlanItem, make_plan, read_state, select_blocks, split_list
 from ._progress import LineProgress, Progress, outcome_text, shown
-from ._reply import Garbage
 from ._run import print_path, run
-from ._sender import OverlapError, ReplyTooLarge
 from ._session import EXAMPLE, RunRequest
-from ._waiting import AgentNotReady, retry_after_s
 from ._workspace import FixtureError
 
 __all__ = [
     "EXAMPLE",
-    "AgentClient",
-    "AgentConfig",
-    "AgentNotReady",
-    "ExampleAgent",
     "FixtureError",
-    "Garbage",
     "LineProgress",
-    "OverlapError",
     "PlanItem",
     "Progress",
-    "ReplyTooLarge",
     "RunRequest",
-    "TurnLost",
-    "example_config",
-    "load_agent_config",
     "make_plan",
     "outcome_text",
-    "parse_agent_config",
     "print_path",
     "read_state",
-    "retry_after_s",
     "run",
     "select_blocks",
     "shown",

@@ -17,13 +17,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agenttest.agents import AgentClient, AgentNotReady, PreconditionUnmet, TurnLost, Waits
 from agenttest.blocks import block_needs
 from agenttest.results import attempt as new_attempt
 
-from ._client import AgentClient, TurnLost
 from ._plan import PlanItem
-from ._waiting import AgentNotReady, Waits
-from ._workspace import FixtureError, LogTail, PreconditionUnmet, prepare, snapshot, teardown
+from ._workspace import FixtureError, LogTail, prepare, snapshot, teardown
 
 if TYPE_CHECKING:
     from agenttest.judges import Judge

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agenttest.agents import AgentConfig, AgentNotReady
 from agenttest.errors import AgentUnavailable
 from agenttest.results import RunWriter
 from agenttest.results import attempt as new_attempt
@@ -17,14 +18,12 @@ from agenttest.results import run_end as new_run_end
 
 from ._attempt import AttemptGrader, StopRequested, StopSignals, now_iso
 from ._config_stop import ConfigErrors
-from ._config_types import AgentConfig
 from ._decide import EarlyStop
 from ._plan import counts, needs_run
 from ._pool import Pool
 from ._progress import Progress
 from ._schedule import expected_order, expected_seconds, lost_on
 from ._session import Session
-from ._waiting import AgentNotReady
 
 if TYPE_CHECKING:
     from agenttest.judges import Judge

@@ -30,15 +30,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agenttest.agents import AgentClient, AgentConfig, AgentNotReady, NotWanted, Waits
+
 from ._attempt import AttemptGrader, AttemptRunner, StopRequested, StopSignals
-from ._client import AgentClient
 from ._config_stop import ConfigErrors, ConfigErrorWatch
-from ._config_types import AgentConfig
 from ._decide import EarlyStop
 from ._plan import Key, PlanItem
 from ._progress import Progress
 from ._schedule import expected_order, expected_seconds, lost_on
-from ._waiting import AgentNotReady, NotWanted, Waits
 from ._workspace import LogTail
 
 # what a pool's order is made of (tests and the drive import them from here)

@@ -10,11 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agenttest.agents import AgentConfig, Launch, launch_for, model_args
 from agenttest.blocks import Battery, load_battery
 from agenttest.errors import UsageError
 
-from ._config_types import AgentConfig
-from ._model_agent import Launch, launch_for, model_args
 from ._plan import make_plan, read_state, select_blocks
 from ._session import RunRequest, Session, abs_path, agent_config, tested
 

@@ -14,16 +14,14 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from agenttest.agents import AgentConfig, ExampleAgent, Launch, launch_for, start_examples
 from agenttest.blocks import block_needs
 from agenttest.errors import Interrupted, UsageError
 from agenttest.results import Record, RunEnd, RunWriter, check_not_temp
 from agenttest.results import run_end as new_run_end
 
 from ._attempt import StopRequested, StopSignals, now_iso, resolve_judge
-from ._config_types import AgentConfig
 from ._drive import drive
-from ._example import ExampleAgent, start_examples
-from ._model_agent import Launch, launch_for
 from ._parity import LabelledWriter, labels
 from ._plan import PlanItem, counts
 from ._progress import Progress

@@ -20,15 +20,13 @@ from typing import Any
 
 from agenttest import __version__
 from agenttest._util.limits import MAX_RUNS
+from agenttest.agents import AgentConfig, Launch, launch_for, load_agent_config
 from agenttest.blocks import Battery, load_battery
 from agenttest.errors import AgentTestError, UsageError
 from agenttest.results import RunMeta, check_not_temp, run_file_name, unused_path
 from agenttest.results import run_meta as new_run_meta
 
 from ._attempt import now_iso
-from ._config import load_agent_config
-from ._config_types import AgentConfig
-from ._model_agent import Launch, launch_for
 from ._plan import Key, PlanItem, make_plan, nominal_k, select_blocks
 
 EXAMPLE = "example"

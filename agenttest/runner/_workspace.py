@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from agenttest.agents import PreconditionUnmet
 from agenttest.blocks import Fixture, Teardown
 from agenttest.errors import AttemptError
 
@@ -22,11 +23,6 @@ SNAPSHOT_MAX_BYTES = 256 * 1024
 
 class FixtureError(AttemptError):
     """A fixture could not be prepared; the attempt is ``ERROR`` (cause ``fixture``)."""
-
-
-class PreconditionUnmet(FixtureError):
-    """The agent cannot be put in the block's starting state (it cannot be seeded): the
-    attempt is ``ERROR`` with cause ``precondition``, never a FAIL."""
 
 
 def inside(workspace: Path, rel: str) -> Path:

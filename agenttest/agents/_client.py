@@ -28,33 +28,14 @@ from ._adapters import Adapter, Request, make_adapter
 from ._config_types import AgentConfig
 from ._reply import Garbage, Reply
 from ._sender import (
-    MAX_REPLY_BYTES,
     STREAM_KEY,
-    OverlapError,
     ReplyTooLarge,
     Sender,
     StreamIdle,
     ms,
 )
 from ._stream import StreamAgentError, StreamDecoder, StreamError, StreamTruncated
-from ._waiting import AgentNotReady, Log, Waits, health_state, retry_after_s, wait_until_ready
-from ._workspace import PreconditionUnmet
-
-# the names this module held before the sender and the waiting moved out (tests import them)
-__all__ = [
-    "MAX_REPLY_BYTES",
-    "STREAM_KEY",
-    "AgentClient",
-    "AgentNotReady",
-    "Exchange",
-    "Log",
-    "OverlapError",
-    "ReplyTooLarge",
-    "StreamIdle",
-    "TurnLost",
-    "Waits",
-    "retry_after_s",
-]
+from ._waiting import Log, Waits, health_state, retry_after_s, wait_until_ready
 
 
 class TurnLost(AttemptError):
@@ -72,6 +53,11 @@ class TurnLost(AttemptError):
         self.message = message
         self.http_status = http_status
         self.latency_ms = latency_ms
+
+
+class PreconditionUnmet(AttemptError):
+    """The agent cannot be put in the block's starting state (it cannot be seeded): the
+    attempt is ``ERROR`` with cause ``precondition``, never a FAIL."""
 
 
 @dataclass

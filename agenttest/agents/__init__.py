@@ -1,0 +1,65 @@
+"""The agents under test, as the runner sees them: how to reach one and how to talk to it.
+
+Below the runner (the runner imports this package, never the reverse): an agent config
+(:class:`AgentConfig`, read by :func:`load_agent_config`), the HTTP client that speaks the
+native, REST and OpenAI-compatible protocols, streamed or not (:class:`AgentClient`), and
+the bundled example agent started as a child process (:class:`ExampleAgent`). Replica
+pools are the runner's: everything here is one agent.
+"""
+
+from ._adapters import OpenAIAdapter, RestAdapter
+from ._client import AgentClient, Exchange, PreconditionUnmet, TurnLost
+from ._config import example_config, load_agent_config, parse_agent_config
+from ._config_example import ExampleSpec
+from ._config_types import AgentConfig, ReplicaEntry
+from ._example import ExampleAgent, start_examples
+from ._model_agent import Launch, launch_for, model_args
+from ._reply import Garbage, Reply
+from ._sender import MAX_REPLY_BYTES, OverlapError, ReplyTooLarge, StreamIdle
+from ._stream import (
+    NDJSONParser,
+    SSEParser,
+    StreamAgentError,
+    StreamDecoder,
+    StreamError,
+    StreamTruncated,
+    framing_of,
+)
+from ._waiting import AgentNotReady, NotWanted, Waits, retry_after_s
+
+__all__ = [
+    "MAX_REPLY_BYTES",
+    "AgentClient",
+    "AgentConfig",
+    "AgentNotReady",
+    "ExampleAgent",
+    "ExampleSpec",
+    "Exchange",
+    "Garbage",
+    "Launch",
+    "NDJSONParser",
+    "NotWanted",
+    "OpenAIAdapter",
+    "OverlapError",
+    "PreconditionUnmet",
+    "ReplicaEntry",
+    "Reply",
+    "ReplyTooLarge",
+    "RestAdapter",
+    "SSEParser",
+    "StreamAgentError",
+    "StreamDecoder",
+    "StreamError",
+    "StreamIdle",
+    "StreamTruncated",
+    "TurnLost",
+    "Waits",
+    "example_config",
+    "framing_of",
+    "launch_for",
+    "load_agent_config",
+    "model_args",
+    "parse_agent_config",
+    "retry_after_s",
+    "start_examples",
+]
