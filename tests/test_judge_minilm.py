@@ -24,7 +24,7 @@ LONG = " ".join(["The quarterly report covers revenue, costs, hiring and the roa
 
 
 @pytest.fixture(scope="module")
-def encoder() -> MiniLMEncoder:
+def encoder(judge_model: None) -> MiniLMEncoder:
     return MiniLMEncoder()
 
 
@@ -218,7 +218,7 @@ def test_safetensors_reader_rejects_corrupt_files(tmp_path: Path) -> None:
         read_safetensors(bad)
 
 
-def test_packaged_weights_have_the_expected_shapes() -> None:
+def test_packaged_weights_have_the_expected_shapes(judge_model: None) -> None:
     weights = read_safetensors(find_model_dir() / "model.safetensors")
     assert weights["embeddings.word_embeddings.weight"].shape == (30522, 384)
     assert weights["encoder.layer.5.intermediate.dense.weight"].shape == (1536, 384)

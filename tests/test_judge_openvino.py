@@ -33,7 +33,7 @@ CALIBRATION = ROOT / "agenttest" / "data" / "judge_calibration.jsonl"
 
 
 @pytest.fixture(scope="module")
-def judge() -> OpenVINOJudge:
+def judge(judge_model: None) -> OpenVINOJudge:
     built = get_judge("openvino")
     assert isinstance(built, OpenVINOJudge)
     return built
@@ -128,7 +128,7 @@ class _BrokenEncoder(MiniLMEncoder):
         raise RuntimeError("device lost")
 
 
-def test_model_failure_is_an_error_not_a_fail() -> None:
+def test_model_failure_is_an_error_not_a_fail(judge_model: None) -> None:
     broken = OpenVINOJudge(encoder=_BrokenEncoder())
     result = broken.judge(JudgeRequest("", "Paris.", "Paris."))
     assert result.verdict == "ERROR" and "device lost" in result.evidence

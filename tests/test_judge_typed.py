@@ -30,12 +30,12 @@ WEATHER_REF = (
 
 
 @pytest.fixture(scope="module")
-def judge() -> Judge:
+def judge(judge_model: None) -> Judge:
     return get_judge("openvino")
 
 
 @pytest.fixture(scope="module")
-def procedure() -> Judge:
+def procedure(judge_model: None) -> Judge:
     """The judge without the calibration gate: what each kind's procedure decides (the
     gate itself is tested below; `consistent` is below it, so the gated judge abstains)."""
     return get_judge("openvino", gate=False)
