@@ -10,6 +10,7 @@ and LANG=C), no TTY, stdin from /dev/null.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -101,6 +102,7 @@ class Soak:
         agent.behaviour = b
         agent.state.b = b
         env = {"PATH": "/usr/bin:/bin", "HOME": str(Path.home()), "LANG": "C"}
+        env["AGENTTEST_CACHE_DIR"] = os.environ["AGENTTEST_CACHE_DIR"]  # not the home's
         with agent:
             self.config.write_text(agent_yaml(agent.url, readiness={"timeout_s": 3}), "utf-8")
             done = subprocess.run(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,21 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 # than 200 ms by default, which a loaded 2-core machine passes (test_stats.py under mutmut).
 settings.register_profile("agenttest", deadline=None)
 settings.load_profile("agenttest")
+
+# Parsed block files are cached outside the checkout (docs/performance.md), by default in
+# the user's home: the tests' never go there. Collection and module fixtures share this
+# folder; each test gets a fresh one of its own (below), so none depends on another's.
+_SESSION_CACHE = tempfile.mkdtemp(prefix="agenttest-parse-cache-")
+os.environ["AGENTTEST_CACHE_DIR"] = _SESSION_CACHE
+atexit.register(shutil.rmtree, _SESSION_CACHE, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _parse_cache_of_its_own(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    monkeypatch.setenv("AGENTTEST_CACHE_DIR", str(tmp_path_factory.mktemp("parse-cache")))
+
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

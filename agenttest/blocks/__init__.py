@@ -24,7 +24,14 @@ from ._kinds import (
     registered,
     unregister,
 )
-from ._loader import Battery, load_battery, load_block_file, load_overlay, merge_reference
+from ._loader import (
+    Battery,
+    load_battery,
+    load_block_file,
+    load_overlay,
+    merge_reference,
+    unparsed_files,
+)
 from ._model import (
     Block,
     Choose,
@@ -80,6 +87,7 @@ __all__ = [
     "register",
     "registered",
     "roles_of",
+    "unparsed_files",
     "unregister",
     "validate_paths",
 ]

@@ -8,7 +8,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from agenttest._util.located_yaml import Located, load_located
+from agenttest._util.located_cache import load_located_cached
+from agenttest._util.located_yaml import Located
 
 from ._kinds import ANY_TOOL, Polarity, ToolsRan, kind_of, walk
 from ._kinds_judge import MIN_RUBRIC_CHARS
@@ -55,7 +56,7 @@ class _Lines:
         crit: dict[tuple[str, str], int] = {}
         keys: dict[str, int] = {}
         try:
-            located, _ = load_located(Path(file).read_text(encoding="utf-8"), file)
+            located, _ = load_located_cached(Path(file).read_text(encoding="utf-8"), file)
         except (OSError, UnicodeDecodeError):
             located = None
         if located is not None and isinstance(located.value, dict):

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from agenttest._util.convert import MISSING, Converter, suggest
-from agenttest._util.located_yaml import Located, load_located
+from agenttest._util.located_cache import is_cached, load_located_cached
+from agenttest._util.located_yaml import Located
 from agenttest.errors import InputError, Problem
 
 from ._cases import check_variables, expand, read_cases
@@ -69,13 +70,27 @@ def iter_yaml_files(paths: Sequence[str | Path]) -> tuple[list[Path], list[Probl
     return files, problems
 
 
+def unparsed_files(paths: Sequence[str | Path]) -> list[Path]:
+    """The block files under ``paths`` that loading will parse: those not parsed before in
+    this content (the rest come from the parse cache, see ``docs/performance.md``)."""
+    files, _ = iter_yaml_files(paths)
+    out = []
+    for f in files:
+        try:
+            if not is_cached(f.read_text(encoding="utf-8")):
+                out.append(f)
+        except (OSError, UnicodeDecodeError):
+            out.append(f)
+    return out
+
+
 def load_block_file(path: Path) -> tuple[Block | None, list[Problem], Located | None]:
     name = str(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Problem(name, 0, f"cannot read: {exc}")], None
-    located, problems = load_located(text, name)
+    located, problems = load_located_cached(text, name)
     if located is None:
         return None, problems, None
     conv = Converter(name)
@@ -104,7 +119,7 @@ def load_overlay(path: str | Path) -> tuple[Overlay | None, list[Problem], Locat
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Problem(name, 0, f"cannot read overlay: {exc}")], None
-    located, problems = load_located(text, name)
+    located, problems = load_located_cached(text, name)
     if located is None:
         return None, problems, None
     conv = Converter(name)
