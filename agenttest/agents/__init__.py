@@ -1,18 +1,22 @@
 """The agents under test, as the runner sees them: how to reach one and how to talk to it.
 
-Below the runner (the runner imports this package, never the reverse): an agent config
-(:class:`AgentConfig`, read by :func:`load_agent_config`), the HTTP client that speaks the
-native, REST and OpenAI-compatible protocols, streamed or not (:class:`AgentClient`), and
-the bundled example agent started as a child process (:class:`ExampleAgent`). Replica
-pools are the runner's: everything here is one agent.
+Below the runner (the runner imports this package, never the reverse). What the runner
+needs of an agent is the :class:`Agent` protocol (start, ready, a fresh session, a turn —
+streamed or not —, stop, and its :class:`Evidence`); :func:`connect` makes the one an
+agent config (:class:`AgentConfig`, read by :func:`load_agent_config`) describes. The kinds:
+:class:`AgentClient` speaks the native, REST and OpenAI-compatible HTTP protocols, streamed
+or not; :class:`ExampleAgent` launches the bundled example agent and then talks to it.
+Replica pools are the runner's: everything here is one agent.
 """
 
 from ._adapters import OpenAIAdapter, RestAdapter
-from ._client import AgentClient, Exchange, PreconditionUnmet, TurnLost
+from ._agent import Agent, Evidence, Exchange, PreconditionUnmet, TurnLost
+from ._client import AgentClient
 from ._config import example_config, load_agent_config, parse_agent_config
 from ._config_example import ExampleSpec
 from ._config_types import AgentConfig, ReplicaEntry
-from ._example import ExampleAgent, start_examples
+from ._example import ExampleAgent
+from ._kinds import KINDS, connect
 from ._model_agent import Launch, launch_for, model_args
 from ._reply import Garbage, Reply
 from ._sender import MAX_REPLY_BYTES, OverlapError, ReplyTooLarge, StreamIdle
@@ -28,10 +32,13 @@ from ._stream import (
 from ._waiting import AgentNotReady, NotWanted, Waits, retry_after_s
 
 __all__ = [
+    "KINDS",
     "MAX_REPLY_BYTES",
+    "Agent",
     "AgentClient",
     "AgentConfig",
     "AgentNotReady",
+    "Evidence",
     "ExampleAgent",
     "ExampleSpec",
     "Exchange",
@@ -54,6 +61,7 @@ __all__ = [
     "StreamTruncated",
     "TurnLost",
     "Waits",
+    "connect",
     "example_config",
     "framing_of",
     "launch_for",
@@ -61,5 +69,4 @@ __all__ = [
     "model_args",
     "parse_agent_config",
     "retry_after_s",
-    "start_examples",
 ]

@@ -9,22 +9,22 @@ The agents this drives are single-user and slow. Three rules follow:
 * after an answer timed out the agent is usually still working on it, so nothing else is
   sent until it reports ready again.
 
-This module speaks the protocol and says why a turn was lost (:class:`TurnLost`); one
-bounded request at a time is :mod:`._sender`, the waiting for ready is :mod:`._waiting`.
+This module speaks the protocol and says why a turn was lost (:class:`~._agent.TurnLost`);
+one bounded request at a time is :mod:`._sender`, the waiting for ready is :mod:`._waiting`,
+how each mode asks and reads a turn is :mod:`._adapters`.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import httpx
 
-from agenttest.errors import AttemptError
 from agenttest.sanitize import redact
 
 from ._adapters import Adapter, Request, make_adapter
+from ._agent import Evidence, Exchange, PreconditionUnmet, TurnLost
 from ._config_types import AgentConfig
 from ._reply import Garbage, Reply
 from ._sender import (
@@ -38,37 +38,10 @@ from ._stream import StreamAgentError, StreamDecoder, StreamError, StreamTruncat
 from ._waiting import Log, Waits, health_state, retry_after_s, wait_until_ready
 
 
-class TurnLost(AttemptError):
-    """The harness could not obtain an answer; the attempt becomes ``ERROR`` with this cause."""
-
-    def __init__(
-        self,
-        cause: str,
-        message: str,
-        http_status: int | None = None,
-        latency_ms: int | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.cause = cause
-        self.message = message
-        self.http_status = http_status
-        self.latency_ms = latency_ms
-
-
-class PreconditionUnmet(AttemptError):
-    """The agent cannot be put in the block's starting state (it cannot be seeded): the
-    attempt is ``ERROR`` with cause ``precondition``, never a FAIL."""
-
-
-@dataclass
-class Exchange:
-    reply: Reply
-    http_status: int
-    latency_ms: int
-
-
 class AgentClient:
-    """Talks to one agent. Not thread-safe by design: one caller, one request at a time."""
+    """An :class:`~._agent.Agent` reached over HTTP: the native protocol, a REST API or an
+    OpenAI-compatible endpoint (``config.mode``), streamed or not (``config.stream``).
+    Not thread-safe by design: one caller, one request at a time."""
 
     def __init__(
         self,
@@ -102,6 +75,16 @@ class AgentClient:
         latency_ms: int | None = None,
     ) -> TurnLost:
         return TurnLost(cause, self.scrub(message), http_status, latency_ms)
+
+    @property
+    def evidence(self) -> Evidence:
+        return Evidence.of(self.config)
+
+    def start(self) -> None:
+        """Nothing to bring up: the agent runs already, at ``config.base_url``."""
+
+    def stop(self) -> None:
+        self.close()
 
     def close(self) -> None:
         self._sender.close()

@@ -118,7 +118,7 @@ def parse_agent_config(text: str, filename: str, base_dir: Path | None = None) -
     base = base_dir if base_dir is not None else Path(filename).resolve().parent
     given = top["readiness"].value if "readiness" in top else {}
     given = {"ready_field" if k == "field" else k for k in given}
-    defaults = {k: v for k, v in _MODE_READINESS[cfg.mode].items() if k not in given}
+    defaults = {k: v for k, v in _MODE_READINESS.get(cfg.mode, {}).items() if k not in given}
     cfg = dataclasses.replace(
         cfg,
         readiness=dataclasses.replace(cfg.readiness, **defaults),

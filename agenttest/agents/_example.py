@@ -1,10 +1,11 @@
 """``--agent example``: the bundled example agent as a child process on a free loopback port.
 
-The child is started through the example agent's own entry point
-(``python -m agenttest.example_agent``), so a library run needs no CLI packages. It gets its
-own session (a Ctrl-C in the terminal reaches the runner only, which then stops the child
-itself) and watches its parent, so a runner killed with SIGKILL does not leave an orphaned
-agent behind.
+An :class:`~._agent.Agent` like the others: :meth:`ExampleAgent.start` launches it, and from
+then on it is reached over the native protocol (an :class:`~._client.AgentClient` of its
+own). The child is started through the example agent's own entry point (``python -m
+agenttest.example_agent``), so a library run needs no CLI packages. It gets its own session
+(a Ctrl-C in the terminal reaches the runner only, which then stops the child itself) and
+watches its parent, so a runner killed with SIGKILL does not leave an orphaned agent behind.
 """
 
 from __future__ import annotations
@@ -18,29 +19,111 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from agenttest.errors import AgentUnavailable
+from agenttest.errors import AgentUnavailable, InternalError
 
+from ._agent import Evidence, Exchange, Log
+from ._client import AgentClient
 from ._config import example_config
-from ._config_types import AgentConfig, ReplicaEntry
+from ._config_example import PLACEHOLDER_URL
+from ._config_types import AgentConfig
+from ._model_agent import DEFAULT_MODEL
+from ._waiting import Waits
 
 
 class ExampleAgent:
-    """Start with :meth:`start`, always :meth:`stop` (also on error and interrupt)."""
+    """Start with :meth:`start`, always :meth:`stop` (also on error and interrupt).
 
-    def __init__(self, extra_args: tuple[str, ...] = (), start_timeout_s: float = 60.0) -> None:
+    Its config is ``template``'s shared keys (timeouts, prices, name, ...: the agent config
+    file's, when it has ``example:``) with where the child listens and writes, and
+    ``model``, the model the run tests."""
+
+    def __init__(
+        self,
+        extra_args: tuple[str, ...] = (),
+        *,
+        template: AgentConfig | None = None,
+        model: str = DEFAULT_MODEL,
+        stream: bool = False,
+        log: Log | None = None,
+        start_timeout_s: float = 60.0,
+    ) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="agenttest-example-"))
         self.workspace = self.root / "workspace"
         self.workspace.mkdir()
         self.log_file = self.root / "agent.log"
         self.extra_args = extra_args
         self.start_timeout_s = start_timeout_s
+        self.template, self.model, self.stream = template, model, stream
+        self._log = log
         self.proc: subprocess.Popen[str] | None = None
         self.url: str | None = None
+        self.config = self._configured(PLACEHOLDER_URL)  # where it listens: once started
+        self._client: AgentClient | None = None
+        self._waits = Waits()
 
-    def start(self) -> str:
+    def _configured(self, url: str) -> AgentConfig:
+        started = example_config(url, self.workspace, log_file=str(self.log_file))
+        if self.template is None:
+            config = dataclasses.replace(started, model=self.model)
+        else:
+            config = dataclasses.replace(
+                self.template,
+                base_url=url,
+                workspace=started.workspace,
+                log_file=started.log_file,
+                replicas=(),
+                store=self.template.store or started.store,
+                model=self.model,
+            )
+        return dataclasses.replace(config, stream=True) if self.stream else config
+
+    # -- the agent, once started: the native protocol -------------------------------------
+
+    def _running(self) -> AgentClient:
+        if self._client is None:
+            raise InternalError("the example agent is used before it was started")
+        return self._client
+
+    @property
+    def waits(self) -> Waits:
+        return self._client.waits if self._client is not None else self._waits
+
+    @waits.setter
+    def waits(self, waits: Waits) -> None:
+        if self._client is not None:
+            self._client.waits = waits
+        self._waits = waits
+
+    @property
+    def evidence(self) -> Evidence:
+        return Evidence.of(self.config)
+
+    def wait_ready(
+        self, *, wanted: Callable[[str], bool] | None = None, quiet: bool = False
+    ) -> float:
+        return self._running().wait_ready(wanted=wanted, quiet=quiet)
+
+    def reset(self, session_id: str, *, memory: bool = False) -> int | None:
+        return self._running().reset(session_id, memory=memory)
+
+    def seed_memory(self, session_id: str, items: list[str]) -> None:
+        self._running().seed_memory(session_id, items)
+
+    def turn(self, session_id: str, prompt: str, number: int) -> Exchange:
+        return self._running().turn(session_id, prompt, number)
+
+    def stored(self, session_id: str, number: int) -> str:
+        return self._running().stored(session_id, number)
+
+    # -- the process ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Launch the child and wait for the URL it prints; :class:`AgentUnavailable`
+        (with its own output) when it does not start."""
         log = self.log_file.open("a", encoding="utf-8")
         self.proc = subprocess.Popen(
             [
@@ -79,10 +162,15 @@ class ExampleAgent:
                 f"the example agent did not start (first line {first[:1]!r}); its output:\n{tail}"
             )
         self.url = first[0].strip()
-        return self.url
+        self.config = self._configured(self.url)
+        self._client = AgentClient(self.config, log=self._log)
+        self._client.waits = self._waits
 
     def stop(self) -> None:
-        """End the agent and remove its folder (workspace and log)."""
+        """Close its connections, end the agent and remove its folder (workspace and log)."""
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()
         self._end_process()
         shutil.rmtree(self.root, ignore_errors=True)
 
@@ -110,30 +198,3 @@ def _drain(stream: IO[str], first: list[str], got: threading.Event, log_file: Pa
                 log.flush()
     except (OSError, ValueError):
         pass
-
-
-def start_examples(agents: list[ExampleAgent]) -> AgentConfig:
-    """Start the agents side by side (each its own port and workspace) and return their
-    config: one agent, or a pool listing each as a replica. The caller stops them all."""
-    errors: list[BaseException] = []
-
-    def start(agent: ExampleAgent) -> None:
-        try:
-            agent.start()
-        except BaseException as exc:  # handed to the caller's thread below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=start, args=(a,), daemon=True) for a in agents]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    first = agents[0]
-    assert first.url is not None
-    config = example_config(first.url, first.workspace, log_file=str(first.log_file))
-    if len(agents) == 1:
-        return config
-    replicas = tuple(ReplicaEntry(str(a.url), str(a.workspace), str(a.log_file)) for a in agents)
-    return dataclasses.replace(config, replicas=replicas)

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agenttest.agents import AgentClient, AgentNotReady, PreconditionUnmet, TurnLost, Waits
+from agenttest.agents import Agent, AgentNotReady, PreconditionUnmet, TurnLost, Waits
 from agenttest.blocks import block_needs
 from agenttest.results import attempt as new_attempt
 
@@ -193,23 +193,26 @@ def _unsent(choose: dict[str, Any]) -> dict[str, Any]:
 
 
 class AttemptRunner:
+    """Runs attempts on one agent (one replica of a pool): its turns, its evidence, its grade."""
+
     def __init__(
         self,
-        client: AgentClient,
+        agent: Agent,
         grader: AttemptGrader,
         stop: StopSignals,
         *,
         run_id: str,
-        workspace: Path | None,
-        log_tail: LogTail | None,
         log: Log,
     ) -> None:
-        self.client = client
+        self.agent = agent
         self.grader = grader
         self.stop = stop
         self.run_id = run_id
-        self.workspace = workspace
-        self.log_tail = log_tail
+        evidence = agent.evidence
+        self.workspace = evidence.workspace
+        self.log_tail = (
+            LogTail(evidence.log_file, evidence.log_max_bytes) if evidence.log_file else None
+        )
         self.log = log
         self.read_back = False  # read each streamed reply back (stream/store parity)
 
@@ -222,8 +225,8 @@ class AttemptRunner:
         """
         block = item.block
         self.read_back = block_needs(block).read_back
-        self.client.waits = waited or Waits()
-        self.client.wait_ready()
+        self.agent.waits = waited or Waits()
+        self.agent.wait_ready()
         session_id = f"{self.run_id[:8]}-{block.id}-r{item.run}-{uuid.uuid4().hex[:8]}"
         record: dict[str, Any] = dict(
             new_attempt(
@@ -240,12 +243,12 @@ class AttemptRunner:
         usage: dict[str, int] = {}
         status, error, cause = "completed", None, None
         try:
-            self.client.reset(session_id)
+            self.agent.reset(session_id)
             prepare(
                 self.workspace,
                 block.fixtures,
-                lambda: self.client.reset(session_id, memory=True),
-                lambda items: self.client.seed_memory(session_id, items),
+                lambda: self.agent.reset(session_id, memory=True),
+                lambda items: self.agent.seed_memory(session_id, items),
             )
             record["fixtures_applied"] = True  # prepare raises rather than skip one
             for number, (spec, prompt) in enumerate(
@@ -291,7 +294,7 @@ class AttemptRunner:
                 turns=turns,
                 cost_tokens=tokens,
                 usage=usage or None,
-                waits=self.client.waits.as_dict(),
+                waits=self.agent.waits.as_dict(),
             )
         # Grading is not shielded: it is bounded (grading.limits), but a stop must not wait
         # for it. An attempt stopped while grading keeps its evidence and is run again.
@@ -327,7 +330,7 @@ class AttemptRunner:
         if self.log_tail is not None:
             self.log_tail.mark()
         try:
-            exchange = self.client.turn(session_id, prompt, number)
+            exchange = self.agent.turn(session_id, prompt, number)
         except TurnLost as lost:
             turn.update(
                 http_status=lost.http_status, latency_ms=lost.latency_ms, error=lost.message
@@ -352,7 +355,7 @@ class AttemptRunner:
                 turn[key] = getattr(reply, key)
         if self.read_back and reply.stream_text is not None:
             try:
-                turn["stored"] = {"text": self.client.stored(session_id, number)}
+                turn["stored"] = {"text": self.agent.stored(session_id, number)}
             except TurnLost as lost:  # the parity criterion is then undecided, not failed
                 turn["stored"] = {"error": lost.message}
         return reply.tokens, reply.usage
@@ -379,7 +382,7 @@ class AttemptRunner:
             teardown(
                 self.workspace,
                 item.block.teardown,
-                lambda: self.client.reset(session_id, memory=True),
+                lambda: self.agent.reset(session_id, memory=True),
             )
         except (FixtureError, TurnLost, AgentNotReady, OSError) as exc:
             self.log(f"{item.block.id} run {item.run}: teardown: {exc}")

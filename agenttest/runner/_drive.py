@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agenttest.agents import AgentConfig, AgentNotReady
+from agenttest.agents import Agent, AgentNotReady
 from agenttest.errors import AgentUnavailable
 from agenttest.results import RunWriter
 from agenttest.results import attempt as new_attempt
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 def drive(
     session: Session,
-    configs: list[AgentConfig],
+    agents: list[Agent],
     writer: RunWriter,
     stop: StopSignals,
     progress: Progress,
@@ -41,14 +41,14 @@ def drive(
     latest = session.latest
     todo = [item for item in session.plan if needs_run(latest.get(item.key), session.retry_errors)]
     early = EarlyStop(session.plan, latest, (i.key for i in todo), session.until_decided)
-    if len(configs) > 1:  # one agent keeps the plan's order: it has no tail to shorten
+    if len(agents) > 1:  # one agent keeps the plan's order: it has no tail to shorten
         todo = expected_order(todo, expected_seconds(session.baseline))
     pool = Pool(
-        configs,
+        agents,
         todo,
         early,
         lambda: AttemptGrader(
-            session.battery.digest, judge=judge, strict=strict, timezone=configs[0].timezone
+            session.battery.digest, judge=judge, strict=strict, timezone=agents[0].config.timezone
         ),
         stop,
         run_id=session.run_id,

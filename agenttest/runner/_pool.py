@@ -6,8 +6,8 @@ a replica that is down drained and probed until it is back, the stop when every 
 gone or when attempts in a row are lost to a configuration error, the one thread that
 writes the run file, progress.
 
-Each replica is driven by one worker (:meth:`Pool._work`), with its own
-:class:`AgentClient`, so at most one request is ever in flight on it. An attempt — its
+Each replica is one :class:`~agenttest.agents.Agent` (the run starts and stops them) driven
+by one worker (:meth:`Pool._work`), so at most one request is ever in flight on it. An attempt — its
 fixtures, turns and teardown — stays on the replica that started it. Workers hand what
 happens (:data:`Event`) to the driving thread, the only one that writes the run file; a
 worker waits until its record is written (fsynced) before tearing down.
@@ -27,80 +27,30 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agenttest.agents import AgentClient, AgentConfig, AgentNotReady, NotWanted, Waits
+from agenttest.agents import Agent, AgentNotReady, NotWanted, Waits
 
 from ._attempt import AttemptGrader, AttemptRunner, StopRequested, StopSignals
 from ._config_stop import ConfigErrors, ConfigErrorWatch
 from ._decide import EarlyStop
 from ._plan import Key, PlanItem
 from ._progress import Progress
+from ._replica import (
+    SUSPECT_CAUSES,
+    AllGone,
+    Event,
+    Finished,
+    Left,
+    Replica,
+    Skipped,
+    Started,
+    replica_log,
+)
 from ._schedule import expected_order, expected_seconds, lost_on
-from ._workspace import LogTail
 
-# what a pool's order is made of (tests and the drive import them from here)
-__all__ = ["SUSPECT_CAUSES", "Pool", "expected_order", "expected_seconds", "lost_on"]
-
-#: Harness causes after which a replica is checked before it gets another attempt.
-SUSPECT_CAUSES = frozenset({"unreachable", "lost", "timeout", "busy"})
-
-
-@dataclass
-class Replica:
-    index: int
-    config: AgentConfig
-    client: AgentClient
-    attempts: AttemptRunner
-    down_since: float | None = None  # monotonic time it was first seen not ready
-    gone: bool = False  # down for its whole readiness timeout: counts towards stopping
-    why_gone: str = ""  # what its readiness wait last said
-    busy: bool = False
-    suspect: bool = False
-    working: bool = False  # its worker is running
-    waited: Waits | None = None  # waited until it was back: counted in its next attempt
-    served: int = 0
-    seconds: float = 0.0  # wall time of the attempts it served
-
-    @property
-    def mean_s(self) -> float | None:
-        return self.seconds / self.served if self.served else None
-
-
-# -- what a worker hands to the driving thread ------------------------------------------
-
-
-@dataclass
-class Started:
-    item: PlanItem
-
-
-@dataclass
-class Skipped:
-    item: PlanItem
-    why: str
-
-
-@dataclass
-class Finished:
-    replica: Replica
-    item: PlanItem
-    record: dict[str, Any]
-    written: threading.Event = field(default_factory=threading.Event)
-
-
-@dataclass
-class AllGone:
-    message: str
-
-
-@dataclass
-class Left:
-    """A worker is done (nothing left for it, or the run is stopping)."""
-
-
-Event = Started | Skipped | Finished | AllGone | Left
+# what a pool's order is made of (tests import them from here)
+__all__ = ["Pool", "expected_order", "expected_seconds", "lost_on"]
 
 
 class Pool:
@@ -108,7 +58,7 @@ class Pool:
 
     def __init__(
         self,
-        configs: Sequence[AgentConfig],
+        agents: Sequence[Agent],
         todo: Sequence[PlanItem],
         early: EarlyStop,
         make_grader: Callable[[], AttemptGrader],
@@ -121,7 +71,7 @@ class Pool:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.lock = threading.Lock()
-        self.single = len(configs) == 1
+        self.single = len(agents) == 1
         self.queue = list(todo)
         self.early = early
         self.stop = stop
@@ -136,28 +86,20 @@ class Pool:
         self.records_written = 0
         self._threads: list[threading.Thread] = []
         self.replicas: list[Replica] = []
-        for index, config in enumerate(configs):
-            say = log if self.single else self._tagged(index)
-            client = AgentClient(config, log=say)
-            tail = LogTail(config.log_path, config.log_max_bytes) if config.log_path else None
+        for index, agent in enumerate(agents):
             runner = AttemptRunner(
-                client,
+                agent,
                 make_grader(),
                 # the one replica runs in the thread that takes the signals; other threads
                 # never see one (a StopSignals that is never installed)
                 stop if self.single else StopSignals(),
                 run_id=run_id,
-                workspace=config.workspace_path,
-                log_tail=tail,
-                log=say,
+                log=replica_log(log, index, len(agents)),
             )
-            self.replicas.append(Replica(index, config, client, runner))
+            self.replicas.append(Replica(index, agent, runner))
         self._latest: dict[Key, dict[str, Any]] = {}
         self._append: Callable[[dict[str, Any]], None] = lambda _record: None
         self._progress = Progress()
-
-    def _tagged(self, index: int) -> Callable[[str], None]:
-        return lambda message: self.log(f"replica {index}: {message}")
 
     # -- the queue ------------------------------------------------------------------------
 
@@ -261,11 +203,11 @@ class Pool:
                     replica.down_since = self.clock()
             return self._going_on(replica) and self.work_left()
 
-        replica.client.waits = Waits()
+        replica.agent.waits = Waits()
         while self._going_on(replica) and self.work_left():
             started = self.clock()
             try:
-                replica.client.wait_ready(wanted=wanted, quiet=replica.gone)
+                replica.agent.wait_ready(wanted=wanted, quiet=replica.gone)
             except NotWanted:
                 return False
             except AgentNotReady as exc:
@@ -275,7 +217,7 @@ class Pool:
                 if replica.gone:
                     self.log(f"replica {replica.index} is back ({replica.config.base_url})")
                 replica.down_since, replica.gone, replica.suspect = None, False, False
-            replica.waited = replica.client.waits
+            replica.waited = replica.agent.waits
             return True
         return False
 
@@ -333,8 +275,6 @@ class Pool:
         for thread in self._threads:
             if thread.is_alive():
                 thread.join(max(0.0, deadline - time.monotonic()))
-        for replica in self.replicas:
-            replica.client.close()
 
     # -- the driving thread ---------------------------------------------------------------
 

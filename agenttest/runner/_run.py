@@ -14,12 +14,13 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from agenttest.agents import AgentConfig, ExampleAgent, Launch, launch_for, start_examples
+from agenttest.agents import AgentConfig, Launch, launch_for
 from agenttest.blocks import block_needs
 from agenttest.errors import Interrupted, UsageError
 from agenttest.results import Record, RunEnd, RunWriter, check_not_temp
 from agenttest.results import run_end as new_run_end
 
+from ._agents import RunAgent, run_agent, start_all
 from ._attempt import StopRequested, StopSignals, now_iso, resolve_judge
 from ._drive import drive
 from ._parity import LabelledWriter, labels
@@ -35,22 +36,6 @@ def _parity_launch(config: AgentConfig | None, first: Launch | None) -> Launch |
     if config is None:
         return first or launch_for(None)
     return launch_for(config.example) if config.example is not None else None
-
-
-def _bundled(template: AgentConfig | None, started: AgentConfig, model: str) -> AgentConfig:
-    """The started agent's config: where it listens from ``started``, every shared key
-    (timeouts, prices, name, ...) from the config file's ``example:`` agent, if any."""
-    if template is None:
-        return dataclasses.replace(started, model=model)
-    return dataclasses.replace(
-        template,
-        base_url=started.base_url,
-        workspace=started.workspace,
-        log_file=started.log_file,
-        replicas=started.replicas,
-        store=template.store or started.store,
-        model=model,
-    )
 
 
 def run(
@@ -89,23 +74,19 @@ def run(
         session = plan_new(req)
     if req.judge == "auto" and _needs_judge(session.plan):
         judge = resolve_judge("auto", progress.note)
-    examples: list[ExampleAgent] = []
     stop = StopSignals()
     stop.install()
     open_file: _EndingWriter | None = writer if req.resume is not None else None  # type: ignore[assignment]
+    tested: list[RunAgent] = []
     try:
         agents = [(session.agent, session.config)]
         if req.parity:
             agents += [(a, agent_config(a)) for a in req.parity]
-        started = []
         for i, (_source, config) in enumerate(agents):
             launch = session.launch if i == 0 else _parity_launch(config, session.launch)
-            if launch is not None:
-                mine = [ExampleAgent(launch.args) for _ in range(launch.replicas)]
-                examples += mine
-                config = _bundled(config, start_examples(mine), launch.tested)
-            assert config is not None
-            started.append(dataclasses.replace(config, stream=True) if req.stream else config)
+            tested.append(run_agent(config, launch, stream=req.stream, log=progress.note))
+            start_all(tested[-1].replicas)
+        started = [t.config for t in tested]
         config = started[0]
         names = labels([c.display_name for c in started])
         if session.meta is not None:
@@ -128,11 +109,13 @@ def run(
             announce(session.path)
         # the writer stays open until the end: a stop may still have a run_end to write
         if not req.parity:
-            drive(session, config.pool(), writer, stop, progress, judge, strict=req.strict)
-        for i, (name, cfg) in enumerate(zip(names, started, strict=True) if req.parity else ()):
-            label = LabelledWriter(writer, name, last=i == len(started) - 1)
+            drive(session, tested[0].replicas, writer, stop, progress, judge, strict=req.strict)
+        for i, (name, one_agent) in enumerate(
+            zip(names, tested, strict=True) if req.parity else ()
+        ):
+            label = LabelledWriter(writer, name, last=i == len(tested) - 1)
             one = session if i == 0 else dataclasses.replace(session, latest={})
-            drive(one, cfg.pool(), label, stop, progress, judge, strict=req.strict)  # type: ignore[arg-type]
+            drive(one, one_agent.replicas, label, stop, progress, judge, strict=req.strict)  # type: ignore[arg-type]
     except StopRequested as exc:
         # Stopped before _drive could end the file (starting, or between two statements of
         # its set-up; a parity run's first agent): the file still gets its run_end.
@@ -147,8 +130,8 @@ def run(
             open_file.close()
         stop.restore()
         progress.close()
-        for example in examples:
-            example.stop()
+        for one_agent in tested:
+            one_agent.stop()
     return session.path
 
 
