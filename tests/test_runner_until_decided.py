@@ -3,6 +3,7 @@ run file says what was skipped and why, the report labels curtailed rates, resum
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -100,3 +101,27 @@ def test_resume_keeps_until_decided_and_runs_nothing_decided(tmp_path: Path) -> 
     per_block = Counter(a["test_id"] for a in attempts(early))
     assert per_block == {"L1-PASS-01": 5, "L1-FAIL-01": 2, "SEC-FAIL-01": 1}
     assert len(attempts(early)) == before
+
+
+def test_a_pool_of_two_decides_every_block_as_one_agent_does(tmp_path: Path) -> None:
+    # Which attempts a pool still has in flight when a block is decided depends on the
+    # replicas' pace, so only what cannot depend on it is asserted: the decisions, a note
+    # on the attempt that decided each curtailed block, nothing run past k.
+    with LoopbackAgent(Behaviour()) as one, LoopbackAgent(Behaviour()) as two:
+        config = json.loads(agent_yaml(one.url))
+        config["replicas"] = [{"base_url": one.url}, {"base_url": two.url}]
+        agent = tmp_path / "pool.yaml"
+        agent.write_text(json.dumps(config), encoding="utf-8")
+        folder = battery(tmp_path / "battery")
+        path = Path(run_config(tmp_path, folder, agent, judge="none", until_decided=True))
+    done = attempts(path)
+    per_block = Counter(a["test_id"] for a in done)
+    assert per_block["L1-PASS-01"] == 5  # PASS is never decided early
+    assert per_block["L1-FAIL-01"] < 5 and per_block["SEC-FAIL-01"] < 5
+    notes = {a["test_id"] for a in done if "decided" in a}
+    assert notes == {"L1-FAIL-01", "SEC-FAIL-01"}
+    end = list(iter_records(path))[-1]
+    assert end["reason"] == "completed"
+    assert end["attempts"]["skipped_as_decided"] + len(done) == 15
+    decided = {x.test_id: x.rule_passed for x in build_report([path]).blocks}
+    assert decided == {"L1-PASS-01": True, "L1-FAIL-01": False, "SEC-FAIL-01": False}
