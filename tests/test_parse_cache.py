@@ -17,7 +17,7 @@ import yaml
 from agenttest.blocks import load_battery, load_block_file, unparsed_files, validate_paths
 from agenttest.errors import InputError
 
-from .conftest import ROOT
+from .conftest import ROOT, run_cli
 
 BLOCK = """\
 id: {id}
@@ -246,3 +246,29 @@ def test_a_cache_that_cannot_be_written_costs_only_the_parse(
     first, second = load_battery([folder]), load_battery([folder])
     assert first.blocks == second.blocks and len(parses) == 2
     assert blocker.read_text("utf-8") == "x"
+
+
+def test_a_long_first_load_says_what_it_parses_then_is_quiet(tmp_path: Path) -> None:
+    folder = _battery(tmp_path / "b", **{f"L1-N{i:02d}-01": f"block {i}" for i in range(12)})
+    env = {"AGENTTEST_CACHE_DIR": str(tmp_path / "cache")}
+    cold = run_cli("list", str(folder), env=env)
+    assert cold.returncode == 0, cold.stderr
+    assert cold.stderr.splitlines()[0] == "loading blocks: parsing 12 new or changed files ..."
+    warm = run_cli("list", str(folder), env=env)
+    assert warm.returncode == 0 and warm.stdout == cold.stdout
+    assert warm.stderr == "12 blocks\n"
+
+
+def test_a_run_says_first_what_it_loads(tmp_path: Path) -> None:
+    folder = _battery(tmp_path / "b", **{"L1-A-01": "first", "L1-B-01": "second"})
+    env = {"AGENTTEST_CACHE_DIR": str(tmp_path / "cache")}
+    argv = ["run", str(folder), "--only", "L1-A-01", "--k", "1", "--agent", "example"]
+    argv += ["--out", str(tmp_path / "out"), "--allow-temp", "--judge", "none"]
+    cold = run_cli(*argv, env=env)
+    assert cold.returncode == 0, cold.stderr
+    assert cold.stderr.splitlines()[0] == "loading blocks: parsing 2 new or changed files ..."
+    warm = run_cli(*argv, env=env)
+    assert warm.returncode == 0, warm.stderr
+    assert warm.stderr.splitlines()[0] == "loading blocks (all parsed before) ..."
+    quiet = run_cli(*argv, "--quiet", env=env)
+    assert quiet.returncode == 0 and quiet.stderr == ""

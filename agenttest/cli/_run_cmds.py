@@ -98,6 +98,11 @@ def run(
     """
     import shlex
 
+    if paths and not quiet and resume is None:
+        from ._blocks_cmds import say_what_is_loaded
+
+        say_what_is_loaded(paths, always=True)  # before the runner's imports: within a second
+
     from agenttest.errors import UsageError
     from agenttest.runner import RunRequest, print_path, split_list
     from agenttest.runner import run as run_battery
