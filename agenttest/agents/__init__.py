@@ -10,7 +10,17 @@ Replica pools are the runner's: everything here is one agent.
 """
 
 from ._adapters import OpenAIAdapter, RestAdapter
-from ._agent import Agent, Evidence, Exchange, PreconditionUnmet, TurnLost
+from ._agent import (
+    Agent,
+    AgentNotReady,
+    Evidence,
+    Exchange,
+    NotWanted,
+    PreconditionUnmet,
+    Reply,
+    TurnLost,
+    Waits,
+)
 from ._client import AgentClient
 from ._config import example_config, load_agent_config, parse_agent_config
 from ._config_example import ExampleSpec
@@ -18,7 +28,7 @@ from ._config_types import AgentConfig, ReplicaEntry
 from ._example import ExampleAgent
 from ._kinds import KINDS, connect
 from ._model_agent import Launch, launch_for, model_args
-from ._reply import Garbage, Reply
+from ._reply import Garbage
 from ._sender import MAX_REPLY_BYTES, OverlapError, ReplyTooLarge, StreamIdle
 from ._stream import (
     NDJSONParser,
@@ -29,7 +39,7 @@ from ._stream import (
     StreamTruncated,
     framing_of,
 )
-from ._waiting import AgentNotReady, NotWanted, Waits, retry_after_s
+from ._waiting import retry_after_s
 
 __all__ = [
     "KINDS",

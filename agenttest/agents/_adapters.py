@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._agent import Reply
 from ._config_types import (
     NATIVE_TURN_BODY,
     AgentConfig,
@@ -25,7 +26,6 @@ from ._config_types import (
 from ._reply import (
     MISSING,
     Garbage,
-    Reply,
     arguments_of,
     body_excerpt,
     count_of,

@@ -15,17 +15,57 @@ which drives one such agent per replica.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
-from agenttest.errors import AttemptError
+from agenttest.errors import AgentUnavailable, AttemptError
 
 from ._config_types import AgentConfig
-from ._reply import Reply
-from ._waiting import Waits
 
 Log = Callable[[str], None]
+
+
+class AgentNotReady(AgentUnavailable):
+    """The agent did not report ready within ``readiness.timeout_s``."""
+
+
+class NotWanted(Exception):
+    """A wait for readiness given up because nobody needs the agent any more."""
+
+
+@dataclass
+class Waits:
+    """Time spent waiting on the agent, per attempt (kept apart from the answer latency)."""
+
+    ready_ms: int = 0
+    busy_ms: int = 0
+    busy_replies: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "ready_ms": self.ready_ms,
+            "busy_ms": self.busy_ms,
+            "busy_replies": self.busy_replies,
+        }
+
+
+@dataclass
+class Reply:
+    """A turn's answer as the runner keeps it: the text, the tool calls, the trace, and
+    what else the agent said (tokens, choices, a stream's own text and timeline)."""
+
+    response: str
+    tool_calls: list[dict[str, Any]]
+    trace: str
+    tokens: int | None = None
+    notes: list[str] = field(default_factory=list)  # what was repaired to store it (evidence)
+    # {"input_tokens", "output_tokens"} when the reply says (`usage` of chat completions
+    # and of the native reply); what a price in the agent config turns into cost
+    usage: dict[str, int] | None = None
+    choices: list[dict[str, str]] | None = None  # offered answers: [{label, value}]
+    stream_text: str | None = None  # streamed replies: the text as the deltas said it
+    timeline: dict[str, Any] | None = None  # streamed replies: when each part arrived
 
 
 class TurnLost(AttemptError):

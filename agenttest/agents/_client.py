@@ -24,9 +24,9 @@ import httpx
 from agenttest.sanitize import redact
 
 from ._adapters import Adapter, Request, make_adapter
-from ._agent import Evidence, Exchange, PreconditionUnmet, TurnLost
+from ._agent import Evidence, Exchange, PreconditionUnmet, Reply, TurnLost, Waits
 from ._config_types import AgentConfig
-from ._reply import Garbage, Reply
+from ._reply import Garbage
 from ._sender import (
     STREAM_KEY,
     ReplyTooLarge,
@@ -35,7 +35,7 @@ from ._sender import (
     ms,
 )
 from ._stream import StreamAgentError, StreamDecoder, StreamError, StreamTruncated
-from ._waiting import Log, Waits, health_state, retry_after_s, wait_until_ready
+from ._waiting import Log, health_state, retry_after_s, wait_until_ready
 
 
 class AgentClient:

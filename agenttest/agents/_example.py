@@ -25,13 +25,12 @@ from typing import IO
 
 from agenttest.errors import AgentUnavailable, InternalError
 
-from ._agent import Evidence, Exchange, Log
+from ._agent import Evidence, Exchange, Log, Waits
 from ._client import AgentClient
 from ._config import example_config
 from ._config_example import PLACEHOLDER_URL
 from ._config_types import AgentConfig
 from ._model_agent import DEFAULT_MODEL
-from ._waiting import Waits
 
 
 class ExampleAgent:

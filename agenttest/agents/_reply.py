@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from agenttest.errors import AttemptError
@@ -21,21 +20,6 @@ from ._stream import Streamed
 
 class Garbage(AttemptError):
     """A reply that arrived but cannot be read as a turn (not JSON, missing the text, ...)."""
-
-
-@dataclass
-class Reply:
-    response: str
-    tool_calls: list[dict[str, Any]]
-    trace: str
-    tokens: int | None = None
-    notes: list[str] = field(default_factory=list)  # what was repaired to store it (evidence)
-    # {"input_tokens", "output_tokens"} when the reply says (`usage` of chat completions
-    # and of the native reply); what a price in the agent config turns into cost
-    usage: dict[str, int] | None = None
-    choices: list[dict[str, str]] | None = None  # offered answers: [{label, value}]
-    stream_text: str | None = None  # streamed replies: the text as the deltas said it
-    timeline: dict[str, Any] | None = None  # streamed replies: when each part arrived
 
 
 def count_of(value: Any) -> int | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -18,39 +17,15 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from agenttest.errors import AgentUnavailable
 from agenttest.sanitize import terminal_safe
 
 from ._adapters import Request
+from ._agent import AgentNotReady, NotWanted, Waits
 from ._config_types import AgentConfig
 from ._reply import Garbage, dig, parse_json
 from ._sender import MAX_REPLY_BYTES, ReplyTooLarge, ms
 
 Log = Callable[[str], None]
-
-
-class AgentNotReady(AgentUnavailable):
-    """The agent did not report ready within ``readiness.timeout_s``."""
-
-
-class NotWanted(Exception):
-    """A wait for readiness given up because nobody needs the agent any more."""
-
-
-@dataclass
-class Waits:
-    """Time spent waiting on the agent, per attempt (kept apart from the answer latency)."""
-
-    ready_ms: int = 0
-    busy_ms: int = 0
-    busy_replies: int = 0
-
-    def as_dict(self) -> dict[str, int]:
-        return {
-            "ready_ms": self.ready_ms,
-            "busy_ms": self.busy_ms,
-            "busy_replies": self.busy_replies,
-        }
 
 
 def retry_after_s(value: str | None, now: datetime | None = None) -> float | None:
