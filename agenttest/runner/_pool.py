@@ -6,16 +6,17 @@ a replica that is down drained and probed until it is back, the stop when every 
 gone or when attempts in a row are lost to a configuration error, the one thread that
 writes the run file, progress.
 
-Each replica is one :class:`~agenttest.agents.Agent` (the run starts and stops them) driven
-by one worker (:meth:`Pool._work`), so at most one request is ever in flight on it. An attempt — its
-fixtures, turns and teardown — stays on the replica that started it. Workers hand what
-happens (:data:`Event`) to the driving thread, the only one that writes the run file; a
-worker waits until its record is written (fsynced) before tearing down.
+Each replica is one :class:`~agenttest.agents.Agent` (the run starts and stops them),
+driven by one worker (:meth:`Pool._work`), so at most one request is ever in flight on it.
+An attempt — its fixtures, turns and teardown — stays on the replica that started it.
+Workers hand what happens (:data:`._replica.Event`) to the driving thread, the only one
+that writes the run file; a worker waits until its record is written (fsynced) before
+tearing down.
 
 A pool of one needs no threads: its worker runs in the driving thread and each event is
 handled as it is posted. A signal therefore reaches its attempt, which is recorded as
 ``interrupted`` (evidence kept, ``--resume`` runs it again). Several replicas each get a
-thread (the harness only waits on HTTP: see docs/agents.md); a signal reaches the driving
+thread (the harness only waits on its agents: see docs/agents.md); a signal reaches the driving
 thread only, so the attempts in flight on the workers are not recorded (``--resume`` runs
 them). A pool of one also looks like one agent: no ``replica`` index on its records, no
 replica in its messages, no pool line in its progress.
