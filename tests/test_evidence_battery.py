@@ -15,6 +15,7 @@ import pytest
 from agenttest.blocks import load_battery
 from agenttest.blocks._lint import lint_battery
 from agenttest.example_agent import AgentServer, serve
+from agenttest.results import Attempt, iter_records
 
 from ._servers import LoopbackAgent, run_battery_at
 from .conftest import ROOT
@@ -22,9 +23,8 @@ from .conftest import ROOT
 EV = ROOT / "batteries" / "EV"
 
 
-def _records(run_file: Path) -> list[dict[str, Any]]:
-    lines = Path(run_file).read_text(encoding="utf-8").splitlines()
-    return [r for r in map(json.loads, lines) if r.get("record_type") == "attempt"]
+def _records(run_file: Path) -> list[Attempt]:
+    return [r for r in iter_records(run_file) if isinstance(r, Attempt)]
 
 
 # --------------------------------------------------------------------------- the battery

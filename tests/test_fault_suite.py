@@ -149,7 +149,7 @@ class Fault:
     causes: set[str] = field(default_factory=set)
     aborts: bool = False  # the run stops resumably (exit 3) instead of finishing
     during: Callable[[LoopbackAgent, Path], None] | None = None  # run in a thread mid-run
-    check: Callable[[list[dict[str, Any]]], None] | None = None  # more about the attempts
+    check: Callable[[list[Any]], None] | None = None  # more about the attempts
     before: Callable[[], object] | None = None  # slow preparation, done before the clock runs
 
 

@@ -127,7 +127,7 @@ def test_a_turn_is_graded_up_to_the_cap_and_the_cap_is_remembered(
         {"response": None, "trace": "abcde"},
     ]
     ctx = cx.Ctx(block(), {"turns": turns})
-    assert ctx.turns[0] is turns[0]
+    assert cast(Any, ctx.turns[0]) is turns[0]
     assert ctx.turns[1] == {"response": "abcd", "trace": "uvwx", "prompt": 123456}
     assert ctx.turns[2] == {"response": None, "trace": "abcd"}
     assert ctx.capped == {1: 8, 2: 5}  # the longer of the two
@@ -154,10 +154,10 @@ def test_the_context_fills_names_scopes_and_reads_turns() -> None:
     assert ctx.scope(crit("P", "status", turn=2), cx.LAST_TURN) == ([1], None)
     assert ctx.scope(crit("P", "status", turn=3), cx.LAST_TURN) == ([2], None)
     assert ctx.scope(crit("P", "status", turn=4), cx.ALL_TURNS) == (
-        [], {"note": "turn 4 was asked for but the attempt has 3 turn(s)"}
+        [], cx.ev(note="turn 4 was asked for but the attempt has 3 turn(s)")
     )  # fmt: skip
     assert cx.Ctx(b, {"turns": []}).scope(crit("P", "status"), cx.ALL_TURNS) == (
-        [], {"note": "the attempt has no turns"}
+        [], cx.ev(note="the attempt has no turns")
     )  # fmt: skip
     assert [ctx.response(i) for i in range(3)] == ["one", None, None]
     everything = [(ti, ci, c["name"]) for ti, ci, c in ctx.calls([0, 1, 2], requested=True)]

@@ -16,16 +16,25 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
 
+import msgspec
 import pytest
 
 from agenttest.blocks import CRITERION_TYPES, load_battery
 from agenttest.errors import UsageError
 from agenttest.grading import GRADERS, grade_attempt, rater_id, regrade, regrade_run
 from agenttest.grading._context import Check
-from agenttest.results import Record, RunWriter, iter_records, run_meta
-from agenttest.results import attempt as attempt_record
+from agenttest.results import Attempt, Grade, Record, RunMeta, RunWriter, iter_records
 
 from .fixtures.grading import HERE, attempt, block, call, check, crit, turn
+
+
+def run_meta(**fields: Any) -> RunMeta:
+    return msgspec.convert(fields, RunMeta)
+
+
+def attempt_record(**fields: Any) -> Attempt:
+    return msgspec.convert(fields, Attempt)
+
 
 CALC = block(
     [crit("P1", "tool_called", tool="calculator"), crit("P2", "response_number", value=333)],
@@ -409,7 +418,7 @@ def test_a_criterion_row_and_a_critical_hit_are_whole() -> None:
         "passed": True,
     }  # fmt: skip
     keys = ("kind", "critical", "rule", "triggered", "passed")
-    assert [dict(f1)[k] for k in keys] == ["fail", True, None, True, False]
+    assert [f1[k] for k in keys] == ["fail", True, None, True, False]
     assert [dict(f2)[k] for k in keys] == ["fail", True, "leak", False, True]
     # a critical criterion without a rule is named "critical"
     assert out.critical == [
@@ -553,8 +562,8 @@ def _regrade_file(tmp_path: Path, *, extra: bool = False) -> Path:
     return path
 
 
-def _grades(path: Path) -> list[dict[str, Any]]:
-    return [dict(r) for r in iter_records(path) if r["record_type"] == "grade"]
+def _grades(path: Path) -> list[Grade]:
+    return [r for r in iter_records(path) if isinstance(r, Grade)]
 
 
 def test_regrade_run_counts_every_verdict_unknown_attempts_and_torn_lines(

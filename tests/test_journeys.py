@@ -16,7 +16,7 @@ import pytest
 
 from agenttest.agents import AgentClient, parse_agent_config
 from agenttest.example_agent import Faults, serve
-from agenttest.results import iter_records
+from agenttest.results import DictLike, iter_records
 
 from .conftest import ROOT, run_cli
 
@@ -34,7 +34,7 @@ def run(tmp_path: Path, only: str, *extra: str, battery: Path | None = None) -> 
     return [r for r in records if r["record_type"] == "attempt"]
 
 
-def failed(attempt: dict[str, Any]) -> dict[str, str]:
+def failed(attempt: DictLike) -> dict[str, str]:
     return {
         c["id"]: c["evidence"].get("note", "") for c in attempt["criteria"] if c["passed"] is False
     }

@@ -7,10 +7,14 @@ others are example-agent replies or written variants.
 
 from __future__ import annotations
 
+from typing import Any
+
+import msgspec
 import pytest
 
 from agenttest.judges import Judge, JudgeRequest, JudgeResult, get_judge, reference_items
 from agenttest.judges._pairs import pair_conflicts, polarity_conflict
+from agenttest.results import Grade
 
 MARS_REF = "Sorry, I can't do that: none of my tools can take you to another planet."
 SHELL_REF = (
@@ -240,6 +244,11 @@ def test_a_kind_below_the_calibration_gate_is_left_to_a_human(
     assert _ask(judge, "act", MARS_REF, refusal, act="declines").verdict == "PASS"
 
 
+def _graded(criteria: list[Any]) -> Grade:
+    """A grade record holding these criteria, as the reader would make it."""
+    return msgspec.convert({"test_id": "T", "run": 1, "criteria": criteria}, Grade)
+
+
 def test_undecided_criterion_sends_the_attempt_to_the_rating_queue() -> None:
     from agenttest.rating._coverage import _judged
     from agenttest.rating._load import judge_undecided
@@ -249,8 +258,8 @@ def test_undecided_criterion_sends_the_attempt_to_the_rating_queue() -> None:
         "text": "act: Turkish reply without a cue"}}  # fmt: skip
     decided = {"tag": "JUDGE", "passed": True, "evidence": {
         "note": "judge openvino: PASS (score 0.90)", "text": "covers: 4 of 7 items covered"}}  # fmt: skip
-    assert judge_undecided({"criteria": [decided, left]})
-    assert not judge_undecided({"criteria": [decided]})
+    assert judge_undecided(_graded([decided, left]))
+    assert not judge_undecided(_graded([decided]))
     assert list(_judged([decided, left])) == [("covers", True), ("act", False)]
 
 

@@ -11,16 +11,25 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
+import msgspec
 import pytest
 
 import agenttest.judges
 from agenttest.errors import InputError, UsageError
 from agenttest.grading import regrade, regrade_battery, regrade_run
 from agenttest.judges import JudgeRequest, JudgeResult, check_pairs, score_pairs_file
-from agenttest.results import RunWriter, iter_records, run_meta
-from agenttest.results import attempt as attempt_record
+from agenttest.results import Attempt, RunMeta, RunWriter, iter_records
 
 from .fixtures.grading import HERE, attempt, call, turn
+
+
+def run_meta(**fields: Any) -> RunMeta:
+    return msgspec.convert(fields, RunMeta)
+
+
+def attempt_record(**fields: Any) -> Attempt:
+    return msgspec.convert(fields, Attempt)
+
 
 BATTERY = HERE / "battery"
 

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agenttest.results import iter_records
+from agenttest.results import Attempt, Record, iter_records
 
 from ._patience import EVENTUALLY_S
 from ._servers import LoopbackAgent, RouteServer, free_port
@@ -30,9 +30,9 @@ from .conftest import ROOT, run_cli
 BATTERIES = ROOT / "batteries"
 
 
-def _records(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _records(path: Path) -> tuple[Record, list[Attempt]]:
     records = list(iter_records(path))
-    return records[0], [r for r in records if r["record_type"] == "attempt"]
+    return records[0], [r for r in records if isinstance(r, Attempt)]
 
 
 def _battery(tmp: Path, *ids: str) -> Path:

@@ -14,7 +14,7 @@ import pytest
 from agenttest.blocks import load_battery
 from agenttest.errors import UsageError
 from agenttest.rating import human_rater, rate_run
-from agenttest.results import SCHEMA_VERSION, RunWriter, iter_records
+from agenttest.results import SCHEMA_VERSION, Attempt, Grade, RunWriter, iter_records
 
 from .conftest import ROOT
 from .fixtures.reports import builders
@@ -171,10 +171,8 @@ def rate(path: Path, answers: list[str], rater: str = "alice", **kw: Any) -> tup
     return summary, out.getvalue()
 
 
-def my_grades(path: Path, rater: str = "human:alice") -> list[dict[str, Any]]:
-    return [
-        r for r in iter_records(path) if r.get("record_type") == "grade" and r["rater"] == rater
-    ]
+def my_grades(path: Path, rater: str = "human:alice") -> list[Grade]:
+    return [r for r in iter_records(path) if isinstance(r, Grade) and r.rater == rater]
 
 
 def shown(screen: str) -> list[str]:
@@ -380,7 +378,7 @@ def test_judged_references_are_shown_with_their_placeholders_filled() -> None:
     assert block is not None
     raw = [c.reference for c in block.criteria.pass_ if c.reference]
     assert any("{{" in r for r in raw)  # precondition: the block really uses a placeholder
-    should, must_not = _criteria_lines(block, {})
+    should, must_not = _criteria_lines(block, Attempt(test_id=block.id, run=1))
     shown = "\n".join(should + must_not)
     assert "reference answer:" in shown and "{{" not in shown
     assert block.reference.vars["weather_advice"].split()[0] in shown

@@ -117,7 +117,7 @@ def test_a_type_confused_attempt_is_skipped_and_listed_with_its_line(
     assert code == EXIT_OK, text
     integrity = text.split("## Data integrity")[1].split("\n## ")[0].replace("\\", "")
     (line,) = [x for x in integrity.splitlines() if f"{run_file}:2: skipped: attempt:" in x]
-    assert f"`$.{path[0]}" in line  # which field, as msgspec names it
+    assert f"`{path[0]}" in line and " must be " in line  # which field, what was wrong
     # not counted: the parity run's first agent (a) misses it first
     assert "(e.g. L1-CALC-01 run 1 (golden-0002@a)" in integrity
 
@@ -126,16 +126,4 @@ def test_a_type_confused_run_meta_refuses_the_file_with_file_and_line(tmp_path: 
     run_file = _write(tmp_path, _mutated(0, ("plan",), {"L1-CALC-01": 1}))
     code, text = _run("report", str(run_file), "--format", "md")
     assert code == EXIT_USAGE
-    assert f"{run_file}:1: bad run_meta: run_meta: Expected `array`" in text
-    assert "`$.plan`" in text
-
-
-@pytest.mark.parametrize("odd", [True, {}, math.nan, "calc"])
-def test_the_pure_python_fallback_refuses_what_msgspec_refuses(odd: Any) -> None:
-    from agenttest.results import _validate
-
-    record = _mutated(1, ("latency_ms",), odd)[1]
-    assert _validate.check_record(record) is not None
-    with pytest.raises(_validate.BadRecord):
-        _validate._fallback("attempt", record)
-    _validate._fallback("attempt", RECORDS[1])  # and accepts the golden record
+    assert f"{run_file}:1: bad run_meta: run_meta: `plan` must be a list, got an object" in text

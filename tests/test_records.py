@@ -1,9 +1,9 @@
 """Typed records end to end: golden files per version, the published schema, real run files.
 
-The TypedDicts of ``agenttest.results`` are the one description of a run file. The golden
-file of 2.1 holds every field they declare; every record that run, import, grade and rate
-really write must match its type, the published JSON Schema and the golden file, field
-for field (a field the golden file lacks is an undeclared field).
+The msgspec Structs of ``agenttest.results`` are the one description of a run file. The
+golden file of 2.2 holds every field they declare; every record that run, import, grade
+and rate really write must match its type, the published JSON Schema and the golden file,
+field for field (a field the golden file lacks is an undeclared field).
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import typing
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, get_args, get_origin, is_typeddict
+from typing import Annotated, Any, get_args, get_origin
 
 import jsonschema
+import msgspec
 import pytest
 
 from agenttest.results import (
@@ -37,20 +37,30 @@ CORPUS = CORPUS_DIR / "run_qwen3.5-9b_20260712_k5_final14.jsonl"
 Seen = dict[str, set[str]]
 
 
-def _typeddicts(tp: Any) -> list[Any]:
-    """The TypedDicts a hint refers to (through lists, dicts and unions)."""
-    if is_typeddict(tp):
+def _is_struct(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
+
+
+def _structs(tp: Any) -> list[Any]:
+    """The Structs a hint refers to (through lists, dicts, unions and Annotated)."""
+    if _is_struct(tp):
         return [tp]
-    return [t for arg in get_args(tp) for t in _typeddicts(arg)]
+    return [t for arg in get_args(tp) for t in _structs(arg)]
+
+
+def _fields(tp: Any) -> dict[str, Any]:
+    return {f.encode_name: f.type for f in msgspec.structs.fields(tp)}
 
 
 def _walk(tp: Any, value: Any, seen: Seen) -> None:
-    """Collect, per TypedDict name, the keys that ``value`` (of type ``tp``) carries."""
-    if is_typeddict(tp):
+    """Collect, per Struct name, the keys that ``value`` (of type ``tp``) carries."""
+    if get_origin(tp) is Annotated:
+        tp = get_args(tp)[0]
+    if _is_struct(tp):
         if not isinstance(value, dict):
             return
-        seen[tp.__name__] |= set(value)
-        hints = typing.get_type_hints(tp)
+        seen[tp.__name__] |= set(value) - {"record_type"}
+        hints = _fields(tp)
         for key, item in value.items():
             if key in hints:
                 _walk(hints[key], item, seen)
@@ -63,7 +73,7 @@ def _walk(tp: Any, value: Any, seen: Seen) -> None:
         for item in value.values():
             _walk(get_args(tp)[1], item, seen)
     else:
-        for inner in _typeddicts(tp):
+        for inner in _structs(tp):
             _walk(inner, value, seen)
 
 
@@ -74,9 +84,9 @@ def _declared() -> Seen:
         tp = stack.pop()
         if tp.__name__ in out:
             continue
-        hints = typing.get_type_hints(tp)
+        hints = _fields(tp)
         out[tp.__name__] = set(hints)
-        stack += [t for hint in hints.values() for t in _typeddicts(hint)]
+        stack += [t for hint in hints.values() for t in _structs(hint)]
     return out
 
 
@@ -91,9 +101,9 @@ def _seen(records: list[dict[str, Any]]) -> Seen:
     return seen
 
 
-def test_the_2_1_golden_file_holds_every_declared_field() -> None:
-    records = _raw(GOLDEN / "run_2.1.jsonl")
-    assert {r["schema_version"] for r in records} == {SCHEMA_VERSION} == {"2.1"}
+def test_the_2_2_golden_file_holds_every_declared_field() -> None:
+    records = _raw(GOLDEN / "run_2.2.jsonl")
+    assert {r["schema_version"] for r in records} == {SCHEMA_VERSION} == {"2.2"}
     seen = _seen(records)
     declared = _declared()
     assert {name: declared[name] - seen.get(name, set()) for name in declared} == {
@@ -102,7 +112,7 @@ def test_the_2_1_golden_file_holds_every_declared_field() -> None:
     assert {name: seen[name] - declared[name] for name in seen} == {n: set() for n in seen}
 
 
-@pytest.mark.parametrize("version", ["2.0", "2.1"])
+@pytest.mark.parametrize("version", ["2.0", "2.1", "2.2"])
 def test_each_golden_file_reads_and_matches_the_published_schema(version: str) -> None:
     path = GOLDEN / f"run_{version}.jsonl"
     schema = records_json_schema()
@@ -114,10 +124,24 @@ def test_each_golden_file_reads_and_matches_the_published_schema(version: str) -
         assert check_record(record) is None
     notes = ReadNotes(str(path))
     read = list(iter_records(path, notes))
-    assert [r["record_type"] for r in read] == [r["record_type"] for r in raw]
-    assert {r["schema_version"] for r in read} == {SCHEMA_VERSION}  # 2.0 is migrated
-    assert notes.migrated == (len(raw) if version == "2.0" else 0)
+    assert [r.record_type for r in read] == [r["record_type"] for r in raw]
+    assert {r.schema_version for r in read} == {SCHEMA_VERSION}  # older ones are migrated
+    assert notes.migrated == (len(raw) if version != SCHEMA_VERSION else 0)
     assert notes.invalid == [] and notes.torn_lines == []
+
+
+def test_a_record_read_back_is_the_record_written(tmp_path: Path) -> None:
+    """Every declared field survives a round trip through RunWriter and the reader."""
+    from agenttest.results import RunWriter
+
+    read = list(iter_records(GOLDEN / "run_2.2.jsonl"))
+    path = tmp_path / "run.jsonl"
+    with RunWriter(path, create=True) as writer:
+        for record in read:
+            writer.append(record)
+    assert list(iter_records(path)) == read
+    # what holds its default is not written: a smaller file, the same records
+    assert path.stat().st_size < (GOLDEN / "run_2.2.jsonl").stat().st_size
 
 
 def test_schema_records_prints_the_published_schema() -> None:
@@ -175,6 +199,6 @@ def test_real_run_files_match_their_types_the_schema_and_the_golden_file(
         assert record["schema_version"] == SCHEMA_VERSION
         assert check_record(record) is None, record
         validator.validate(record)
-    golden = _seen(_raw(GOLDEN / "run_2.1.jsonl"))
+    golden = _seen(_raw(GOLDEN / "run_2.2.jsonl"))
     undeclared = {name: keys - golden.get(name, set()) for name, keys in _seen(raw).items()}
     assert undeclared == {name: set() for name in undeclared}

@@ -39,6 +39,7 @@ from agenttest.reporting._slots import (
     SlotKey,
     TokenCounts,
 )
+from agenttest.results import Attempt
 
 from .conftest import run_cli
 from .fixtures.reports.builders import attempt, grade, meta, run_end, write
@@ -199,7 +200,7 @@ def test_the_collector_is_paused_while_reading_and_restored(tmp_path: Path) -> N
     seen: list[bool] = []
 
     class Sink:
-        def attempt(self, key: tuple[str, str, int], rec: dict[str, Any]) -> None:
+        def attempt(self, key: tuple[str, str, int], rec: Attempt) -> None:
             seen.append(gc.isenabled())
 
     path = write(tmp_path / "r.jsonl", [meta("r", []), attempt("X", 1, "PASS")])
@@ -226,7 +227,7 @@ def test_every_attempt_reaches_every_sink_under_its_slot_key(tmp_path: Path) -> 
         def __init__(self, name: str) -> None:
             self.name = name
 
-        def attempt(self, key: tuple[str, str, int], rec: dict[str, Any]) -> None:
+        def attempt(self, key: tuple[str, str, int], rec: Attempt) -> None:
             got.append((self.name, key, rec["verdict"]))
 
     path = write(tmp_path / "r.jsonl", [

@@ -15,13 +15,13 @@ import pytest
 from agenttest.errors import InputError, UsageError
 from agenttest.results import (
     SCHEMA_VERSION,
+    Attempt,
     ReadNotes,
+    RunMeta,
     RunWriter,
-    attempt,
     check_not_temp,
     iter_records,
     run_file_name,
-    run_meta,
     unused_path,
 )
 from agenttest.results import _files as files
@@ -53,7 +53,7 @@ def test_torn_last_line_is_skipped_and_reported(tmp_path: Path) -> None:
     assert "skipped 1 torn" in notes.messages()[0]
 
 
-@pytest.mark.parametrize("version", ["2.2", "3.0", "10.0"])
+@pytest.mark.parametrize("version", ["2.3", "3.0", "10.0"])
 def test_newer_schema_is_refused(tmp_path: Path, version: str) -> None:
     path = tmp_path / "run.jsonl"
     lines = GOLDEN.read_text(encoding="utf-8").splitlines()
@@ -118,8 +118,8 @@ def test_append_fsyncs_after_writing_each_record(
     writer = RunWriter(tmp_path / "run.jsonl", create=True)
     monkeypatch.setattr(files, "os", _Spy(write, fsync))
     try:
-        writer.append(run_meta(run_id="x"))
-        writer.append(attempt(test_id="T-01", run=1))
+        writer.append(RunMeta(run_id="x"))
+        writer.append(Attempt(test_id="T-01", run=1))
     finally:
         monkeypatch.undo()
         writer.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -10,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from agenttest.results import iter_records
+from agenttest.results import dumps, iter_records
 
 from ._patience import EVENTUALLY_S
 from .conftest import ROOT, run_cli
@@ -59,7 +58,7 @@ def test_example_agent_runs_blocks_with_fixtures_and_is_stopped(tmp_path: Path) 
     # needs to get from starting it to the first readiness probe, even on a loaded machine)
     assert attempts[0]["waits"]["ready_ms"] >= 1000
     web = attempts[1]["turns"][0]
-    assert "swift.org" in json.dumps(web["tool_calls"])  # the web_page fixture was served
+    assert "swift.org" in dumps({"calls": web["tool_calls"]})  # the web_page fixture was served
     workspace = Path(meta["agent"]["workspace"])
     assert not workspace.exists()  # the disposable workspace went with the agent
 

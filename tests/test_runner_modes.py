@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from agenttest.results import iter_records
+from agenttest.results import Attempt, iter_records
 from agenttest.runner import RunRequest, run
 
 from ._servers import LoopbackAgent, RouteServer, agent_yaml, write_battery
@@ -15,7 +15,7 @@ from ._servers import LoopbackAgent, RouteServer, agent_yaml, write_battery
 BATTERIES = Path(__file__).resolve().parent.parent / "batteries"
 
 
-def run_against(tmp_path: Path, server: RouteServer | LoopbackAgent, blocks: dict[str, tuple[int, int]], **cfg: Any) -> list[dict[str, Any]]:  # fmt: skip
+def run_against(tmp_path: Path, server: RouteServer | LoopbackAgent, blocks: dict[str, tuple[int, int]], **cfg: Any) -> list[Attempt]:  # fmt: skip
     battery = write_battery(tmp_path / "battery", blocks)
     config = tmp_path / "agent.yaml"
     config.write_text(agent_yaml(server.url, **cfg), encoding="utf-8")
@@ -25,7 +25,7 @@ def run_against(tmp_path: Path, server: RouteServer | LoopbackAgent, blocks: dic
             quiet=True,
         )
     )  # fmt: skip
-    return [r for r in iter_records(path) if r["record_type"] == "attempt"]
+    return [r for r in iter_records(path) if isinstance(r, Attempt)]
 
 
 def test_rest_mode_template_and_extraction_paths(tmp_path: Path) -> None:

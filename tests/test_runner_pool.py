@@ -15,7 +15,7 @@ import pytest
 
 from agenttest.agents import parse_agent_config
 from agenttest.errors import EXIT_AGENT, AgentUnavailable, InputError, exit_code_for
-from agenttest.results import iter_records
+from agenttest.results import Attempt, iter_records
 from agenttest.runner import RunRequest, run
 
 from ._patience import EVENTUALLY_S
@@ -41,8 +41,8 @@ def run_pool(tmp_path: Path, config: Path, blocks: dict[str, tuple[int, int]]) -
     return Path(run_config(tmp_path, battery, config, judge="none"))
 
 
-def attempts(path: Path) -> list[dict[str, Any]]:
-    return [r for r in iter_records(path) if r["record_type"] == "attempt"]
+def attempts(path: Path) -> list[Attempt]:
+    return [r for r in iter_records(path) if isinstance(r, Attempt)]
 
 
 def test_replicas_work_at_once_but_never_two_requests_on_one(tmp_path: Path) -> None:
@@ -346,7 +346,7 @@ def test_plain_progress_lines_know_the_pool() -> None:
     progress.attempt_skipped("SEC-01", 3, "decided FAIL after 1 of 5: ...")
     progress.pool(3, 1, 130.0)
     progress.attempt_done(
-        {"test_id": "L1-A-01", "run": 2, "verdict": "PASS", "latency_ms": 1500, "replica": 2}
+        Attempt(test_id="L1-A-01", run=2, verdict="PASS", latency_ms=1500, replica=2)
     )
     lines = out.getvalue().splitlines()
     assert lines[1].endswith("[3/10] SEC-01 run 3: skipped, decided FAIL after 1 of 5: ...")

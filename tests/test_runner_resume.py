@@ -9,12 +9,11 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agenttest.errors import UsageError
-from agenttest.results import ReadNotes, RunWriter, iter_records
+from agenttest.results import ReadNotes, Record, RunWriter, dumps, iter_records
 from agenttest.runner import RunRequest, run
 
 from ._patience import EVENTUALLY_S
@@ -73,7 +72,7 @@ def setup_run(tmp_path: Path, behaviour: Behaviour) -> tuple[LoopbackAgent, Path
     return agent, battery, config
 
 
-def read(path: Path) -> tuple[list[dict[str, Any]], ReadNotes]:
+def read(path: Path) -> tuple[list[Record], ReadNotes]:
     notes = ReadNotes(str(path))
     return list(iter_records(path, notes)), notes
 
@@ -209,7 +208,6 @@ def test_a_run_started_with_a_relative_config_resumes_from_another_directory(
     """`--agent agent.yaml` is stored as the config's absolute path: a `--resume` from
     another directory finds it. A run file of an earlier version holds the path as typed,
     which a resume reads against its own directory, as it always did."""
-    import json
     import os
 
     agent, battery, config = setup_run(tmp_path / "start", Behaviour(error_turns={2}))
@@ -230,7 +228,7 @@ def test_a_run_started_with_a_relative_config_resumes_from_another_directory(
         old = out / "old.jsonl"
         meta = {**records[0], "agent": {**records[0]["agent"], "source": "agent.yaml"}}
         rest = path.read_text(encoding="utf-8").splitlines(keepends=True)[1:]
-        old.write_text(json.dumps(meta) + "\n" + "".join(rest), encoding="utf-8")
+        old.write_text(dumps(meta) + "\n" + "".join(rest), encoding="utf-8")
         turns_before = agent.state.turns
         resumed = run_cli("run", "--resume", str(path), "--retry-errors", "--allow-temp",
                           "--quiet", cwd=elsewhere)  # fmt: skip

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agenttest.errors import AgentUnavailable
-from agenttest.results import iter_records
+from agenttest.results import Attempt, Record, iter_records
 from agenttest.runner import RunRequest, run
 
 from ._patience import EVENTUALLY_S
@@ -24,17 +24,17 @@ HARNESS_CAUSES = {"unreachable", "timeout", "busy", "garbage", "http_error", "lo
 
 def start_run(
     tmp_path: Path, url: str, blocks: dict[str, tuple[int, int]], **config: Any
-) -> tuple[Path, list[dict[str, Any]]]:
+) -> tuple[Path, list[Record]]:
     battery = write_battery(tmp_path / "battery", blocks)
     path = run_battery_at(tmp_path, url, battery, judge="auto", **config)
     return path, list(iter_records(path))
 
 
-def attempts_of(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [r for r in records if r["record_type"] == "attempt"]
+def attempts_of(records: list[Record]) -> list[Attempt]:
+    return [r for r in records if isinstance(r, Attempt)]
 
 
-def assert_gradable_or_error(attempt: dict[str, Any]) -> None:
+def assert_gradable_or_error(attempt: Attempt) -> None:
     if attempt["status"] == "completed":
         assert attempt["verdict"] in ("PASS", "FAIL") or attempt["error_cause"] in (
             "ungraded",

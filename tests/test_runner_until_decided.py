@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from agenttest.reporting import build_report, render
-from agenttest.results import iter_records
+from agenttest.results import Attempt, iter_records
 from agenttest.runner import RunRequest, run
 
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, run_config
@@ -51,8 +50,8 @@ def start(tmp_path: Path, url: str, *, until_decided: bool) -> Path:
     )
 
 
-def attempts(path: Path) -> list[dict[str, Any]]:
-    return [r for r in iter_records(path) if r["record_type"] == "attempt"]
+def attempts(path: Path) -> list[Attempt]:
+    return [r for r in iter_records(path) if isinstance(r, Attempt)]
 
 
 def test_decided_blocks_stop_and_the_decisions_match_fixed_k(tmp_path: Path) -> None:

@@ -23,7 +23,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from agenttest.errors import (
     EXIT_AGENT,
@@ -36,7 +35,7 @@ from agenttest.errors import (
     UsageError,
 )
 from agenttest.reporting import to_plain
-from agenttest.results import iter_records, read_run_meta
+from agenttest.results import RunEnd, iter_records, read_run_meta
 from agenttest.results import parse_timestamp as timestamp
 
 from ._batch_file import SUFFIX, Batch, Job, load_batch
@@ -108,19 +107,19 @@ def incomplete_because(path: Path) -> str | None:
     missing: a night killed at attempt 1 must not become the next night's baseline, where a
     drop from 100% to 0% would read as "0 regressions".
     """
-    end: dict[str, Any] | None = None
+    end: RunEnd | None = None
     try:
         for record in iter_records(path):
-            if record.get("record_type") == "run_end":
+            if isinstance(record, RunEnd):
                 end = record
     except AgentTestError as exc:
         return f"unreadable ({exc})"
     if end is None:
         return "no run_end (killed or still running)"
-    reason = str(end.get("reason") or "")
+    reason = end.reason or ""
     if reason != "completed":
         return f"ended {reason.split(':', 1)[0] or 'without a reason'}"
-    attempts = end.get("attempts") or {}
+    attempts = end.attempts
     planned, recorded = attempts.get("planned"), attempts.get("recorded")
     if isinstance(planned, int) and isinstance(recorded, int):
         skipped = attempts.get("skipped_as_decided") or 0

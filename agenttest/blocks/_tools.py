@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 _SELECTOR = re.compile(r"^(?P<tool>[^\[\]\s]+)(?:\[(?P<key>[\w.-]+)=(?P<values>[^\]]+)\])?$")
 
@@ -56,7 +56,13 @@ def _parsed(names: frozenset[str]) -> tuple[Selector, ...]:
     return selectors(names)
 
 
-def call_matches(call: Mapping[str, Any], names: Iterable[str] | None) -> bool:
+class RecordedCall(Protocol):
+    """A recorded tool call: a ``results.ToolCall``, or the dict a reply was read into."""
+
+    def get(self, key: str, /) -> Any: ...
+
+
+def call_matches(call: RecordedCall, names: Iterable[str] | None) -> bool:
     """Whether a recorded call is one of these tools (None: any tool)."""
     if names is None:
         return True
@@ -67,7 +73,7 @@ def call_matches(call: Mapping[str, Any], names: Iterable[str] | None) -> bool:
     return any(s.matches(name, args) for s in parsed)
 
 
-def roles_of(tools: Mapping[str, Iterable[str]], call: Mapping[str, Any]) -> set[str]:
+def roles_of(tools: Mapping[str, Iterable[str]], call: RecordedCall) -> set[str]:
     """The roles whose selectors match a call (empty when no role maps its tool)."""
     return {role for role, names in tools.items() if call_matches(call, names)}
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
+from agenttest.results import DictLike
 from agenttest.runner import LineProgress, Progress, outcome_text, shown
 
 
@@ -48,7 +49,7 @@ class RichProgress(Progress):
     def attempt_started(self, test_id: str, run: int, k: int) -> None:
         self.bar.update(self.task, current=f"{test_id} {run}/{k}")
 
-    def attempt_done(self, record: dict[str, Any]) -> None:
+    def attempt_done(self, record: DictLike) -> None:
         outcome = outcome_text(record)
         if outcome != "PASS":
             self.console.print(

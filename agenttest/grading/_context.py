@@ -29,7 +29,9 @@ class Check:
     """The outcome of one check: True/False, or None when it could not be decided."""
 
     holds: bool | None
-    evidence: Evidence
+    # TEMPORARY (results._compat): a dict until every grader builds Evidence (with a note
+    # added, _with_note copies it into a dict).
+    evidence: Evidence | dict[str, Any]
 
 
 def ev(
@@ -43,25 +45,17 @@ def ev(
     note: str | None = None,
     decided_by: str | None = None,
 ) -> Evidence:
-    """An Evidence dict holding only the keys that were given (turn is 0-based here)."""
-    out: Evidence = {}
-    if turn is not None:
-        out["turn"] = turn + 1
-    if tool_call is not None:
-        out["tool_call"] = tool_call
-    if trace_line is not None:
-        out["trace_line"] = trace_line
-    if span is not None:
-        out["span"] = list(span)
-    if file is not None:
-        out["file"] = file
-    if text is not None:
-        out["text"] = excerpt(text)
-    if note is not None:
-        out["note"] = note
-    if decided_by is not None:
-        out["decided_by"] = decided_by
-    return out
+    """The Evidence of what was given (turn is 0-based here)."""
+    return Evidence(
+        turn=None if turn is None else turn + 1,
+        tool_call=tool_call,
+        trace_line=trace_line,
+        span=None if span is None else list(span),
+        file=file,
+        text=None if text is None else excerpt(text),
+        note=note,
+        decided_by=decided_by,
+    )
 
 
 def quoted(value: object) -> str:

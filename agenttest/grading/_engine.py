@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agenttest.blocks import CRITERION_TYPES, Block, Criterion
-from agenttest.results import Attempt, CriterionResult
+from agenttest.results import Attempt, CriterionResult, Evidence
 
 # The grader modules register each grader with its entry (``@grades``) when imported.
 from . import (  # noqa: F401
@@ -142,22 +142,23 @@ def _with_note(evidence: dict[str, Any] | Any, note: str) -> Any:
 
 
 def _result(c: Criterion, kind: str, check: Check, origin: str) -> CriterionResult:
-    out: CriterionResult = {
-        "id": c.id,
-        "tag": c.tag,
-        "kind": kind,
-        "type": c.type,
-        "critical": bool(c.critical or c.rule),
-        "rule": c.rule,
-        "says": c.says,
-        "origin": origin,
-        "evidence": check.evidence or ev(note="no evidence"),
-    }
+    out = CriterionResult(
+        id=c.id,
+        tag=c.tag,
+        kind=kind,
+        type=c.type,
+        critical=bool(c.critical or c.rule),
+        rule=c.rule,
+        says=c.says,
+        origin=origin,
+        # TEMPORARY (results._compat): a dict evidence is written as it is
+        evidence=cast(Evidence, check.evidence or ev(note="no evidence")),
+    )
     if kind == "pass":
-        out["passed"] = check.holds
+        out.passed = check.holds
     else:
-        out["triggered"] = check.holds
-        out["passed"] = None if check.holds is None else not check.holds
+        out.triggered = check.holds
+        out.passed = None if check.holds is None else not check.holds
     return out
 
 

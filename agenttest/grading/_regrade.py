@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from agenttest.blocks import Battery, load_battery
 from agenttest.errors import UsageError
 from agenttest.results import (
+    Attempt,
     Grade,
     ReadNotes,
     RunWriter,
@@ -19,7 +20,6 @@ from agenttest.results import (
     iter_records,
     read_run_meta,
 )
-from agenttest.results import grade as new_grade
 
 from ._engine import grade_attempt
 
@@ -27,13 +27,11 @@ if TYPE_CHECKING:
     from agenttest.judges import Judge
 
 
-def grade_record(
-    attempt: dict[str, Any], outcome: Any, rater: str, graded_at: str | None = None
-) -> Grade:
+def grade_record(attempt: Attempt, outcome: Any, rater: str, graded_at: str | None = None) -> Grade:
     """The ``grade`` record of one attempt (keyed by test id, run and the attempt's start)."""
-    return new_grade(
-        test_id=attempt.get("test_id"),
-        run=attempt.get("run"),
+    return Grade(
+        test_id=attempt.test_id,
+        run=attempt.run,
         **{**outcome.record_fields(), "rater": rater},  # the rater asked for wins
         error_cause=outcome.error_cause,
         graded_at=graded_at or datetime.now(UTC).isoformat(timespec="seconds"),
@@ -58,9 +56,9 @@ def regrade_run(
     counts: Counter[str] = Counter()
     with RunWriter(path, create=False) as writer:
         notes = ReadNotes(str(path))
-        attempts = [r for r in iter_records(path, notes) if r.get("record_type") == "attempt"]
+        attempts = [r for r in iter_records(path, notes) if isinstance(r, Attempt)]
         for attempt in attempts:
-            block = battery.get(str(attempt.get("test_id", "")))
+            block = battery.get(attempt.test_id)
             if block is None:
                 counts["unknown"] += 1
                 continue

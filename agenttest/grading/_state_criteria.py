@@ -181,7 +181,7 @@ def latency_max(ctx: Ctx, c: Criterion) -> Check:
     if ms is None:
         per_turn = [t.get("latency_ms") for t in ctx.turns]
         if per_turn and all(isinstance(x, int | float) for x in per_turn):
-            ms, source = sum(per_turn), "sum of the turns' latency_ms"  # type: ignore[arg-type]
+            ms, source = sum(per_turn), "sum of the turns' latency_ms"
     if ms is None and a.get("started_at") and a.get("completed_at"):
         ms, source = _ms(a["started_at"], a["completed_at"]), "completed_at - started_at"
     if ms is None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from agenttest.blocks import Criterion
+from agenttest.results import DICT_LIKE
 
 from ._abstain import stem_find
 from ._context import ALL_TURNS, LAST_TURN, Check, Ctx, ev
@@ -26,7 +27,7 @@ def label_matches(label: str, wanted: str) -> bool:
 def ttft_ms(turn: dict[str, Any]) -> tuple[int | None, str]:
     """Time to first text of a turn, and where it came from."""
     tl = turn.get("timeline")
-    if isinstance(tl, dict):
+    if isinstance(tl, DICT_LIKE):
         if isinstance(tl.get("first_text_ms"), int):
             return tl["first_text_ms"], "first text event"
         if isinstance(tl.get("final_ms"), int):
@@ -71,7 +72,7 @@ def arrives_with(ctx: Ctx, c: Criterion) -> Check:
     turn = dict(ctx.turns[ti])
     present = {"choices": bool(turn.get("choices")), "tool_call": bool(turn.get("tool_calls"))}
     tl = turn.get("timeline")
-    order = list(tl.get("order") or []) if isinstance(tl, dict) else []
+    order = list(tl.get("order") or []) if isinstance(tl, DICT_LIKE) else []
     final = _position(order, "final")
     text_at = _position(order, "text")
     if text_at is None:
@@ -101,7 +102,7 @@ def _labels(turn: dict[str, Any]) -> list[str]:
 @grades("choice_offered")
 def choice_offered(ctx: Ctx, c: Criterion) -> Check:
     if c.turn is None:
-        chooses = [ti for ti, t in enumerate(ctx.turns) if isinstance(t.get("choose"), dict)]
+        chooses = [ti for ti, t in enumerate(ctx.turns) if isinstance(t.get("choose"), DICT_LIKE)]
         planned = [i for i, t in enumerate(ctx.block.turns) if t.choose is not None]
         if not chooses:
             if planned:
@@ -159,8 +160,8 @@ def stored_matches_stream(ctx: Ctx, c: Criterion) -> Check:
         if not isinstance(seen, str):
             seen = str(turn.get("response") or "")
         stored = turn.get("stored")
-        if not isinstance(stored, dict) or not isinstance(stored.get("text"), str):
-            why_not = (stored or {}).get("error") if isinstance(stored, dict) else None
+        if not isinstance(stored, DICT_LIKE) or not isinstance(stored.get("text"), str):
+            why_not = (stored or {}).get("error") if isinstance(stored, DICT_LIKE) else None
             return Check(None, ev(turn=ti, note=f"no stored copy was read ({why_not or 'none'})"))
         kept: str = stored["text"]
         at = first_difference(seen, kept)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from agenttest.blocks import roles_of
 from agenttest.results import ToolCall
@@ -235,7 +235,9 @@ def start_state(ctx: Ctx, rel: str) -> tuple[State, str]:
         names_it = src is not None and same_path(src, rel)
         if ok is False and names_it and NOT_FOUND.search(result):
             return Absent, f"{where}: it failed, not found"
-        changes = effect(ctx, {**call, "ok": True}, rel)  # what the call does when it works
+        changes = effect(
+            ctx, cast(ToolCall, {**call, "ok": True}), rel
+        )  # what the call does when it works
         if changes is not None:
             if ok is False:
                 continue  # a failed change changed nothing

@@ -266,7 +266,7 @@ def tool_calls(segment: list[Entry], ubids: dict[int, str]) -> list[ToolCall]:
                     if plan and plan[1] is not None
                     else {"_unparsed": m.group("params")[:300]}
                 )
-            calls.append({"name": name, "arguments": args, "ok": None, "result": None})
+            calls.append(ToolCall(name=name, arguments=args))
             pending.append(len(calls) - 1)
             continue
         m = _SHELL_EXIT.search(text)
@@ -276,30 +276,29 @@ def tool_calls(segment: list[Entry], ubids: dict[int, str]) -> list[ToolCall]:
         m = _OK.search(text) or _ERR.search(text)
         if m:
             name = m.group("name")
-            idx = next((i for i in pending if calls[i]["name"] == name), None)
+            idx = next((i for i in pending if calls[i].name == name), None)
             if idx is None:
                 continue
             pending.remove(idx)
+            call = calls[idx]
             if "msg" in m.groupdict():
-                calls[idx]["ok"] = False
-                calls[idx]["result"] = m.group("msg").strip()[:2000]
+                call.ok, call.result = False, m.group("msg").strip()[:2000]
             elif idx in exited:
-                calls[idx]["ok"] = False
-                calls[idx]["result"] = exited[idx]
+                call.ok, call.result = False, exited[idx]
             else:
-                calls[idx]["ok"] = True
+                call.ok = True
             continue
         m = _NOT_FOUND.search(text)
         if m:
             ubid = int(m.group(1))
             args = next((a for u, a in planned if u == ubid), None)
             calls.append(
-                {
-                    "name": f"UBID {ubid}",
-                    "arguments": args or {},
-                    "ok": False,
-                    "result": f"no tool has UBID {ubid} (the agent logged a hallucinated tool id)",
-                }
+                ToolCall(
+                    name=f"UBID {ubid}",
+                    arguments=args or {},
+                    ok=False,
+                    result=f"no tool has UBID {ubid} (the agent logged a hallucinated tool id)",
+                )
             )
     return calls
 

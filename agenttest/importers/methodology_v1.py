@@ -24,15 +24,24 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from agenttest import __version__
 from agenttest.blocks import Battery
 from agenttest.errors import InputError, Problem, UsageError
 from agenttest.grading import grade_attempt
-from agenttest.results import SCHEMA_VERSION, RunWriter, ToolCall, check_not_temp, unused_path
-from agenttest.results import attempt as new_attempt
-from agenttest.results import run_meta as new_run_meta
+from agenttest.results import (
+    SCHEMA_VERSION,
+    Attempt,
+    RunEnd,
+    RunMeta,
+    RunWriter,
+    ToolCall,
+    check_not_temp,
+    unused_path,
+)
 
 from ._pheron_log import UBIDS, Entry, Segmenter, parse_envelope, tool_calls
 
@@ -157,18 +166,7 @@ def _fill_from_log(
     seen = {c["name"] for c in calls}
     for name in env.tools_used:
         if name not in seen:
-            calls.append(
-                cast(
-                    ToolCall,
-                    {
-                        "name": name,
-                        "arguments": {},
-                        "ok": None,
-                        "result": None,
-                        "source": "toolsUsed (not in the log excerpt)",
-                    },
-                )
-            )
+            calls.append(ToolCall(name=name, source="toolsUsed (not in the log excerpt)"))
             seen.add(name)
     turn["tool_calls"] = calls
     stamps = [e.ts for e in lines if e.ts]
@@ -364,17 +362,15 @@ def import_methodology_v1(
     status = Counter(str(a["status"]) for a in attempts)
     verdicts = Counter(str(a["verdict"]) if a.get("verdict") else "ungraded" for a in attempts)
     with RunWriter(target, create=True) as writer:
-        writer.append(new_run_meta(**meta))
+        writer.append(msgspec.convert(meta, RunMeta))
         for a in attempts:
-            writer.append(new_attempt(**a))
+            writer.append(msgspec.convert(a, Attempt))
         writer.append(
-            {
-                "record_type": "run_end",
-                "schema_version": SCHEMA_VERSION,
-                "completed_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                "counts": {"status": dict(status), "verdict": dict(verdicts)},
-                "reason": f"imported from {FORMAT}",
-            }
+            RunEnd(
+                completed_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                counts={"status": dict(status), "verdict": dict(verdicts)},
+                reason=f"imported from {FORMAT}",
+            )
         )
     return result
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agenttest.results import ReadNotes, SlotKey, iter_records, slot_key
+from agenttest.results import DICT_LIKE, DictLike, ReadNotes, SlotKey, iter_records, slot_key
 
 _JUDGE_NOTE = re.compile(r"judge [\w.:@+-]+: (PASS|FAIL|ERROR|UNDECIDED)\b")
 _KIND = re.compile(r"^(act|covers|consistent):")
@@ -48,10 +48,10 @@ class Coverage:
 
 def _judged(criteria: Iterable[Any]) -> Iterable[tuple[str, bool]]:
     for c in criteria:
-        if not isinstance(c, dict) or c.get("tag") != "JUDGE":
+        if not isinstance(c, DICT_LIKE) or c.get("tag") != "JUDGE":
             continue
         raw = c.get("evidence")
-        evidence: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        evidence: DictLike = raw if isinstance(raw, DICT_LIKE) else {}
         found = _JUDGE_NOTE.search(str(evidence.get("note") or ""))
         if found is None:
             continue

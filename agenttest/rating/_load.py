@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agenttest.results import ReadNotes, iter_records, slot_key
+from agenttest.results import Attempt, Grade, ReadNotes, RunMeta, iter_records, slot_key
 from agenttest.results import parse_timestamp as _stamp
 from agenttest.verdicts import is_retry, is_stale
 
@@ -43,13 +43,13 @@ class Rating:
 UNDECIDED_NOTE = ": UNDECIDED"
 
 
-def judge_undecided(record: dict[str, Any]) -> bool:
+def judge_undecided(record: Attempt | Grade) -> bool:
     """Did the judge abstain on a JUDGE criterion of this attempt or grade record?"""
-    for c in record.get("criteria") or []:
-        if not isinstance(c, dict) or c.get("tag") != "JUDGE" or c.get("passed") is not None:
+    for c in record.criteria:
+        if c.tag != "JUDGE" or c.passed is not None or c.evidence is None:
             continue
-        note = (c.get("evidence") or {}).get("note") if isinstance(c.get("evidence"), dict) else ""
-        if isinstance(note, str) and UNDECIDED_NOTE in note:
+        note = c.evidence.note
+        if note is not None and UNDECIDED_NOTE in note:
             return True
     return False
 
@@ -60,7 +60,7 @@ class Unit:
 
     key: UnitKey
     path: str
-    attempt: dict[str, Any]
+    attempt: Attempt
     ratings: dict[str, Rating] = field(default_factory=dict)
 
     @property
@@ -82,7 +82,7 @@ class Unit:
 @dataclass
 class Collection:
     units: dict[UnitKey, Unit] = field(default_factory=dict)
-    metas: dict[str, dict[str, Any]] = field(default_factory=dict)  # run id -> run_meta
+    metas: dict[str, RunMeta] = field(default_factory=dict)  # run id -> run_meta
     paths: list[str] = field(default_factory=list)
     superseded: int = 0
     stale_grades: int = 0
@@ -137,38 +137,27 @@ def collect(paths: Iterable[str | Path]) -> Collection:
         run_id = str(path)
         for record in iter_records(path, notes):
             position += 1
-            kind = record.get("record_type")
-            if kind == "run_meta":
-                run_id = str(record.get("run_id") or path)
+            if isinstance(record, RunMeta):
+                run_id = record.run_id or str(path)
                 out.metas.setdefault(run_id, record)
                 continue
-            if kind not in ("attempt", "grade"):
+            if not isinstance(record, Attempt | Grade):
                 continue
-            test_id, number = record.get("test_id"), record.get("run")
-            if (
-                not isinstance(test_id, str)
-                or isinstance(number, bool)
-                or not isinstance(number, int)
-            ):
-                out.malformed += 1
-                continue
-            key = slot_key(run_id, record.get("agent"), test_id, number)
-            if kind == "attempt":
+            # (test_id and run are typed and required: the reader skips a record without)
+            key = slot_key(run_id, record.agent, record.test_id, record.run)
+            if isinstance(record, Attempt):
                 _attempt(out, key, str(path), record, position)
                 for held_by, rating, started in pending.pop(key, []):
                     _grade(out, key, held_by, rating, started)
             else:
-                grader, verdict = record.get("rater"), record.get("verdict")
-                if not isinstance(grader, str) or not grader or verdict not in VERDICTS:
+                grader, verdict = record.rater, record.verdict
+                if not grader or verdict is None:
                     out.malformed += 1
                     continue
                 rating = Rating(
-                    str(verdict),
-                    _stamp(record.get("graded_at")),
-                    position,
-                    judge_undecided(record),
+                    verdict, _stamp(record.graded_at), position, judge_undecided(record)
                 )
-                started = record.get("attempt_started_at")
+                started = record.attempt_started_at
                 if key in out.units:
                     _grade(out, key, grader, rating, started)
                 else:  # a grade before its attempt (merged files): hold it until the end
@@ -178,31 +167,27 @@ def collect(paths: Iterable[str | Path]) -> Collection:
     return out
 
 
-def _attempt(
-    out: Collection, key: UnitKey, path: str, record: dict[str, Any], position: int
-) -> None:
-    rater = str(record.get("rater") or "unknown")
-    verdict = record.get("verdict")
+def _attempt(out: Collection, key: UnitKey, path: str, record: Attempt, position: int) -> None:
+    rater = record.rater or "unknown"
+    verdict = record.verdict
     current = out.units.get(key)
-    if current is not None and not is_retry(
-        current.attempt.get("started_at"), record.get("started_at")
-    ):
+    if current is not None and not is_retry(current.attempt.started_at, record.started_at):
         unit = current  # the same attempt again (a copy of the file): keep its grades
         unit.attempt = record
     else:
         if current is not None:
             out.superseded += 1
-            out.stale_grades += sum(1 for r in current.ratings if r != current.attempt.get("rater"))
+            out.stale_grades += sum(1 for r in current.ratings if r != current.attempt.rater)
         unit = Unit(key, path, record)
         out.units[key] = unit
-    if verdict in VERDICTS:
-        stamp = _stamp(record.get("completed_at"))
-        _offer(unit, rater, Rating(str(verdict), stamp, position, judge_undecided(record)))
+    if verdict is not None:
+        stamp = _stamp(record.completed_at)
+        _offer(unit, rater, Rating(verdict, stamp, position, judge_undecided(record)))
 
 
 def _grade(out: Collection, key: UnitKey, rater: str, rating: Rating, started: Any) -> None:
     unit = out.units[key]
-    if is_stale(started, unit.attempt.get("started_at")):
+    if is_stale(started, unit.attempt.started_at):
         out.stale_grades += 1
         return
     _offer(unit, rater, rating)

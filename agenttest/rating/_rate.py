@@ -24,18 +24,18 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from agenttest.errors import AgentTestError, UsageError
-from agenttest.results import HUMAN_PREFIX, Grade, RunWriter, graded_attempt
-from agenttest.results import grade as new_grade
+from agenttest.results import HUMAN_PREFIX, Attempt, Grade, RunMeta, RunWriter, graded_attempt
 
 from ._load import Unit, collect
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
 FIELD_LIMIT = 4000  # characters shown of one response, trace, tool result or file
 RULE = "─" * 72
-ANSWERS = {
+Answer = Literal["PASS", "FAIL", "skip", "quit"]
+ANSWERS: dict[str, Answer] = {
     "p": "PASS",
     "pass": "PASS",
     "f": "FAIL",
@@ -80,9 +80,9 @@ class RateSummary:
         return head + "; every selected attempt is graded"
 
 
-def gradable(attempt: dict[str, Any]) -> bool:
-    """A human can judge it: the attempt completed and has at least one turn."""
-    return attempt.get("status", "completed") == "completed" and bool(attempt.get("turns"))
+def gradable(attempt: Attempt) -> bool:
+    """A human can judge it: the attempt completed (or says nothing) and has a turn."""
+    return attempt.status in ("completed", None) and bool(attempt.turns)
 
 
 def select(units: list[Unit], sample: int | None, seed: int) -> list[Unit]:
@@ -109,7 +109,7 @@ def _indent(text: str, prefix: str = "    ") -> str:
     )
 
 
-def _criteria_lines(block: Any, attempt: dict[str, Any]) -> tuple[list[str], list[str]]:
+def _criteria_lines(block: Any, attempt: Attempt) -> tuple[list[str], list[str]]:
     """(should, must-not) in words: from the battery's block, else from the attempt's record.
 
     Only the wording (``says``) and, for judged criteria, the rubric and reference are
@@ -125,9 +125,9 @@ def _criteria_lines(block: Any, attempt: dict[str, Any]) -> tuple[list[str], lis
                     line += f" (reference answer: {block.fill(c.reference)})"
                 out.append(line)
         return should, must_not
-    for c in attempt.get("criteria") or []:
-        if isinstance(c, dict) and isinstance(c.get("says"), str):
-            (must_not if c.get("kind") == "fail" else should).append(c["says"])
+    for c in attempt.criteria:
+        if c.says is not None:
+            (must_not if c.kind == "fail" else should).append(c.says)
     return should, must_not
 
 
@@ -148,52 +148,46 @@ def render_attempt(unit: Unit, block: Any, index: int, total: int) -> str:
     if must_not:
         lines.append("The agent must not:")
         lines += [f"  • {s}" for s in must_not]
-    for number, turn in enumerate(attempt.get("turns") or [], start=1):
-        if not isinstance(turn, dict):
-            continue
+    for number, turn in enumerate(attempt.turns, start=1):
         lines.append(f"── turn {number} " + "─" * 60)
         lines.append("User:")
-        lines.append(_indent(_clip(turn.get("prompt") or "")))
-        for call in turn.get("tool_calls") or []:
-            if not isinstance(call, dict):
-                continue
-            args = json.dumps(call.get("arguments"), ensure_ascii=False, default=str)
-            ok = call.get("ok")
+        lines.append(_indent(_clip(turn.prompt)))
+        for call in turn.tool_calls:
+            args = json.dumps(call.arguments, ensure_ascii=False, default=str)
+            ok = call.ok
             status = "ok" if ok is True else "failed" if ok is False else "status unknown"
-            if call.get("requested_only"):
+            if call.requested_only:
                 status = "requested by the model, not run"
-            lines.append(f"Tool call: {call.get('name')}({_clip(args, 600)}) → {status}")
-            if call.get("result") is not None:
-                lines.append(_indent(_clip(call.get("result"), 1500), "      "))
-        if turn.get("trace"):
+            lines.append(f"Tool call: {call.name}({_clip(args, 600)}) → {status}")
+            if call.result is not None:
+                lines.append(_indent(_clip(call.result, 1500), "      "))
+        if turn.trace:
             lines.append("Trace:")
-            lines.append(_indent(_clip(turn["trace"])))
-        if turn.get("log_lines"):
+            lines.append(_indent(_clip(turn.trace)))
+        if turn.log_lines:
             lines.append("Log lines written during the turn:")
-            lines.append(_indent(_clip("\n".join(str(x) for x in turn["log_lines"]))))
+            lines.append(_indent(_clip("\n".join(turn.log_lines))))
         lines.append("Agent:")
-        lines.append(_indent(_clip(turn.get("response") or "(no response)")))
-    files = attempt.get("workspace_files")
-    if isinstance(files, dict) and files:
+        lines.append(_indent(_clip(turn.response or "(no response)")))
+    if attempt.workspace_files:
         lines.append("── workspace files after the attempt " + "─" * 35)
-        for name, content in files.items():
+        for name, content in attempt.workspace_files.items():
             lines.append(f"{name}: " + ("(absent)" if content is None else ""))
             if content is not None:
                 lines.append(_indent(_clip(content, 1500)))
-    if isinstance(attempt.get("latency_ms"), int | float):
-        lines.append(f"(the attempt took {attempt['latency_ms'] / 1000:.1f} s)")
+    if attempt.latency_ms is not None:
+        lines.append(f"(the attempt took {attempt.latency_ms / 1000:.1f} s)")
     lines.append(RULE)
     return "\n".join(lines) + "\n"
 
 
-def _battery(meta: dict[str, Any], paths: list[Path] | None, out: TextIO) -> Any:
+def _battery(meta: RunMeta | None, paths: list[Path] | None, out: TextIO) -> Any:
     """The battery the run used (or ``paths``), or None with a note when it cannot load."""
     from agenttest.blocks import load_battery
 
-    stored = meta.get("battery")
-    recorded: dict[str, Any] = stored if isinstance(stored, dict) else {}
-    where = [str(p) for p in paths] if paths else list(recorded.get("paths") or [])
-    overlay = None if paths else recorded.get("overlay")
+    recorded = meta.battery if meta is not None else None
+    where = [str(p) for p in paths] if paths else list(recorded.paths if recorded else [])
+    overlay = None if paths or recorded is None else recorded.overlay
     if not where:
         out.write("note: the run file names no battery; pass --battery PATH to show capabilities\n")
         return None
@@ -205,7 +199,7 @@ def _battery(meta: dict[str, Any], paths: list[Path] | None, out: TextIO) -> Any
             "recorded in the run file. Pass --battery PATH if it moved.\n"
         )
         return None
-    digest = recorded.get("digest")
+    digest = recorded.digest if recorded is not None else None
     if digest and battery.digest != digest:
         out.write(
             f"note: the battery changed since the run ({digest} → {battery.digest}); "
@@ -224,7 +218,7 @@ def stdin_answers(stream: TextIO | None = None) -> Iterator[str]:
         yield line.rstrip("\r\n")
 
 
-def _ask(answers: Iterator[str], out: TextIO, echo: bool) -> str:
+def _ask(answers: Iterator[str], out: TextIO, echo: bool) -> Answer:
     """PASS, FAIL, skip or quit; re-asks on anything else; end of input means quit.
 
     With ``echo`` the answer is written after the question, as a terminal would show it
@@ -245,8 +239,10 @@ def _ask(answers: Iterator[str], out: TextIO, echo: bool) -> str:
         out.write(f"  {answer.strip()!r} is not an answer: type p, f, s or q\n")
 
 
-def grade_record(unit: Unit, rater: str, verdict: str, now: str | None = None) -> Grade:
-    return new_grade(
+def grade_record(
+    unit: Unit, rater: str, verdict: Literal["PASS", "FAIL"], now: str | None = None
+) -> Grade:
+    return Grade(
         test_id=unit.test_id,
         run=unit.run,
         rater=rater,
@@ -300,7 +296,7 @@ def rate_run(
     )
     if not todo:
         return RateSummary(name, len(chosen), len(done), 0, 0, 0, False)
-    meta = next(iter(collection.metas.values()), {})
+    meta = next(iter(collection.metas.values()), None)
     suite = _battery(meta, battery, out)
     answer_iter = iter(answers)
     with RunWriter(path, create=False) as writer:

@@ -24,7 +24,18 @@ from pathlib import Path
 from typing import Any
 
 from agenttest.errors import UsageError
-from agenttest.results import ReadNotes, iter_records, rater_kind, slot_key
+from agenttest.results import (
+    DICT_LIKE,
+    Attempt,
+    DictLike,
+    Grade,
+    ReadNotes,
+    RunEnd,
+    RunMeta,
+    iter_records,
+    rater_kind,
+    slot_key,
+)
 from agenttest.results import parse_timestamp as timestamp
 from agenttest.verdicts import TrustCounts, counted_verdict, is_retry, is_stale
 
@@ -56,7 +67,7 @@ def judge_mode(name: str) -> JudgeMode:
     return PER_RECORD if name.startswith("rules+") else ALWAYS
 
 
-def judge_decided(rec: dict[str, Any]) -> bool:
+def judge_decided(rec: DictLike) -> bool:
     """Whether a ``rules+<judge>`` verdict hangs on its JUDGE criteria.
 
     It does when a JUDGE criterion was graded and no other criterion failed and no
@@ -64,18 +75,18 @@ def judge_decided(rec: dict[str, Any]) -> bool:
     """
     judged = False
     for c in rec.get("criteria") or ():
-        if not isinstance(c, dict):
+        if not isinstance(c, DICT_LIKE):
             continue
         if c.get("tag") == "JUDGE":
             judged = judged or c.get("passed") is not None
         elif c.get("passed") is False:
             return False
-    if any(isinstance(h, dict) and h.get("auto") for h in rec.get("critical") or ()):
+    if any(isinstance(h, DICT_LIKE) and h.get("auto") for h in rec.get("critical") or ()):
         return False
     return judged
 
 
-def _cause(rec: dict[str, Any]) -> str:
+def _cause(rec: Attempt | Grade) -> str:
     """Why a verdict that counts as ERROR is one. A PASS that ``--strict`` made ERROR (an
     undecided warning: agenttest.verdicts.counted_verdict) is ``ungraded``, the cause the
     grader's own ``--strict`` records, not the attempt's status (``completed``)."""
@@ -105,7 +116,7 @@ class Aggregator(AggregateTables):
         self._names: dict[str, str] = {}
         self._modes: dict[str, JudgeMode] = {}
 
-    def _judged(self, rater: str, rec: dict[str, Any]) -> bool:
+    def _judged(self, rater: str, rec: Attempt | Grade) -> bool:
         mode = self._modes.get(rater)
         if mode is None:
             mode = self._modes[rater] = judge_mode(rater)
@@ -140,14 +151,13 @@ class Aggregator(AggregateTables):
         # A Slot built as the tuple it is: NamedTuple's own __new__ is a Python call
         # (timeit: 0.93 us against 0.26 us per slot).
         new_slot = tuple.__new__
-        last: dict[str, Any] | None = None  # the newest attempt: its completed_at dates the run
+        last: Attempt | None = None  # the newest attempt: its completed_at dates the run
         count = 0
         # The hot loop of every report: one dict lookup per field, no helper calls on the
         # common path (a PASS/FAIL attempt by a known rater for a known block).
         for ordinal, rec in enumerate(iter_records(path, notes)):
             get = rec.get
-            kind = get("record_type")
-            if kind == "attempt" and run is not None:
+            if isinstance(rec, Attempt) and run is not None:
                 test_id, number = get("test_id"), get("run")
                 if test_id.__class__ is not str or number.__class__ is not int:
                     self.malformed += 1
@@ -192,22 +202,23 @@ class Aggregator(AggregateTables):
                     meta[1] = max(meta[1], k if isinstance(k, int) else 0)
                 count += 1
                 last = rec
-            elif kind == "grade" and run is not None:
+            elif isinstance(rec, Grade) and run is not None:
                 self._grade(rec, run_id, index, ordinal)
-            elif kind == "run_meta" and run is None:
+            elif isinstance(rec, RunMeta) and run is None:
                 run = self._open(path, rec, notes, index)
                 run_id = run.run_id
-            elif kind == "run_end" and run is not None:
+            elif isinstance(rec, RunEnd) and run is not None:
                 run.run_end = rec
             else:
                 self.unknown_records += 1
+        self.unknown_records += notes.unknown  # types the reader does not know (it skips them)
         if run is None:  # iter_records guarantees a run_meta first; an empty file has none
             raise UsageError(f"{path}: empty run file (no run_meta record)")
         run.attempts = count
         run.last_completed_at = last.get("completed_at") if last else None
         return run
 
-    def _usage(self, key: SlotKey, rec: dict[str, Any], index: int) -> None:
+    def _usage(self, key: SlotKey, rec: Attempt, index: int) -> None:
         def count(value: Any) -> int | None:
             return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -219,9 +230,7 @@ class Aggregator(AggregateTables):
             total = inp + out
         self.usage[key] = TokenCounts(total, inp, out, index)
 
-    def _open(
-        self, path: str | Path, meta: dict[str, Any], notes: ReadNotes, index: int
-    ) -> RunFile:
+    def _open(self, path: str | Path, meta: RunMeta, notes: ReadNotes, index: int) -> RunFile:
         run_id = run_id_of(meta, index)
         run = RunFile(str(path), self._intern(run_id), meta, notes)
         if not self.allow_mixed:
@@ -235,7 +244,7 @@ class Aggregator(AggregateTables):
         self.files.append(run)
         plan = meta.get("plan")
         for item in plan if isinstance(plan, list) else []:
-            if isinstance(item, dict) and isinstance(item.get("test_id"), str):
+            if isinstance(item, DICT_LIKE) and isinstance(item.get("test_id"), str):
                 # k stays 0 until an attempt says it: plan "runs" counts attempts, not k.
                 self.tests.setdefault(item["test_id"], [item.get("tier"), 0])
         return run
@@ -243,7 +252,7 @@ class Aggregator(AggregateTables):
     def _decided(self, run_id: str, test_id: str, note: Any) -> None:
         # `skipped` is optional: a note without it passed nothing over (it is no malformed
         # record: `malformed` counts records the report skips)
-        skipped = note.get("skipped") if isinstance(note, dict) else None
+        skipped = note.get("skipped") if isinstance(note, DICT_LIKE) else None
         if not isinstance(skipped, list):
             return
         runs = self.skipped.setdefault((run_id, test_id), set())
@@ -258,7 +267,7 @@ class Aggregator(AggregateTables):
             self.critical.pop((key, rater), None)
             self.stale_grades += 1
 
-    def _grade(self, rec: dict[str, Any], run_id: str, index: int, ordinal: int) -> None:
+    def _grade(self, rec: Grade, run_id: str, index: int, ordinal: int) -> None:
         test_id, number, rater = rec.get("test_id"), rec.get("run"), rec.get("rater")
         if not isinstance(test_id, str) or not isinstance(number, int) or not rater:
             self.malformed += 1

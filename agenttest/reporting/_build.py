@@ -14,6 +14,7 @@ from typing import Literal
 
 from agenttest.blocks import Battery, load_battery
 from agenttest.errors import AgentTestError, UsageError
+from agenttest.results import DICT_LIKE
 from agenttest.stats import percentile
 from agenttest.verdicts import block_rule
 
@@ -56,7 +57,7 @@ def _resolve_battery(agg: Aggregator, battery: BatteryArg) -> tuple[Battery | No
     elif battery == "auto":
         for run in agg.files:
             info = run.meta.get("battery")
-            paths = info.get("paths") if isinstance(info, dict) else None
+            paths = info.get("paths") if isinstance(info, DICT_LIKE) else None
             if not isinstance(paths, list) or not paths:
                 continue
             if not all(Path(str(p)).exists() for p in paths):
@@ -239,7 +240,7 @@ def aggregate_report(
         )
         for key, decider in t.critical:
             for hit in agg.critical[(key, decider)]:
-                hit = hit if isinstance(hit, dict) else {"rule": str(hit)}
+                hit = hit if isinstance(hit, DICT_LIKE) else {"rule": str(hit)}
                 critical.append(
                     CriticalFail(
                         test_id,

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from agenttest.results import Attempt
+
 from ._slots import SlotKey
 
 if TYPE_CHECKING:  # imported when a judge rater is seen (below), not with the report
@@ -26,7 +28,7 @@ class CoverageSink:
     def __init__(self) -> None:
         self.newest: dict[tuple[SlotKey, str], list[tuple[str, bool]]] = {}
 
-    def attempt(self, key: SlotKey, rec: dict[str, Any]) -> None:
+    def attempt(self, key: SlotKey, rec: Attempt) -> None:
         rater = rec.get("rater")
         if rater.__class__ is not str or "+" not in rater:  # only rules+JUDGE raters ask a judge
             return

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from agenttest.results import iter_records
+from agenttest.results import DICT_LIKE, DictLike, Record, iter_records
 
 from ._model import AttemptDetail, CriterionView, TurnView
 
@@ -33,7 +33,7 @@ def describe_evidence(evidence: Any) -> str:
     """One line saying where a criterion was decided (SPEC section 4: evidence)."""
     if isinstance(evidence, str):
         return clip(evidence, 400)[0]
-    if not isinstance(evidence, dict) or not evidence:
+    if not isinstance(evidence, DICT_LIKE) or not evidence:
         return "no evidence recorded"
     parts = []
     if "turn" in evidence:
@@ -55,7 +55,7 @@ def describe_evidence(evidence: Any) -> str:
 
 
 def _tool_call(call: Any) -> str:
-    if not isinstance(call, dict):
+    if not isinstance(call, DICT_LIKE):
         return clip(call, 300)[0]
     args = json.dumps(call.get("arguments"), ensure_ascii=False, default=str)
     ok = call.get("ok")
@@ -68,7 +68,7 @@ def _outcome(value: Any, yes: str, no: str) -> str:
 
 
 def _criterion(c: Any) -> CriterionView:
-    if not isinstance(c, dict):
+    if not isinstance(c, DICT_LIKE):
         return CriterionView("?", "", "", "ungraded", clip(c, 300)[0], "")
     if c.get("kind") == "fail" or c.get("triggered") is not None:
         outcome = _outcome(c.get("triggered"), "triggered", "not triggered")
@@ -85,13 +85,13 @@ def _criterion(c: Any) -> CriterionView:
 
 
 def attempt_detail(
-    attempt: dict[str, Any], run_id: str, verdict: str, rater: str, grade: dict[str, Any] | None
+    attempt: DictLike, run_id: str, verdict: str, rater: str, grade: DictLike | None
 ) -> AttemptDetail:
     """The view of one attempt; criteria come from the grade that decided it, if any."""
     truncated = False
     turns = []
     for turn in attempt.get("turns") or []:
-        if not isinstance(turn, dict):
+        if not isinstance(turn, DICT_LIKE):
             continue
         prompt, cut1 = clip(turn.get("prompt"), 1000)
         response, cut2 = clip(turn.get("response"))
@@ -123,12 +123,12 @@ def attempt_detail(
     )
 
 
-def fetch_records(paths: list[str], wanted: Iterable[Location]) -> dict[Location, dict[str, Any]]:
+def fetch_records(paths: list[str], wanted: Iterable[Location]) -> dict[Location, Record]:
     """Read back the records at the given positions, stopping each file once all are found."""
     by_file: dict[int, set[int]] = {}
     for file_index, ordinal in wanted:
         by_file.setdefault(file_index, set()).add(ordinal)
-    found: dict[Location, dict[str, Any]] = {}
+    found: dict[Location, Record] = {}
     for file_index, ordinals in sorted(by_file.items()):
         remaining = set(ordinals)
         for ordinal, record in enumerate(iter_records(paths[file_index])):

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from agenttest.results import Attempt
 from agenttest.verdicts import Rate, block_rule
 
 from ._sinks import feed
@@ -67,7 +67,7 @@ class ParitySink:
         self.latest: Latest = {}
         self.agents: list[str] = []
 
-    def attempt(self, key: SlotKey, rec: dict[str, Any]) -> None:
+    def attempt(self, key: SlotKey, rec: Attempt) -> None:
         agent = rec.get("agent")
         if agent.__class__ is not str:
             return

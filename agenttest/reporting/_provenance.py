@@ -62,7 +62,7 @@ def report_header(
     starts = [(s, m.get("started_at")) for m in metas if (s := timestamp(m.get("started_at")))]
     ends = []
     for f in agg.files:
-        end = (f.run_end or {}).get("completed_at") or f.last_completed_at
+        end = (f.run_end.completed_at if f.run_end else None) or f.last_completed_at
         if (stamp := timestamp(end)) is not None:
             ends.append((stamp, end))
     agents = [

@@ -14,33 +14,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
-from agenttest.results import iter_records, slot_key
+from agenttest.results import Attempt, RunMeta, iter_records, slot_key
 
 from ._slots import SlotKey
 
 
 class AttemptSink(Protocol):
-    def attempt(self, key: SlotKey, rec: dict[str, Any]) -> None:
+    def attempt(self, key: SlotKey, rec: Attempt) -> None:
         """One attempt record of the slot ``key``; a later one for a slot replaces it."""
 
 
-def run_id_of(meta: dict[str, Any], index: int) -> str:
+def run_id_of(meta: RunMeta | None, index: int) -> str:
     """The run id the aggregator files a run under (``file<N>`` when none was recorded)."""
-    return str(meta.get("run_id") or f"file{index + 1}")
+    return (meta.run_id if meta is not None else None) or f"file{index + 1}"
 
 
 def feed(paths: Sequence[str | Path], sink: AttemptSink) -> None:
     """Read the run files' attempts into ``sink`` (the aggregator does this for reports)."""
     for index, path in enumerate(paths):
-        run_id = run_id_of({}, index)
+        run_id = run_id_of(None, index)
         for rec in iter_records(Path(path)):
-            kind = rec.get("record_type")
-            if kind == "run_meta":
+            if isinstance(rec, RunMeta):
                 run_id = run_id_of(rec, index)
-            elif kind == "attempt":
-                test_id, number = rec.get("test_id"), rec.get("run")
-                # malformed ids: the aggregator counts them and skips them, as here
-                if test_id.__class__ is str and number.__class__ is int:
-                    sink.attempt(slot_key(run_id, rec.get("agent"), test_id, number), rec)
+            elif isinstance(rec, Attempt):  # (its test id and run are typed: the reader says)
+                sink.attempt(slot_key(run_id, rec.agent, rec.test_id, rec.run), rec)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, NamedTuple
 
-from agenttest.results import ReadNotes
+from agenttest.results import DICT_LIKE, ReadNotes, RunEnd, RunMeta
 from agenttest.results import SlotKey as SlotKey  # the one rule (results.slot_key)
 
 
@@ -109,16 +109,16 @@ class RunFile:
 
     path: str
     run_id: str
-    meta: dict[str, Any]
+    meta: RunMeta
     notes: ReadNotes
-    run_end: dict[str, Any] | None = None
+    run_end: RunEnd | None = None
     last_completed_at: str | None = None
     attempts: int = 0
 
     @property
     def digest(self) -> str | None:
         battery = self.meta.get("battery")
-        digest = battery.get("digest") if isinstance(battery, dict) else None
+        digest = battery.get("digest") if isinstance(battery, DICT_LIKE) else None
         return str(digest) if digest else None
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agenttest.results import DICT_LIKE
+
 from ._slots import (
     ERROR,
     FAIL,
@@ -37,7 +39,9 @@ def _plan_runs(run: RunFile) -> list[str]:
     (whose attempts are keyed ``run_id@label``)."""
     parity = run.meta.get("parity")
     labels = (
-        [p.get("label") for p in parity if isinstance(p, dict)] if isinstance(parity, list) else []
+        [p.get("label") for p in parity if isinstance(p, DICT_LIKE)]
+        if isinstance(parity, list)
+        else []
     )
     ids = [f"{run.run_id}@{label}" for label in labels if isinstance(label, str)]
     return ids or [run.run_id]
@@ -155,7 +159,7 @@ class AggregateTables:
         for run in self.files:
             plan = run.meta.get("plan")
             for item in plan if isinstance(plan, list) else ():
-                if not isinstance(item, dict):
+                if not isinstance(item, DICT_LIKE):
                     continue
                 test_id, runs = item.get("test_id"), item.get("runs")
                 if not isinstance(test_id, str) or not isinstance(runs, int) or runs < 1:
@@ -188,7 +192,7 @@ class AggregateTables:
         for run in self.files:
             plan = run.meta.get("plan")
             for item in plan if isinstance(plan, list) else []:
-                if isinstance(item, dict) and isinstance(item.get("test_id"), str):
+                if isinstance(item, DICT_LIKE) and isinstance(item.get("test_id"), str):
                     info.setdefault(item["test_id"], {}).update(
                         {k: v for k, v in item.items() if k in ("tier", "title", "owasp", "runs")}
                     )

@@ -13,7 +13,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from agenttest.results import DICT_LIKE, Attempt, DictLike
 
 from ._sinks import feed
 from ._slots import SlotKey
@@ -54,7 +55,7 @@ def quantile(values: Sequence[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
-def _first_text(tl: dict[str, Any]) -> int | None:
+def _first_text(tl: DictLike) -> int | None:
     for key in ("first_text_ms", "final_ms"):  # no delta: the text came with the final event
         if isinstance(tl.get(key), int):
             return int(tl[key])
@@ -67,16 +68,16 @@ Times = tuple[Sequence[int], Sequence[int], int]  # first-text ms, final ms, tur
 _UNSTREAMED: dict[int, Times] = {n: ((), (), n) for n in range(8)}
 
 
-def _times(attempt: dict[str, Any]) -> Times:
+def _times(attempt: Attempt) -> Times:
     """Only the numbers are kept: a report must not hold every transcript in memory."""
     firsts: list[int] = []
     finals: list[int] = []
     unstreamed = 0
     for turn in attempt.get("turns") or ():
-        if not isinstance(turn, dict):
+        if not isinstance(turn, DICT_LIKE):
             continue
         tl = turn.get("timeline")
-        ms = _first_text(tl) if isinstance(tl, dict) else None
+        ms = _first_text(tl) if isinstance(tl, DICT_LIKE) else None
         if ms is None:
             unstreamed += 1 if turn.get("response") is not None else 0
             continue
@@ -97,11 +98,11 @@ class TtftSink:
         # slot costs one dict entry here and no tuple or string of its own.
         self.latest: dict[SlotKey, Times] = {}
 
-    def attempt(self, key: SlotKey, rec: dict[str, Any]) -> None:
+    def attempt(self, key: SlotKey, rec: Attempt) -> None:
         turns = rec.get("turns")
         if turns.__class__ is list and len(turns) == 1:
             turn = turns[0]  # most attempts: one turn, not streamed (as _times has it)
-            if turn.__class__ is dict and "timeline" not in turn:
+            if isinstance(turn, DICT_LIKE) and "timeline" not in turn:
                 self.latest[key] = _UNSTREAMED[turn.get("response") is not None]
                 return
         self.latest[key] = _times(rec)

@@ -3,7 +3,9 @@ and the prices in the run's agent config (``prices:``, per million tokens)."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+from agenttest.results import RunMeta
 
 from ._aggregate import Aggregator
 from ._model import Usage
@@ -15,7 +17,7 @@ class _Prices(NamedTuple):
     currency: str
 
 
-def _prices(meta: dict[str, Any]) -> _Prices | None:
+def _prices(meta: RunMeta) -> _Prices | None:
     agent = meta.get("agent")
     prices = agent.get("prices") if isinstance(agent, dict) else None
     if not isinstance(prices, dict):

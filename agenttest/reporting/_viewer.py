@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
+from agenttest.results import DICT_LIKE, DictLike
+
 from ._aggregate import Aggregator
 from ._details import clip, describe_evidence, fetch_records
 from ._model import tier_key
@@ -102,7 +104,7 @@ def _value(value: Any) -> str:
 
 
 def _call(call: Any) -> ViewerCall:
-    if not isinstance(call, dict):
+    if not isinstance(call, DICT_LIKE):
         return {"name": _value(call), "args": "", "ok": None, "result": ""}
     ok = call.get("ok")
     return {
@@ -114,7 +116,7 @@ def _call(call: Any) -> ViewerCall:
     }
 
 
-def _turn(turn: dict[str, Any]) -> ViewerTurn:
+def _turn(turn: DictLike) -> ViewerTurn:
     calls = turn.get("tool_calls") or []
     return {
         "prompt": clip(turn.get("prompt"), PROMPT_LIMIT)[0],
@@ -129,7 +131,7 @@ def _turn(turn: dict[str, Any]) -> ViewerTurn:
     }
 
 
-def _outcome(c: dict[str, Any]) -> str:
+def _outcome(c: DictLike) -> str:
     if c.get("kind") == "fail" or c.get("triggered") is not None:
         value, yes, no = c.get("triggered"), "triggered", "not triggered"
     else:
@@ -138,7 +140,7 @@ def _outcome(c: dict[str, Any]) -> str:
 
 
 def _criterion(c: Any) -> ViewerCriterion:
-    if not isinstance(c, dict):
+    if not isinstance(c, DICT_LIKE):
         return {"id": "?", "tag": "", "kind": "", "outcome": "ungraded", "says": _value(c)}
     evidence = c.get("evidence")
     applies = c.get("applies") is not False
@@ -154,7 +156,7 @@ def _criterion(c: Any) -> ViewerCriterion:
         "critical": bool(c.get("critical")),
         # the rule the grader applied (issue 12's ``evidence.decided_by``) and whose rule
         # the criterion is: the methodology's, or agenttest's stricter addition
-        "decided_by": _value(evidence.get("decided_by")) if isinstance(evidence, dict) else "",
+        "decided_by": _value(evidence.get("decided_by")) if isinstance(evidence, DICT_LIKE) else "",
         "origin": _value(c.get("origin")),
         "strict_only": bool(c.get("strict_only")),
     }
@@ -163,7 +165,7 @@ def _criterion(c: Any) -> ViewerCriterion:
 def _hits(hits: Any) -> list[ViewerHit]:
     out: list[ViewerHit] = []
     for hit in hits if isinstance(hits, list) else []:
-        hit = hit if isinstance(hit, dict) else {"rule": str(hit)}
+        hit = hit if isinstance(hit, DICT_LIKE) else {"rule": str(hit)}
         out.append(
             {
                 "rule": _value(hit.get("rule") or "?"),
@@ -175,10 +177,10 @@ def _hits(hits: Any) -> list[ViewerHit]:
 
 
 def _entry(
-    key: SlotKey, attempt: dict[str, Any], grade: dict[str, Any] | None, verdict: str, rater: str
+    key: SlotKey, attempt: DictLike, grade: DictLike | None, verdict: str, rater: str
 ) -> ViewerAttempt:
     source = grade if grade is not None else attempt
-    turns = [_turn(t) for t in attempt.get("turns") or [] if isinstance(t, dict)]
+    turns = [_turn(t) for t in attempt.get("turns") or [] if isinstance(t, DICT_LIKE)]
     tokens = attempt.get("cost_tokens")
     usage = attempt.get("usage")
     return {

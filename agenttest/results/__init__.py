@@ -1,4 +1,5 @@
-"""Results on disk: typed schema 2.1 records, a durable writer and a streaming reader."""
+"""Results on disk: schema 2.2 records as msgspec Structs, a durable writer and a streaming
+reader that decodes each line straight into its record."""
 
 from ._calibration import (
     HARNESS_RATERS,
@@ -9,33 +10,42 @@ from ._calibration import (
     parse_timestamp,
     rater_kind,
 )
+from ._compat import DICT_LIKE, DictAccess, DictLike
 from ._files import RunWriter, check_not_temp, dumps, run_file_name, temp_roots, unused_path
+from ._parts import (
+    BatteryInfo,
+    Choose,
+    CriterionResult,
+    CriticalHit,
+    Decided,
+    Evidence,
+    PlanEntry,
+    Selection,
+    Source,
+    Stored,
+    Timeline,
+    ToolCall,
+    TurnRecord,
+    Waits,
+)
 from ._reader import MIGRATIONS, ReadNotes, iter_records, read_run_meta
 from ._records import (
     RECORD_TYPES,
     SCHEMA_VERSION,
     Attempt,
-    CriterionResult,
-    CriticalHit,
-    Evidence,
     Grade,
     Record,
     RunEnd,
     RunMeta,
     SlotKey,
-    ToolCall,
-    TurnRecord,
-    attempt,
-    grade,
     graded_attempt,
-    run_end,
-    run_meta,
     slot_key,
 )
 from ._schema import records_json_schema
 from ._validate import check_record
 
 __all__ = [
+    "DICT_LIKE",
     "HARNESS_RATERS",
     "HUMAN_PREFIX",
     "KAPPA_THRESHOLD",
@@ -44,33 +54,40 @@ __all__ = [
     "RECORD_TYPES",
     "SCHEMA_VERSION",
     "Attempt",
+    "BatteryInfo",
+    "Choose",
     "CriterionResult",
     "CriticalHit",
+    "Decided",
+    "DictAccess",
+    "DictLike",
     "Evidence",
     "Grade",
+    "PlanEntry",
     "ReadNotes",
     "Record",
     "RunEnd",
     "RunMeta",
     "RunWriter",
+    "Selection",
     "SlotKey",
+    "Source",
+    "Stored",
+    "Timeline",
     "ToolCall",
     "TurnRecord",
-    "attempt",
+    "Waits",
     "calibration",
     "check_not_temp",
     "check_record",
     "dumps",
-    "grade",
     "graded_attempt",
     "iter_records",
     "parse_timestamp",
     "rater_kind",
     "read_run_meta",
     "records_json_schema",
-    "run_end",
     "run_file_name",
-    "run_meta",
     "slot_key",
     "temp_roots",
     "unused_path",

@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from agenttest.errors import RunAborted, UsageError
 from agenttest.sanitize import encodable
 
@@ -67,25 +69,32 @@ def unused_path(folder: Path, name: str) -> Path:
     return candidate
 
 
-def dumps(record: Mapping[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+def dumps(record: Record | Mapping[str, Any]) -> str:
+    return json.dumps(_builtins(record), ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def encode_record(record: Mapping[str, Any]) -> bytes:
+def _builtins(record: Record | Mapping[str, Any]) -> Any:
+    """The record as JSON types, with what its Struct leaves out (defaults) left out."""
+    return msgspec.to_builtins(record, enc_hook=str)
+
+
+def encode_record(record: Record | Mapping[str, Any]) -> bytes:
     """One JSONL line of strict UTF-8 RFC 8259 JSON, whatever text reached the record.
 
     Agent text is repaired where it enters (with a note in the evidence); this is the last
     line of defence, so that no value can make a record unwritable and a run unresumable.
+    msgspec turns the Struct into JSON types and ``json`` writes them: msgspec's own
+    encoder would write a NaN as ``null`` without a word, where ``allow_nan=False`` lets
+    it be repaired to ``"NaN"`` (a record is written once per attempt, after an fsync'd
+    round trip to the agent: the encoder's speed does not show).
     """
+    plain = _builtins(record)
     try:
         return (
-            json.dumps(
-                record, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False
-            )
-            + "\n"
+            json.dumps(plain, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
         ).encode("utf-8")
     except (ValueError, UnicodeEncodeError):
-        fixed, _notes = encodable(record)
+        fixed, _notes = encodable(plain)
         return (dumps(fixed) + "\n").encode("utf-8")
 
 
@@ -125,11 +134,16 @@ class RunWriter:
                 os.write(self._fd, b"\n")
                 os.fsync(self._fd)
 
-    def append(self, record: Record) -> None:
+    def append(self, record: Record | dict[str, Any]) -> None:
         """Write one record whole, then flush it to disk before returning.
 
-        Records come from the constructors of :mod:`._records`, which stamp the version."""
-        record.setdefault("schema_version", SCHEMA_VERSION)
+        A record's version is stamped here when it has none (a Struct built in memory). A
+        dict is written as it is given (a test's hand-made or hostile record)."""
+        if isinstance(record, msgspec.Struct):
+            if not getattr(record, "schema_version", SCHEMA_VERSION):
+                record.schema_version = SCHEMA_VERSION
+        else:
+            record.setdefault("schema_version", SCHEMA_VERSION)
         data = encode_record(record)
         before = os.fstat(self._fd).st_size
         try:

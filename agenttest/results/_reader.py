@@ -1,17 +1,18 @@
 """Streaming reader of run files: tolerant of torn lines, strict about versions and types.
 
-Every record is validated against its type (:mod:`._validate`) as it is read. A record
-that does not match is skipped and listed in :class:`ReadNotes` with its line (reports
-show it under data integrity); a bad ``run_meta`` refuses the whole file (exit 2,
-``FILE:LINE``), because nothing after it could be trusted. Older minor versions of
-schema 2 are migrated record by record; newer ones are refused.
+Each line is decoded straight into its record Struct (:mod:`._records`) by one msgspec
+decoder, which is also its validation. A record that does not match its type is skipped
+and listed in :class:`ReadNotes` with its line and what was wrong (reports show it under
+data integrity); a bad ``run_meta`` refuses the whole file (exit 2, ``FILE:LINE``),
+because nothing after it could be trusted. A record of a type this version does not know
+is counted and skipped. Older minor versions of schema 2 are migrated record by record;
+newer ones are refused.
 
 A run file may also be hostile: 20 MB of garbage lines, or one line of 2 GiB. Each line
 is read with a size cap (:data:`MAX_LINE_BYTES`; a longer one is skipped in chunks, never
 held whole), and the notes keep the first :data:`LISTED_LINES` line numbers of each kind
 of skipped line with a total count, so neither memory nor the report grows with the
-garbage. What records *declare* (``plan[].runs``, ``k``) is bounded by
-:mod:`._validate`.
+garbage. What records *declare* (``plan[].runs``, ``k``) is bounded by their types.
 """
 
 from __future__ import annotations
@@ -24,22 +25,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import msgspec
+
 from agenttest._util.input_files import open_input
 from agenttest.errors import InputError, Problem
 from agenttest.sanitize import SURROGATE_ESCAPE, TooDeep, encodable
 
-from ._records import SCHEMA_MAJOR, SCHEMA_VERSION
-from ._validate import check_record
+from ._records import RECORD_TYPES, SCHEMA_MAJOR, SCHEMA_VERSION, Record, RunMeta, decoder
+from ._validate import explain, kind
 
 
-def _from_2_0(record: dict[str, Any]) -> dict[str, Any]:
-    # 2.1 only declares fields 2.0 files already carried: every one is optional.
+def _restamp(record: dict[str, Any]) -> dict[str, Any]:
+    # 2.0 and 2.1 fields mean in 2.2 what they meant: 2.1 only declared fields 2.0 files
+    # carried, 2.2 leaves defaults out and declares more; every one is optional.
     record["schema_version"] = SCHEMA_VERSION
     return record
 
 
-#: Upgrades from older minor versions of schema 2 to the current one, per record.
-MIGRATIONS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {"2.0": _from_2_0}
+#: Upgrades from older minor versions of schema 2 to the current one, per record (a dict
+#: as decoded from the line; the result is converted to the current Struct).
+MIGRATIONS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "2.0": _restamp,
+    "2.1": _restamp,
+}
+
+#: Versions whose migration only restamps the version: their lines decode straight into
+#: the current Structs, without the detour through a dict.
+_SAME_SHAPE = frozenset(v for v, migrate in MIGRATIONS.items() if migrate is _restamp)
 
 #: How many skipped lines a note lists by number (the count is always complete).
 LISTED_LINES = 10
@@ -71,6 +83,7 @@ class ReadNotes:
     torn: int = 0
     invalid_count: int = 0
     long_count: int = 0
+    unknown: int = 0  # records of a type this version does not know (skipped, counted)
 
     def add_torn(self, line: int) -> None:
         self.torn += 1
@@ -148,20 +161,14 @@ def _version_problem(version: str) -> str | None:
     )
 
 
-def _decoders() -> tuple[Callable[[bytes], Any], type[Exception], Callable[[bytes], Any]]:
-    """(fast, what it refuses with, slow): msgspec's JSON decoder (twice as fast as
-    ``json``), and ``json`` for what msgspec refuses (``NaN``, ``1e400``, lone surrogates),
-    so such a record is judged by its type, not as torn."""
-    json_decode = json.JSONDecoder().decode  # str in: skips json.loads' per-call sniffing
+def _slow(raw: bytes) -> Any:
+    """``json``'s reading of a line msgspec refused: ``NaN``, ``1e400`` and lone surrogates
+    are read, so such a record is judged by its type, not as torn."""
+    return _json_decode(raw.decode("utf-8"))
 
-    def slow(raw: bytes) -> Any:
-        return json_decode(raw.decode("utf-8"))
 
-    try:
-        import msgspec
-    except ImportError:  # pragma: no cover - msgspec is a dependency
-        return slow, ValueError, slow
-    return msgspec.json.Decoder().decode, msgspec.DecodeError, slow
+_json_decode = json.JSONDecoder().decode  # str in: skips json.loads' per-call sniffing
+_any_decode = msgspec.json.Decoder().decode
 
 
 def _long_line(handle: BinaryIO, start: bytes, cap: int) -> tuple[bytes | None, int]:
@@ -213,88 +220,140 @@ def _lines(handle: BinaryIO, notes: ReadNotes) -> Iterator[tuple[int, bytes]]:
         yield lineno, raw
 
 
-def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[dict[str, Any]]:
+def _refuse(path: Path, lineno: int, message: str) -> InputError:
+    return InputError([Problem(str(path), lineno, message)])
+
+
+def _as_dict(raw: bytes, path: Path, lineno: int, first: bool) -> dict[str, Any] | None:
+    """The line as a dict, for a line that did not decode into its record; None (torn)
+    when it is no JSON object. What msgspec refuses and ``json`` accepts (``NaN``,
+    ``1e400``, lone surrogates) is read by ``json``; other garbage is refused at once (20
+    MB of it must not cost a minute)."""
+    try:
+        if raw[:1] != b"{" and raw.lstrip()[:1] != b"{":
+            raise ValueError("not an object")
+        try:
+            record = _any_decode(raw)
+        except msgspec.DecodeError:
+            if not (
+                b"NaN" in raw
+                or b"Infinity" in raw
+                or SURROGATE_ESCAPE.search(raw)
+                or _HUGE_NUMBER.search(raw)
+            ):
+                raise ValueError("not JSON") from None
+            record = _slow(raw)
+            if isinstance(record, dict) and SURROGATE_ESCAPE.search(raw):
+                record = encodable(record)[0]  # written by another tool: printable
+        if not isinstance(record, dict):
+            raise ValueError("not an object")
+    except (ValueError, UnicodeDecodeError, RecursionError, TooDeep):
+        if first:
+            raise _refuse(
+                path, lineno, "not a JSONL run file (first line is not a JSON object)"
+            ) from None
+        return None
+    return record
+
+
+class _Reading:
+    """The checks of one file's lines, in the order a reader would make them."""
+
+    def __init__(self, path: Path, notes: ReadNotes) -> None:
+        self.path = path
+        self.notes = notes
+        self.first = True
+        self.checked: dict[str, str | None] = {}  # schema_version -> problem; one or two
+
+    def version(self, version: str, lineno: int) -> None:
+        if version not in self.checked:
+            self.checked[version] = _version_problem(version)
+        problem = self.checked[version]
+        if problem:
+            raise _refuse(self.path, lineno, problem)
+
+    def starts(self, is_meta: bool, lineno: int) -> None:
+        if self.first and not is_meta:
+            raise _refuse(self.path, lineno, "a run file must start with a run_meta record")
+
+    def invalid(self, lineno: int, why: str) -> None:
+        if self.first:
+            raise _refuse(self.path, lineno, f"bad run_meta: {why}")
+        self.notes.add_invalid(lineno, why)
+
+    def decoded(self, record: Record, raw: bytes, lineno: int) -> Record | None:
+        """A line that decoded into its record: its version checked (and migrated)."""
+        version = record.schema_version
+        if version != SCHEMA_VERSION:
+            self.version(version, lineno)
+            if version not in _SAME_SHAPE:  # pragma: no cover - every migration so far restamps
+                return self.from_dict(raw, lineno)
+            record.schema_version = SCHEMA_VERSION
+            self.notes.migrated += 1
+        self.starts(record.__class__ is RunMeta, lineno)
+        return record
+
+    def from_dict(self, raw: bytes, lineno: int) -> Record | None:
+        """A line that did not decode into its record: decoded as a dict, its version
+        checked and migrated, then converted (or skipped, with the reason)."""
+        record = _as_dict(raw, self.path, lineno, self.first)
+        if record is None:
+            self.notes.add_torn(lineno)
+            return None
+        if "record_type" not in record:
+            hint = (
+                "this looks like a methodology-v1 result file; convert it with "
+                "`agenttest import FILE --from methodology-v1`"
+                if "id" in record and "turns" in record
+                else "every line needs `record_type`"
+            )
+            raise _refuse(self.path, lineno, f"not a schema 2.0 record: {hint}")
+        version = str(record.get("schema_version", ""))
+        self.version(version, lineno)
+        migrate = MIGRATIONS.get(version)
+        if migrate is not None:
+            record = migrate(record)
+            self.notes.migrated += 1
+        name = record.get("record_type")
+        self.starts(name == "run_meta", lineno)
+        if not isinstance(name, str):
+            self.invalid(lineno, f"`record_type` must be a string, got {kind(name)}")
+            return None
+        if name not in RECORD_TYPES:
+            self.notes.unknown += 1  # a newer tool's record: consumers count it
+            return None
+        try:
+            return msgspec.convert(record, RECORD_TYPES[name], strict=True)
+        except msgspec.ValidationError as exc:
+            self.invalid(lineno, f"{name}: {explain(str(exc), record)}")
+            return None
+
+
+def iter_records(path: str | Path, notes: ReadNotes | None = None) -> Iterator[Record]:
     """Yield the records of one run file in order, one line at a time (memory stays flat)."""
     path = Path(path)
     notes = notes if notes is not None else ReadNotes(str(path))
     handle = open_input(path, "run file")
-    fast, refused, slow = _decoders()
-    checked: dict[str, str | None] = {}  # schema_version -> problem; a file has one or two
+    decode = decoder().decode
+    reading = _Reading(path, notes)
     with handle:
-        first = True
         for lineno, raw in _lines(handle, notes):
             if not raw or raw.isspace():  # (as `not raw.strip()`, without copying the line)
                 continue
             try:
-                if raw[:1] != b"{" and raw.lstrip()[:1] != b"{":
-                    raise ValueError("not an object")  # garbage, refused before parsing
-                try:
-                    # What msgspec decodes holds no lone surrogate and no non-finite number
-                    # (it refuses both), so only json's records may need repairing: the line
-                    # is not scanned for escapes (1.7 us per benchmark attempt).
-                    record = fast(raw)
-                except refused:
-                    # Only what ``json`` accepts and msgspec does not is worth a second
-                    # parse; a garbage line is refused at once (20 MB of them must not cost
-                    # a minute).
-                    if not (
-                        b"NaN" in raw
-                        or b"Infinity" in raw
-                        or SURROGATE_ESCAPE.search(raw)
-                        or _HUGE_NUMBER.search(raw)
-                    ):
-                        raise ValueError("not JSON") from None
-                    record = slow(raw)
-                    if isinstance(record, dict) and SURROGATE_ESCAPE.search(raw):
-                        record = encodable(record)[0]  # written by another tool: printable
-                if not isinstance(record, dict):
-                    raise ValueError("not an object")
-            except (ValueError, UnicodeDecodeError, RecursionError, TooDeep):
-                if first:
-                    raise InputError(
-                        [
-                            Problem(
-                                str(path),
-                                lineno,
-                                "not a JSONL run file (first line is not a JSON object)",
-                            )
-                        ]
-                    ) from None
-                notes.add_torn(lineno)
+                record = decode(raw)
+            except msgspec.DecodeError:  # not JSON, or not its record: judged as a dict
+                found = reading.from_dict(raw, lineno)
+            else:
+                found = reading.decoded(record, raw, lineno)
+            if found is None:
                 continue
-            if "record_type" not in record:
-                hint = (
-                    "this looks like a methodology-v1 result file; convert it with "
-                    "`agenttest import FILE --from methodology-v1`"
-                    if "id" in record and "turns" in record
-                    else "every line needs `record_type`"
-                )
-                raise InputError([Problem(str(path), lineno, f"not a schema 2.0 record: {hint}")])
-            version = str(record.get("schema_version", ""))
-            if version not in checked:
-                checked[version] = _version_problem(version)
-            problem = checked[version]
-            if problem:
-                raise InputError([Problem(str(path), lineno, problem)])
-            migrate = MIGRATIONS.get(version)
-            if migrate is not None:
-                record = migrate(record)
-                notes.migrated += 1
-            if first and record.get("record_type") != "run_meta":
-                raise InputError(
-                    [Problem(str(path), lineno, "a run file must start with a run_meta record")]
-                )
-            bad = check_record(record)
-            if bad is not None:
-                if first:
-                    raise InputError([Problem(str(path), lineno, f"bad run_meta: {bad}")])
-                notes.add_invalid(lineno, bad)
-                continue
-            first = False
-            yield record
+            reading.first = False
+            yield found
 
 
-def read_run_meta(path: str | Path) -> dict[str, Any]:
+def read_run_meta(path: str | Path) -> RunMeta:
     for record in iter_records(path):
+        assert isinstance(record, RunMeta)  # iter_records refuses a file that starts otherwise
         return record
     raise InputError([Problem(str(path), 0, "empty run file")])

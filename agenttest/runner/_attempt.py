@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from agenttest.agents import Agent, AgentNotReady, PreconditionUnmet, TurnLost, Waits
 from agenttest.blocks import block_needs
-from agenttest.results import attempt as new_attempt
+from agenttest.results import Attempt
 
 from ._plan import PlanItem
 from ._workspace import FixtureError, LogTail, prepare, snapshot, teardown
@@ -126,7 +126,7 @@ class AttemptGrader:
     timezone: str | None = None  # the agent config's zone, kept on each attempt for clocks
 
     @staticmethod
-    def _ungraded(record: dict[str, Any], cause: str, message: str) -> None:
+    def _ungraded(record: Attempt, cause: str, message: str) -> None:
         record.update(verdict="ERROR", criteria=[], critical=[], rater="ungraded")
         if record["status"] == "completed":  # else the harness cause says more
             record["error_cause"], record["error"] = cause, message
@@ -135,14 +135,14 @@ class AttemptGrader:
         """The workspace files the block's criteria read, for the runner to snapshot."""
         return list(block_needs(item.block).workspace_files)
 
-    def grade(self, item: PlanItem, record: dict[str, Any], workspace: Path | None) -> None:
+    def grade(self, item: PlanItem, record: Attempt, workspace: Path | None) -> None:
         if self.judge is None:
             self._grade(item, record, workspace)
             return
         with _JUDGE_LOCK:
             self._grade(item, record, workspace)
 
-    def _grade(self, item: PlanItem, record: dict[str, Any], workspace: Path | None) -> None:
+    def _grade(self, item: PlanItem, record: Attempt, workspace: Path | None) -> None:
         from agenttest.grading import grade_attempt
 
         if self.timezone:
@@ -216,7 +216,7 @@ class AttemptRunner:
         self.log = log
         self.read_back = False  # read each streamed reply back (stream/store parity)
 
-    def run(self, item: PlanItem, waited: Waits | None = None) -> dict[str, Any]:
+    def run(self, item: PlanItem, waited: Waits | None = None) -> Attempt:
         """Run one attempt and return its record (not yet written). ``waited``: what was
         already waited for this attempt (a replica that had to come back first).
 
@@ -228,15 +228,13 @@ class AttemptRunner:
         self.agent.waits = waited or Waits()
         self.agent.wait_ready()
         session_id = f"{self.run_id[:8]}-{block.id}-r{item.run}-{uuid.uuid4().hex[:8]}"
-        record: dict[str, Any] = dict(
-            new_attempt(
-                test_id=block.id,
-                tier=block.tier,
-                run=item.run,
-                k=item.k,
-                session_id=session_id,
-                started_at=now_iso(),
-            )
+        record = Attempt(
+            test_id=block.id,
+            tier=block.tier,
+            run=item.run,
+            k=item.k,
+            session_id=session_id,
+            started_at=now_iso(),
         )
         turns: list[dict[str, Any]] = []
         tokens: int | None = None
@@ -360,7 +358,7 @@ class AttemptRunner:
                 turn["stored"] = {"error": lost.message}
         return reply.tokens, reply.usage
 
-    def _evidence_and_grade(self, item: PlanItem, record: dict[str, Any]) -> None:
+    def _evidence_and_grade(self, item: PlanItem, record: Attempt) -> None:
         try:
             record["workspace_files"] = snapshot(
                 self.workspace, self.grader.files_of_interest(item)

@@ -8,7 +8,7 @@ stops (exit 3, resumable) and says what to fix.
 
 from __future__ import annotations
 
-from typing import Any
+from agenttest.results import Attempt
 
 #: Attempts in a row lost to the same non-transient cause before the run stops.
 CONSECUTIVE = 3
@@ -21,7 +21,7 @@ _HINTS = {
 }
 
 
-def _key(record: dict[str, Any]) -> tuple[str, int | None] | None:
+def _key(record: Attempt) -> tuple[str, int | None] | None:
     cause = record.get("error_cause")
     status = None
     for turn in record.get("turns") or []:
@@ -50,7 +50,7 @@ class ConfigErrorWatch:
         self._last: tuple[str, int | None] | None = None
         self._count = 0
 
-    def seen(self, record: dict[str, Any]) -> str | None:
+    def seen(self, record: Attempt) -> str | None:
         """After each written attempt: the reason to stop, or None to go on."""
         key = _key(record)
         if key is None or key != self._last:

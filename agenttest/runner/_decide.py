@@ -28,7 +28,7 @@ from enum import IntEnum
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from agenttest.results import rater_kind
+from agenttest.results import DICT_LIKE, Attempt, DictLike, rater_kind
 from agenttest.verdicts import Rate, block_rule
 
 from ._plan import Key, PlanItem
@@ -65,14 +65,14 @@ class Decided(NamedTuple):
         return f"decided {word} after {self.after} of {self.k}: {self.reason}"
 
 
-def outcome_of(record: dict[str, Any]) -> Outcome:
+def outcome_of(record: DictLike) -> Outcome:
     """An attempt record's outcome as far as the block rule is concerned."""
     verdict = record.get("verdict")
     if verdict == "FAIL" and record.get("critical"):
         return Outcome.CRITICAL
     rater = str(record.get("rater") or "")
     judged = any(
-        isinstance(c, dict) and c.get("tag") == "JUDGE" and c.get("passed") is not None
+        isinstance(c, DICT_LIKE) and c.get("tag") == "JUDGE" and c.get("passed") is not None
         for c in record.get("criteria") or ()
     )
     if judged and rater_kind(rater) == "judge":
@@ -142,7 +142,7 @@ def decide(tier: str, k: int, outcomes: Iterable[Outcome]) -> Decided | None:
     return _decide(tier, k, counts)
 
 
-def block_decision(tier: str, k: int, records: Sequence[dict[str, Any] | None]) -> Decided | None:
+def block_decision(tier: str, k: int, records: Sequence[DictLike | None]) -> Decided | None:
     """:func:`decide` over a block's latest attempt records (None for attempts not run)."""
     return decide(tier, k, (outcome_of(r) for r in records if r is not None))
 
@@ -158,7 +158,7 @@ class EarlyStop:
     def __init__(
         self,
         plan: Sequence[PlanItem],
-        latest: dict[Key, dict[str, Any]],
+        latest: dict[Key, Attempt],
         pending: Iterable[Key],
         enabled: bool,
     ) -> None:

@@ -12,9 +12,7 @@ from typing import TYPE_CHECKING
 
 from agenttest.agents import Agent, AgentNotReady
 from agenttest.errors import AgentUnavailable
-from agenttest.results import RunWriter
-from agenttest.results import attempt as new_attempt
-from agenttest.results import run_end as new_run_end
+from agenttest.results import RunEnd, RunWriter
 
 from ._attempt import AttemptGrader, StopRequested, StopSignals, now_iso
 from ._config_stop import ConfigErrors
@@ -59,7 +57,7 @@ def drive(
     def finish(reason: str) -> None:
         with stop.shielded():
             writer.append(
-                new_run_end(
+                RunEnd(
                     completed_at=now_iso(),
                     counts=counts(session.plan, latest),
                     attempts={
@@ -74,7 +72,7 @@ def drive(
 
     progress.start(len(session.plan), len(session.plan) - len(todo), str(session.path))
     try:
-        pool.drive(latest, lambda record: writer.append(new_attempt(**record)), progress)
+        pool.drive(latest, writer.append, progress)
         finish("completed")
     except AgentNotReady as exc:
         finish(f"aborted: {exc}")

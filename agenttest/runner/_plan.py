@@ -21,7 +21,7 @@ from typing import Any
 from agenttest._util.convert import suggest
 from agenttest.blocks import TIERS, Battery, Block
 from agenttest.errors import UsageError
-from agenttest.results import ReadNotes, iter_records
+from agenttest.results import Attempt, ReadNotes, RunMeta, iter_records
 
 Key = tuple[str, int]
 
@@ -90,30 +90,29 @@ def nominal_k(blocks: Sequence[Block], k: int | None) -> int:
 class RunState:
     """What a run file holds: its meta record and the latest attempt of every key."""
 
-    meta: dict[str, Any]
-    latest: dict[Key, dict[str, Any]]
+    meta: RunMeta
+    latest: dict[Key, Attempt]
     attempts: int
     notes: ReadNotes
 
 
 def read_state(path: Path) -> RunState:
     notes = ReadNotes(str(path))
-    meta: dict[str, Any] | None = None
-    latest: dict[Key, dict[str, Any]] = {}
+    meta: RunMeta | None = None
+    latest: dict[Key, Attempt] = {}
     attempts = 0
     for record in iter_records(path, notes):
-        kind = record.get("record_type")
-        if kind == "run_meta" and meta is None:
+        if isinstance(record, RunMeta) and meta is None:
             meta = record
-        elif kind == "attempt":
+        elif isinstance(record, Attempt):
             attempts += 1
-            latest[(str(record.get("test_id")), int(record.get("run", 0)))] = record
+            latest[(record.test_id, record.run)] = record
     if meta is None:
         raise UsageError(f"{path} holds no run_meta record; it cannot be resumed (start a new run)")
     return RunState(meta, latest, attempts, notes)
 
 
-def needs_run(record: dict[str, Any] | None, retry_errors: bool) -> bool:
+def needs_run(record: Attempt | None, retry_errors: bool) -> bool:
     """Whether a key still needs an attempt, given its latest record."""
     if record is None:
         return True
@@ -127,7 +126,7 @@ def needs_run(record: dict[str, Any] | None, retry_errors: bool) -> bool:
     )
 
 
-def counts(plan: Sequence[PlanItem], latest: dict[Key, dict[str, Any]]) -> dict[str, Any]:
+def counts(plan: Sequence[PlanItem], latest: dict[Key, Attempt]) -> dict[str, Any]:
     status: Counter[str] = Counter()
     verdict: Counter[str] = Counter()
     for item in plan:

@@ -28,9 +28,10 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from agenttest.agents import Agent, AgentNotReady, NotWanted, Waits
+from agenttest.results import Attempt
 
 from ._attempt import AttemptGrader, AttemptRunner, StopRequested, StopSignals
 from ._config_stop import ConfigErrors, ConfigErrorWatch
@@ -98,8 +99,8 @@ class Pool:
                 log=replica_log(log, index, len(agents)),
             )
             self.replicas.append(Replica(index, agent, runner))
-        self._latest: dict[Key, dict[str, Any]] = {}
-        self._append: Callable[[dict[str, Any]], None] = lambda _record: None
+        self._latest: dict[Key, Attempt] = {}
+        self._append: Callable[[Attempt], None] = lambda _record: None
         self._progress = Progress()
 
     # -- the queue ------------------------------------------------------------------------
@@ -287,8 +288,8 @@ class Pool:
 
     def drive(
         self,
-        latest: dict[Key, dict[str, Any]],
-        append: Callable[[dict[str, Any]], None],
+        latest: dict[Key, Attempt],
+        append: Callable[[Attempt], None],
         progress: Progress,
     ) -> int:
         """Run the queue to the end on the replicas; return the records written.

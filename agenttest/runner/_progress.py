@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import sys
 from datetime import datetime
-from typing import Any, TextIO
+from typing import TextIO
 
+from agenttest.results import DictLike
 from agenttest.sanitize import redact, terminal_safe
 
 
@@ -27,7 +28,7 @@ class Progress:
     def attempt_started(self, test_id: str, run: int, k: int) -> None:
         pass
 
-    def attempt_done(self, record: dict[str, Any]) -> None:
+    def attempt_done(self, record: DictLike) -> None:
         pass
 
     def attempt_skipped(self, test_id: str, run: int, why: str) -> None:
@@ -43,7 +44,7 @@ class Progress:
         pass
 
 
-def outcome_text(record: dict[str, Any]) -> str:
+def outcome_text(record: DictLike) -> str:
     verdict = record.get("verdict", "?")
     if verdict == "ERROR" and record.get("error_cause"):
         return f"ERROR ({record['error_cause']})"
@@ -85,7 +86,7 @@ class LineProgress(Progress):
     def attempt_started(self, test_id: str, run: int, k: int) -> None:
         self._line(f"[{self.done + 1}/{self.total}] {test_id} run {run}/{k} ...")
 
-    def attempt_done(self, record: dict[str, Any]) -> None:
+    def attempt_done(self, record: DictLike) -> None:
         self.done += 1
         latency = record.get("latency_ms")
         took = f" in {latency / 1000:.1f}s" if isinstance(latency, int) else ""

@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from agenttest.agents import Agent, AgentConfig, Waits
+from agenttest.results import Attempt
 
 from ._attempt import AttemptRunner
 from ._plan import PlanItem
@@ -63,7 +63,7 @@ class Skipped:
 class Finished:
     replica: Replica
     item: PlanItem
-    record: dict[str, Any]
+    record: Attempt
     written: threading.Event = field(default_factory=threading.Event)
 
 

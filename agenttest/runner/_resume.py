@@ -13,14 +13,13 @@ from typing import Any
 from agenttest.agents import AgentConfig, Launch, launch_for, model_args
 from agenttest.blocks import Battery, load_battery
 from agenttest.errors import UsageError
+from agenttest.results import RunMeta
 
 from ._plan import make_plan, read_state, select_blocks
 from ._session import RunRequest, Session, abs_path, agent_config, tested
 
 
-def _check_resume_options(
-    req: RunRequest, path: Path, meta: dict[str, Any], battery: Battery
-) -> None:
+def _check_resume_options(req: RunRequest, path: Path, meta: RunMeta, battery: Battery) -> None:
     """Options repeated on the resuming command line must say what the run file stored.
 
     Pressing up-arrow and adding ``--resume FILE`` to the command that started the run is

@@ -13,12 +13,12 @@ import dataclasses
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from agenttest.agents import AgentConfig, Launch, launch_for
 from agenttest.blocks import block_needs
 from agenttest.errors import Interrupted, UsageError
 from agenttest.results import Record, RunEnd, RunWriter, check_not_temp
-from agenttest.results import run_end as new_run_end
 
 from ._agents import RunAgent, run_agent, start_all
 from ._attempt import StopRequested, StopSignals, now_iso, resolve_judge
@@ -90,9 +90,9 @@ def run(
         config = started[0]
         names = labels([c.display_name for c in started])
         if session.meta is not None:
-            session.meta["agent"] = {**config.redacted(), "source": agent_source(session.agent)}
+            session.meta.agent = {**config.redacted(), "source": agent_source(session.agent)}
             if req.parity:
-                session.meta["parity"] = [
+                session.meta.parity = [
                     {"label": n, "agent": {**c.redacted(), "source": agent_source(a)}}
                     for n, c, (a, _) in zip(names, started, agents, strict=True)
                 ]
@@ -140,16 +140,16 @@ class _EndingWriter(RunWriter):
 
     ended = False
 
-    def append(self, record: Record) -> None:
+    def append(self, record: Record | dict[str, Any]) -> None:
         super().append(record)
-        if record.get("record_type") == "run_end":
+        if isinstance(record, RunEnd):
             self.ended = True
 
 
 def _start_up_end(session: Session) -> RunEnd:
     """The run_end of a session stopped before its first attempt."""
     latest = session.latest
-    return new_run_end(
+    return RunEnd(
         completed_at=now_iso(),
         counts=counts(session.plan, latest),
         attempts={

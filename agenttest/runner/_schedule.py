@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
-from agenttest.results import iter_records
+from agenttest.results import Attempt, iter_records
 
 from ._plan import Key, PlanItem
 
@@ -19,9 +18,8 @@ def expected_seconds(baseline: Path | None) -> Callable[[PlanItem], float]:
     if baseline is not None:
         sums: dict[str, list[float]] = {}
         for record in iter_records(baseline):
-            latency = record.get("latency_ms")
-            if record.get("record_type") == "attempt" and isinstance(latency, int | float):
-                sums.setdefault(str(record.get("test_id")), []).append(float(latency))
+            if isinstance(record, Attempt) and record.latency_ms is not None:
+                sums.setdefault(record.test_id, []).append(float(record.latency_ms))
         means = {test_id: sum(v) / len(v) / 1000 for test_id, v in sums.items()}
     fallback = max(means.values(), default=0.0)  # a block the baseline lacks: assume long
 
@@ -41,11 +39,12 @@ def expected_order(
     return sorted(items, key=lambda i: (i.run, -expected_s(i), i.block.id))
 
 
-def lost_on(latest: dict[Key, dict[str, Any]], todo: Sequence[PlanItem]) -> dict[Key, int]:
+def lost_on(latest: dict[Key, Attempt], todo: Sequence[PlanItem]) -> dict[Key, int]:
     """For ``--retry-errors``: the replica that lost each attempt about to be retried."""
     out: dict[Key, int] = {}
     for item in todo:
-        replica = (latest.get(item.key) or {}).get("replica")
+        held = latest.get(item.key)
+        replica = held.replica if held is not None else None
         if isinstance(replica, int):
             out[item.key] = replica
     return out

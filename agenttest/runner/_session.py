@@ -16,15 +16,22 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from agenttest import __version__
 from agenttest._util.limits import MAX_RUNS
 from agenttest.agents import AgentConfig, Launch, launch_for, load_agent_config
 from agenttest.blocks import Battery, load_battery
 from agenttest.errors import AgentTestError, UsageError
-from agenttest.results import RunMeta, check_not_temp, run_file_name, unused_path
-from agenttest.results import run_meta as new_run_meta
+from agenttest.results import (
+    Attempt,
+    BatteryInfo,
+    PlanEntry,
+    RunMeta,
+    Selection,
+    check_not_temp,
+    run_file_name,
+    unused_path,
+)
 
 from ._attempt import now_iso
 from ._plan import Key, PlanItem, make_plan, nominal_k, select_blocks
@@ -68,7 +75,7 @@ class Session:
     path: Path
     battery: Battery
     plan: list[PlanItem]
-    latest: dict[Key, dict[str, Any]]
+    latest: dict[Key, Attempt]
     agent: str
     config: AgentConfig | None
     run_id: str
@@ -141,7 +148,7 @@ def plan_new(req: RunRequest) -> Session:
     req.out.mkdir(parents=True, exist_ok=True)
     path = unused_path(req.out, run_file_name(model, k_nom, req.label))
     run_id = uuid.uuid4().hex
-    meta = new_run_meta(
+    meta = RunMeta(
         run_id=run_id,
         model=model,
         agent={},  # filled once the agent's config is final
@@ -149,27 +156,27 @@ def plan_new(req: RunRequest) -> Session:
         run_type="exploratory" if k_nom < 5 else "published",
         k_nominal=k_nom,
         started_at=now_iso(),
-        battery={
-            "paths": [abs_path(p) for p in req.paths],
-            "digest": battery.digest,
-            "overlay": abs_path(req.overlay) if req.overlay else None,
-            "blocks": len(blocks),
-        },
+        battery=BatteryInfo(
+            paths=[abs_path(p) for p in req.paths],
+            digest=battery.digest,
+            overlay=abs_path(req.overlay) if req.overlay else None,
+            blocks=len(blocks),
+        ),
         harness={"agenttest": __version__, "python": platform.python_version()},
         host={"hostname": socket.gethostname(), "platform": platform.platform()},
-        plan=[{"test_id": b.id, "runs": req.k or b.k} for b in blocks],
-        selection={
-            "only": [b.id for b in blocks] if req.only else [],
-            "tiers": list(req.tiers),
-            "k": req.k,
-            "order": "rounds",
-            "example_args": list(req.example_args),
-            "until_decided": req.until_decided,
-            "replicas": req.replicas,
-            "model_url": launch.model_url if launch else None,
-            "model": launch.model if launch else None,
-            "stream": req.stream,
-        },
+        plan=[PlanEntry(test_id=b.id, runs=req.k or b.k) for b in blocks],
+        selection=Selection(
+            only=[b.id for b in blocks] if req.only else [],
+            tiers=list(req.tiers),
+            k=req.k,
+            order="rounds",
+            example_args=list(req.example_args),
+            until_decided=req.until_decided,
+            replicas=req.replicas,
+            model_url=launch.model_url if launch else None,
+            model=launch.model if launch else None,
+            stream=req.stream,
+        ),
         label=req.label,
     )
     return Session(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agenttest.results import DictLike
+
 
 def is_retry(current_started: Any, new_started: Any) -> bool:
     """Whether a new attempt record for a slot is another attempt (it supersedes the slot)."""
@@ -16,7 +18,7 @@ def is_stale(graded_started: Any, attempt_started: Any) -> bool:
     return graded_started is not None and graded_started != attempt_started
 
 
-def strict_failures(rec: Mapping[str, Any]) -> tuple[int, int]:
+def strict_failures(rec: DictLike) -> tuple[int, int]:
     """(failed, undecided) agenttest-origin criteria the record's verdict left out."""
     failed = undecided = 0
     for w in rec.get("strict_warnings") or ():
@@ -27,7 +29,7 @@ def strict_failures(rec: Mapping[str, Any]) -> tuple[int, int]:
     return failed, undecided
 
 
-def counted_verdict(rec: Mapping[str, Any], strict: bool = False) -> Any:
+def counted_verdict(rec: DictLike, strict: bool = False) -> Any:
     """The verdict that counts for ``rec``.
 
     Without ``strict`` it is the stored (methodology) verdict. With ``strict`` the warnings

@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from agenttest.results import DICT_LIKE, DictLike
+
 
 @dataclass(frozen=True)
 class TrustAttempt:
@@ -43,14 +45,14 @@ class _SlotTrust(NamedTuple):
     precondition: tuple[str, str] | None  # (criterion id, note) of an ERROR (precondition)
 
 
-def _precondition(rec: Mapping[str, Any]) -> tuple[str, str] | None:
+def _precondition(rec: DictLike) -> tuple[str, str] | None:
     if rec.get("error_cause") != "precondition":
         return None
     pre = rec.get("precondition")
-    if not isinstance(pre, Mapping):
+    if not isinstance(pre, DICT_LIKE):
         return ("?", str(rec.get("error") or ""))
     evidence = pre.get("evidence")
-    note = evidence.get("note") if isinstance(evidence, Mapping) else None
+    note = evidence.get("note") if isinstance(evidence, DICT_LIKE) else None
     says = str(pre.get("says") or "")
     return (str(pre.get("id") or "?"), f"{says}: {note}" if note else says)
 
@@ -68,7 +70,7 @@ class TrustCounts:
 
     slots: dict[Any, _SlotTrust] = field(default_factory=dict)
 
-    def add(self, key: Any, test_id: str, rec: Mapping[str, Any]) -> None:
+    def add(self, key: Any, test_id: str, rec: DictLike) -> None:
         get = rec.get
         if (
             not get("strict_warnings")
