@@ -29,12 +29,12 @@ class CoverageSink:
         self.newest: dict[tuple[SlotKey, str], list[tuple[str, bool]]] = {}
 
     def attempt(self, key: SlotKey, rec: Attempt) -> None:
-        rater = rec.get("rater")
-        if rater.__class__ is not str or "+" not in rater:  # only rules+JUDGE raters ask a judge
+        rater = rec.rater
+        if rater is None or "+" not in rater:  # only rules+JUDGE raters ask a judge
             return
         from agenttest.rating import judged  # after the check: an import per attempt is not free
 
-        self.newest[(key, rater)] = list(judged(rec.get("criteria") or []))
+        self.newest[(key, rater)] = list(judged(rec.criteria))
 
     def result(self) -> tuple[Coverage, ...]:
         """Coverage per judge rater (empty when no judge was asked anything)."""

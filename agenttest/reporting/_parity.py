@@ -68,16 +68,16 @@ class ParitySink:
         self.agents: list[str] = []
 
     def attempt(self, key: SlotKey, rec: Attempt) -> None:
-        agent = rec.get("agent")
-        if agent.__class__ is not str:
+        agent = rec.agent
+        if agent is None:
             return
         if agent not in self.agents:
             self.agents.append(agent)
         self.latest[key] = (
             agent,
-            str(rec.get("verdict")),
-            bool(rec.get("critical")),
-            str(rec.get("tier") or ""),
+            str(rec.verdict),
+            bool(rec.critical),
+            str(rec.tier or ""),
         )
 
     def result(self) -> Parity | None:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agenttest.results import DICT_LIKE, Attempt, DictLike
+from agenttest.results import Attempt, Timeline
 
 from ._sinks import feed
 from ._slots import SlotKey
@@ -55,11 +55,9 @@ def quantile(values: Sequence[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
-def _first_text(tl: DictLike) -> int | None:
-    for key in ("first_text_ms", "final_ms"):  # no delta: the text came with the final event
-        if isinstance(tl.get(key), int):
-            return int(tl[key])
-    return None
+def _first_text(tl: Timeline) -> int | None:
+    # no delta: the text came with the final event
+    return tl.first_text_ms if tl.first_text_ms is not None else tl.final_ms
 
 
 Times = tuple[Sequence[int], Sequence[int], int]  # first-text ms, final ms, turns not streamed
@@ -73,18 +71,14 @@ def _times(attempt: Attempt) -> Times:
     firsts: list[int] = []
     finals: list[int] = []
     unstreamed = 0
-    for turn in attempt.get("turns") or ():
-        if not isinstance(turn, DICT_LIKE):
-            continue
-        tl = turn.get("timeline")
-        ms = _first_text(tl) if isinstance(tl, DICT_LIKE) else None
-        if ms is None:
-            unstreamed += 1 if turn.get("response") is not None else 0
+    for turn in attempt.turns:
+        tl = turn.timeline
+        if tl is None or (ms := _first_text(tl)) is None:
+            unstreamed += 1 if turn.response is not None else 0
             continue
         firsts.append(ms)
-        final = tl.get("final_ms")  # type: ignore[union-attr]  # ms is set: tl is a dict
-        if isinstance(final, int):
-            finals.append(final)
+        if tl.final_ms is not None:
+            finals.append(tl.final_ms)
     if not firsts and unstreamed in _UNSTREAMED:  # no first text, so no final either
         return _UNSTREAMED[unstreamed]
     return firsts, finals, unstreamed
@@ -99,11 +93,11 @@ class TtftSink:
         self.latest: dict[SlotKey, Times] = {}
 
     def attempt(self, key: SlotKey, rec: Attempt) -> None:
-        turns = rec.get("turns")
-        if turns.__class__ is list and len(turns) == 1:
+        turns = rec.turns
+        if len(turns) == 1:
             turn = turns[0]  # most attempts: one turn, not streamed (as _times has it)
-            if isinstance(turn, DICT_LIKE) and "timeline" not in turn:
-                self.latest[key] = _UNSTREAMED[turn.get("response") is not None]
+            if turn.timeline is None:
+                self.latest[key] = _UNSTREAMED[turn.response is not None]
                 return
         self.latest[key] = _times(rec)
 

@@ -18,8 +18,7 @@ class _Prices(NamedTuple):
 
 
 def _prices(meta: RunMeta) -> _Prices | None:
-    agent = meta.get("agent")
-    prices = agent.get("prices") if isinstance(agent, dict) else None
+    prices = meta.agent.get("prices")  # the agent's config: free-form, as the user wrote it
     if not isinstance(prices, dict):
         return None
     try:
