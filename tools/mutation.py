@@ -150,7 +150,6 @@ MODULES: dict[str, tuple[str | list[str], list[str]]] = {
             *tests_without(
                 "tests/test_record_fuzz.py", skip=("test_no_odd_field_value_crashes_a_command",)
             ),
-            "tests/test_results_mutants.py",
             "tests/test_parity_grades.py",  # slot_key, and grades naming their agent
         ],
     ),
