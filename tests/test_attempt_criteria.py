@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agenttest.blocks import Criterion
-from agenttest.grading._context import Check
+from agenttest.grading import Check
 
 from .fixtures.grading import Seen, attempt, beyond, block, call, check, crit, got, turn
 

@@ -20,9 +20,8 @@ from typing import Any, cast
 import pytest
 
 from agenttest.blocks import Criterion, Fixture
+from agenttest.grading import Ctx, files_of_interest, grade_attempt
 from agenttest.grading import _world as world
-from agenttest.grading import files_of_interest, grade_attempt
-from agenttest.grading._context import Ctx
 from agenttest.results import ToolCall
 
 from .fixtures.grading import Seen, attempt, block, call, check, crit, got, turn

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from agenttest.blocks import load_battery
-from agenttest.grading import _context, grade_attempt, limits
+from agenttest.grading import Ctx, grade_attempt, limits
 from agenttest.grading.limits import MAX_GRADED_CHARS
 
 from ._patience import EVENTUALLY_S
@@ -109,7 +109,7 @@ def test_the_note_lists_every_capped_turn_in_order_with_thousands_marks() -> Non
 
 
 def test_a_trace_is_capped_like_a_reply(small_cap: int) -> None:
-    ctx = _context.Ctx(block(), attempt(turn("short", trace="t" * 30)))
+    ctx = Ctx(block(), attempt(turn("short", trace="t" * 30)))
     assert ctx.response(0) == "short"
     assert ctx.trace_lines(0) == [("trace", 1, "t" * small_cap)]
     assert ctx.capped == {0: 30}

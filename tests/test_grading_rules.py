@@ -14,9 +14,8 @@ from typing import Any
 import pytest
 
 from agenttest.blocks import Block
+from agenttest.grading import Ctx, grade_attempt
 from agenttest.grading import _rules as rules
-from agenttest.grading import grade_attempt
-from agenttest.grading._context import Ctx
 
 from .fixtures.grading import at, attempt, block, call, turn
 

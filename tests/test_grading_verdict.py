@@ -21,8 +21,7 @@ import pytest
 
 from agenttest.blocks import CRITERION_TYPES, load_battery
 from agenttest.errors import UsageError
-from agenttest.grading import GRADERS, grade_attempt, rater_id, regrade, regrade_run
-from agenttest.grading._context import Check
+from agenttest.grading import GRADERS, Check, grade_attempt, rater_id, regrade, regrade_run
 from agenttest.results import Attempt, Grade, Record, RunMeta, RunWriter, iter_records
 
 from .fixtures.grading import HERE, attempt, block, call, check, crit, turn

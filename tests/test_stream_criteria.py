@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from agenttest.grading import label_matches
-from agenttest.grading._context import Check
+from agenttest.grading import Check, label_matches
 
 from .fixtures.grading import attempt, block, call, check, crit, turn
 

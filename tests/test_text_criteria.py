@@ -14,7 +14,7 @@ from typing import Any, cast
 
 import pytest
 
-from agenttest.grading._context import Check
+from agenttest.grading import Check
 from agenttest.grading._text_criteria import _mentioned_not_obeyed
 
 from .fixtures.grading import attempt, block, check, crit, turn

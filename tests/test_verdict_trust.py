@@ -567,8 +567,7 @@ def test_a_turkish_percentage_is_a_percentage(battery: Any) -> None:
     # postfix72 L2-ZINCIR-03 run 1 says "(%81 doluluk oranı)": Turkish puts the sign first
     b = battery.get("L2-CHAIN-03")
     p4 = next(c for c in b.criteria.pass_ if c.id == "P4")
-    from agenttest.grading import evaluate
-    from agenttest.grading._context import Ctx
+    from agenttest.grading import Ctx, evaluate
 
     assert evaluate(Ctx(b, attempt(turn("RAM: 13.0 GB (%81 doluluk oranı)"))), p4).holds
     assert evaluate(Ctx(b, attempt(turn("RAM: 13.0 GB (81% used)"))), p4).holds
