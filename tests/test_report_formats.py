@@ -312,3 +312,32 @@ def test_junit_skips_a_block_whose_attempts_all_await_a_human_rating(tmp_path: P
     )
     assert cases["L4-MIXED"].find("error") is not None
     assert (root.get("errors"), root.get("skipped")) == ("1", "1")
+
+
+def test_evidence_that_only_names_its_rule_is_shown_as_written(tmp_path: Path) -> None:
+    """No turn, span, file, text or note: the viewer and the failing attempt's details show
+    the evidence as the run file holds it (it used to fail the whole report)."""
+    criterion = {
+        "id": "P1",
+        "tag": "STATE",
+        "kind": "pass",
+        "passed": False,
+        "says": "the file is kept",
+        "evidence": {"decided_by": "file_absent"},
+    }
+    empty = {**criterion, "id": "P2", "evidence": {}}
+    run = write(tmp_path / "run.jsonl", [
+        meta("run-a", [], tester="alice"),
+        attempt("L1-T", 1, "FAIL", criteria=[criterion, empty]),
+        run_end(),
+    ])  # fmt: skip
+    report = build_report([run], viewer=True)
+    assert report.viewer is not None
+    (seen,) = report.viewer["attempts"]
+    shown = {c["id"]: c["evidence"] for c in seen["criteria"]}
+    assert shown == {"P1": '{"decided_by": "file_absent"}', "P2": "no evidence recorded"}
+    assert seen["criteria"][0]["decided_by"] == "file_absent"
+    (block,) = report.blocks
+    (detail,) = block.failing
+    assert [c.evidence for c in detail.criteria] == list(shown.values())
+    assert r'evidence: \{"decided\_by": "file\_absent"\}' in render(report, "md")

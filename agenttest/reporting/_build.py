@@ -14,7 +14,7 @@ from typing import Literal
 
 from agenttest.blocks import Battery, load_battery
 from agenttest.errors import AgentTestError, UsageError
-from agenttest.results import DICT_LIKE
+from agenttest.results import DICT_LIKE, Attempt, Grade
 from agenttest.stats import percentile
 from agenttest.verdicts import block_rule
 
@@ -129,13 +129,14 @@ def _details(agg: Aggregator, tallies: dict[str, Tally]) -> Details:
     for group, key, decider, graded in chosen:
         slot = agg.slots[key]
         attempt = records.get((slot.file, slot.ordinal))
-        if attempt is None:  # the file changed between the passes
+        if not isinstance(attempt, Attempt):  # the file changed between the passes
             continue
         grade = None
         code = slot.code
         if graded:
             entry = agg.grades[key][decider]
-            grade = records.get((entry.file, entry.ordinal))
+            found = records.get((entry.file, entry.ordinal))
+            grade = found if isinstance(found, Grade) else None
             code = entry.code
         verdict = f"{CODE_NAME[code]}, awaiting calibration" if group[1] else "FAIL"
         out.setdefault(group, []).append(attempt_detail(attempt, key[0], verdict, decider, grade))

@@ -11,7 +11,17 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from agenttest.results import DICT_LIKE, DictLike, Record, iter_records
+import msgspec
+
+from agenttest.results import (
+    Attempt,
+    CriterionResult,
+    Evidence,
+    Grade,
+    Record,
+    ToolCall,
+    iter_records,
+)
 
 from ._model import AttemptDetail, CriterionView, TurnView
 
@@ -29,96 +39,91 @@ def clip(value: Any, limit: int = TEXT_LIMIT) -> tuple[str, bool]:
     return text[:limit] + f"\n… [{len(text) - limit} more characters in the run file]", True
 
 
-def describe_evidence(evidence: Any) -> str:
+def describe_evidence(evidence: Evidence | None) -> str:
     """One line saying where a criterion was decided (SPEC section 4: evidence)."""
-    if isinstance(evidence, str):
-        return clip(evidence, 400)[0]
-    if not isinstance(evidence, DICT_LIKE) or not evidence:
+    if evidence is None:
         return "no evidence recorded"
     parts = []
-    if "turn" in evidence:
-        parts.append(f"turn {evidence['turn']}")
-    if "tool_call" in evidence:
-        parts.append(f"tool call #{evidence['tool_call']}")
-    if "trace_line" in evidence:
-        parts.append(f"trace line {evidence['trace_line']}")
-    span = evidence.get("span")
-    if isinstance(span, list) and len(span) == 2:
+    if evidence.turn is not None:
+        parts.append(f"turn {evidence.turn}")
+    if evidence.tool_call is not None:
+        parts.append(f"tool call #{evidence.tool_call}")
+    if evidence.trace_line is not None:
+        parts.append(f"trace line {evidence.trace_line}")
+    span = evidence.span
+    if span is not None and len(span) == 2:
         parts.append(f"response chars {span[0]}–{span[1]}")
-    if evidence.get("file"):
-        parts.append(f"file {evidence['file']}")
-    if evidence.get("text"):
-        parts.append("“" + clip(evidence["text"], 300)[0] + "”")
-    if evidence.get("note"):
-        parts.append(clip(evidence["note"], 300)[0])
-    return " · ".join(parts) or json.dumps(evidence, ensure_ascii=False)[:400]
+    if evidence.file:
+        parts.append(f"file {evidence.file}")
+    if evidence.text:
+        parts.append("“" + clip(evidence.text, 300)[0] + "”")
+    if evidence.note:
+        parts.append(clip(evidence.note, 300)[0])
+    if parts:
+        return " · ".join(parts)
+    # nothing above: what it holds as written (``decided_by`` alone), or nothing at all
+    held = msgspec.to_builtins(evidence)
+    return json.dumps(held, ensure_ascii=False)[:400] if held else "no evidence recorded"
 
 
-def _tool_call(call: Any) -> str:
-    if not isinstance(call, DICT_LIKE):
-        return clip(call, 300)[0]
-    args = json.dumps(call.get("arguments"), ensure_ascii=False, default=str)
-    ok = call.get("ok")
-    outcome = "ok" if ok is True else "failed" if ok is False else "?"
-    return f"{call.get('name', '?')}({clip(args, 300)[0]}) → {outcome}"
+def _tool_call(call: ToolCall) -> str:
+    args = json.dumps(call.arguments, ensure_ascii=False, default=str)
+    outcome = "ok" if call.ok is True else "failed" if call.ok is False else "?"
+    return f"{call.name}({clip(args, 300)[0]}) → {outcome}"
 
 
-def _outcome(value: Any, yes: str, no: str) -> str:
+def criterion_outcome(c: CriterionResult) -> str:
+    """held / not met for a pass criterion, triggered / not triggered for a fail one."""
+    if c.kind == "fail" or c.triggered is not None:
+        value, yes, no = c.triggered, "triggered", "not triggered"
+    else:
+        value, yes, no = c.passed, "held", "not met"
     return yes if value is True else no if value is False else "ungraded"
 
 
-def _criterion(c: Any) -> CriterionView:
-    if not isinstance(c, DICT_LIKE):
-        return CriterionView("?", "", "", "ungraded", clip(c, 300)[0], "")
-    if c.get("kind") == "fail" or c.get("triggered") is not None:
-        outcome = _outcome(c.get("triggered"), "triggered", "not triggered")
-    else:
-        outcome = _outcome(c.get("passed"), "held", "not met")
+def _criterion(c: CriterionResult) -> CriterionView:
     return CriterionView(
-        id=str(c.get("id", "?")),
-        tag=str(c.get("tag") or ""),
-        kind=str(c.get("kind") or ""),
-        outcome=outcome,
-        says=clip(c.get("says"), 500)[0],
-        evidence=describe_evidence(c.get("evidence")),
+        id=c.id,
+        tag=c.tag,
+        kind=c.kind,
+        outcome=criterion_outcome(c),
+        says=clip(c.says, 500)[0],
+        evidence=describe_evidence(c.evidence),
     )
 
 
 def attempt_detail(
-    attempt: DictLike, run_id: str, verdict: str, rater: str, grade: DictLike | None
+    attempt: Attempt, run_id: str, verdict: str, rater: str, grade: Grade | None
 ) -> AttemptDetail:
     """The view of one attempt; criteria come from the grade that decided it, if any."""
     truncated = False
     turns = []
-    for turn in attempt.get("turns") or []:
-        if not isinstance(turn, DICT_LIKE):
-            continue
-        prompt, cut1 = clip(turn.get("prompt"), 1000)
-        response, cut2 = clip(turn.get("response"))
-        trace, cut3 = clip(turn.get("trace"))
+    for turn in attempt.turns:
+        prompt, cut1 = clip(turn.prompt, 1000)
+        response, cut2 = clip(turn.response)
+        trace, cut3 = clip(turn.trace)
         truncated = truncated or cut1 or cut2 or cut3
-        calls = turn.get("tool_calls") or []
         turns.append(
             TurnView(
                 prompt=prompt,
                 response=response,
-                tool_calls=tuple(_tool_call(c) for c in calls[:20]),
+                tool_calls=tuple(_tool_call(c) for c in turn.tool_calls[:20]),
                 trace=trace,
-                http_status=turn.get("http_status"),
-                latency_ms=turn.get("latency_ms"),
+                http_status=turn.http_status,
+                latency_ms=turn.latency_ms,
             )
         )
     source = grade if grade is not None else attempt
-    error = attempt.get("error")
+    error = attempt.error
     return AttemptDetail(
-        test_id=str(attempt.get("test_id")),
-        run=int(attempt.get("run") or 0),
+        test_id=attempt.test_id,
+        run=attempt.run,
         run_id=run_id,
         verdict=verdict,
         rater=rater,
         error=clip(error, 1000)[0] if error else None,
         turns=tuple(turns),
-        criteria=tuple(_criterion(c) for c in source.get("criteria") or []),
+        criteria=tuple(_criterion(c) for c in source.criteria),
         truncated=truncated,
     )
 

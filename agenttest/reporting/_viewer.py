@@ -12,12 +12,19 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NotRequired, TypedDict
+from typing import Any, TypedDict
 
-from agenttest.results import DICT_LIKE, DictLike
+from agenttest.results import (
+    Attempt,
+    CriterionResult,
+    CriticalHit,
+    Grade,
+    ToolCall,
+    TurnRecord,
+)
 
 from ._aggregate import Aggregator
-from ._details import clip, describe_evidence, fetch_records
+from ._details import clip, criterion_outcome, describe_evidence, fetch_records
 from ._model import tier_key
 from ._raters import analyse_raters
 from ._slots import CODE_NAME, SlotKey
@@ -32,7 +39,7 @@ class ViewerCall(TypedDict):
     args: str
     ok: bool | None
     result: str
-    requested: NotRequired[bool]  # asked for and not run (absent on a malformed call)
+    requested: bool  # asked for and not run
 
 
 class ViewerTurn(TypedDict):
@@ -53,14 +60,13 @@ class ViewerCriterion(TypedDict):
     kind: str
     outcome: str  # held, not met, triggered, not triggered, ungraded, not applicable
     says: str
-    # absent on a malformed criterion (not an object)
-    type: NotRequired[str]
-    evidence: NotRequired[str]
-    rule: NotRequired[str]
-    critical: NotRequired[bool]
-    decided_by: NotRequired[str]
-    origin: NotRequired[str]
-    strict_only: NotRequired[bool]
+    type: str
+    evidence: str
+    rule: str
+    critical: bool
+    decided_by: str
+    origin: str
+    strict_only: bool
 
 
 class ViewerHit(TypedDict):
@@ -103,102 +109,82 @@ def _value(value: Any) -> str:
     return clip(text, VALUE_LIMIT)[0]
 
 
-def _call(call: Any) -> ViewerCall:
-    if not isinstance(call, DICT_LIKE):
-        return {"name": _value(call), "args": "", "ok": None, "result": ""}
-    ok = call.get("ok")
+def _call(call: ToolCall) -> ViewerCall:
     return {
-        "name": _value(call.get("name")),
-        "args": _value(call.get("arguments") or {}),
-        "ok": ok if isinstance(ok, bool) else None,
-        "result": _value(call.get("result")),
-        "requested": bool(call.get("requested_only")),
+        "name": _value(call.name),
+        "args": _value(call.arguments),
+        "ok": call.ok,
+        "result": _value(call.result),
+        "requested": call.requested_only,
     }
 
 
-def _turn(turn: DictLike) -> ViewerTurn:
-    calls = turn.get("tool_calls") or []
+def _turn(turn: TurnRecord) -> ViewerTurn:
+    calls = turn.tool_calls
     return {
-        "prompt": clip(turn.get("prompt"), PROMPT_LIMIT)[0],
-        "reply": clip(turn.get("response"), REPLY_LIMIT)[0],
+        "prompt": clip(turn.prompt, PROMPT_LIMIT)[0],
+        "reply": clip(turn.response, REPLY_LIMIT)[0],
         "calls": [_call(c) for c in calls[:MAX_CALLS]],
         "more_calls": max(0, len(calls) - MAX_CALLS),
-        "trace": clip(turn.get("trace"), TRACE_LIMIT)[0].splitlines(),
-        "log": [clip(x, 500)[0] for x in (turn.get("log_lines") or [])[:50]],
-        "latency_ms": turn.get("latency_ms"),
-        "http": turn.get("http_status"),
-        "error": clip(turn.get("error"), 500)[0] if turn.get("error") else None,
+        "trace": clip(turn.trace, TRACE_LIMIT)[0].splitlines(),
+        "log": [clip(x, 500)[0] for x in turn.log_lines[:50]],
+        "latency_ms": turn.latency_ms,
+        "http": turn.http_status,
+        "error": clip(turn.error, 500)[0] if turn.error else None,
     }
 
 
-def _outcome(c: DictLike) -> str:
-    if c.get("kind") == "fail" or c.get("triggered") is not None:
-        value, yes, no = c.get("triggered"), "triggered", "not triggered"
-    else:
-        value, yes, no = c.get("passed"), "held", "not met"
-    return yes if value is True else no if value is False else "ungraded"
-
-
-def _criterion(c: Any) -> ViewerCriterion:
-    if not isinstance(c, DICT_LIKE):
-        return {"id": "?", "tag": "", "kind": "", "outcome": "ungraded", "says": _value(c)}
-    evidence = c.get("evidence")
-    applies = c.get("applies") is not False
+def _criterion(c: CriterionResult) -> ViewerCriterion:
+    evidence = c.evidence
     return {
-        "id": _value(c.get("id")),
-        "tag": _value(c.get("tag")),
-        "kind": _value(c.get("kind")),
-        "type": _value(c.get("type")),
-        "outcome": _outcome(c) if applies else "not applicable",
-        "says": clip(c.get("says"), 500)[0],
+        "id": _value(c.id),
+        "tag": _value(c.tag),
+        "kind": _value(c.kind),
+        "type": _value(c.type),
+        "outcome": criterion_outcome(c) if c.applies else "not applicable",
+        "says": clip(c.says, 500)[0],
         "evidence": describe_evidence(evidence),
-        "rule": _value(c.get("rule")),
-        "critical": bool(c.get("critical")),
+        "rule": _value(c.rule),
+        "critical": c.critical,
         # the rule the grader applied (issue 12's ``evidence.decided_by``) and whose rule
         # the criterion is: the methodology's, or agenttest's stricter addition
-        "decided_by": _value(evidence.get("decided_by")) if isinstance(evidence, DICT_LIKE) else "",
-        "origin": _value(c.get("origin")),
-        "strict_only": bool(c.get("strict_only")),
+        "decided_by": _value(evidence.decided_by) if evidence is not None else "",
+        "origin": _value(c.origin),
+        "strict_only": c.strict_only,
     }
 
 
-def _hits(hits: Any) -> list[ViewerHit]:
-    out: list[ViewerHit] = []
-    for hit in hits if isinstance(hits, list) else []:
-        hit = hit if isinstance(hit, DICT_LIKE) else {"rule": str(hit)}
-        out.append(
-            {
-                "rule": _value(hit.get("rule") or "?"),
-                "criterion": _value(hit.get("criterion")),
-                "evidence": describe_evidence(hit.get("evidence")),
-            }
-        )
-    return out
+def _hits(hits: list[CriticalHit]) -> list[ViewerHit]:
+    return [
+        {
+            "rule": _value(hit.rule or "?"),
+            "criterion": _value(hit.criterion),
+            "evidence": describe_evidence(hit.evidence),
+        }
+        for hit in hits
+    ]
 
 
 def _entry(
-    key: SlotKey, attempt: DictLike, grade: DictLike | None, verdict: str, rater: str
+    key: SlotKey, attempt: Attempt, grade: Grade | None, verdict: str, rater: str
 ) -> ViewerAttempt:
     source = grade if grade is not None else attempt
-    turns = [_turn(t) for t in attempt.get("turns") or [] if isinstance(t, DICT_LIKE)]
-    tokens = attempt.get("cost_tokens")
-    usage = attempt.get("usage")
     return {
         "block": key[1],
-        "tier": str(attempt.get("tier") or "?"),
+        "tier": attempt.tier or "?",
         "run": key[2],
         "run_id": key[0],
         "verdict": verdict,
         "rater": rater,
-        "status": _value(attempt.get("status")),
-        "error": clip(attempt.get("error"), 1000)[0] if attempt.get("error") else None,
-        "cause": _value(attempt.get("error_cause")) or None,
-        "latency_ms": attempt.get("latency_ms"),
-        "tokens": tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
-        "usage": usage if isinstance(usage, dict) else None,
-        "critical": _hits(source.get("critical")),
-        "criteria": [_criterion(c) for c in source.get("criteria") or []],
-        "turns": turns,
+        "status": _value(attempt.status),
+        "error": clip(attempt.error, 1000)[0] if attempt.error else None,
+        "cause": _value(attempt.error_cause) or None,
+        "latency_ms": attempt.latency_ms,
+        "tokens": attempt.cost_tokens,
+        "usage": attempt.usage,
+        "critical": _hits(source.critical),
+        "criteria": [_criterion(c) for c in source.criteria],
+        "turns": [_turn(t) for t in attempt.turns],
     }
 
 
@@ -234,9 +220,10 @@ def collect_attempts(
     out = []
     for key, at, grade_at, verdict, who in decided:
         attempt = records.get(at)
-        if attempt is None:  # the file changed between the passes
+        if not isinstance(attempt, Attempt):  # the file changed between the passes
             continue
-        grade = records.get(grade_at) if grade_at else None
+        found = records.get(grade_at) if grade_at else None
+        grade = found if isinstance(found, Grade) else None
         out.append(_entry(key, attempt, grade, verdict, who))
     out.sort(key=lambda e: (tier_key(e["tier"]), e["block"], e["run_id"], e["run"]))
     return out
