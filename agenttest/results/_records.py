@@ -216,14 +216,14 @@ RECORD_TYPES: dict[str, type[RunMeta | Attempt | Grade | RunEnd]] = {
 }
 
 
-def graded_attempt(attempt: Attempt | Any) -> dict[str, Any]:
+def graded_attempt(attempt: Attempt) -> dict[str, Any]:
     """The fields that tie a grade to the attempt it graded: ``attempt_started_at`` (a retry's
     grade is told from the attempt it replaced) and, in a ``--parity`` run, ``agent``."""
     out: dict[str, Any] = {}
-    if attempt.get("started_at"):
-        out["attempt_started_at"] = attempt["started_at"]
-    if attempt.get("agent") is not None:
-        out["agent"] = attempt["agent"]
+    if attempt.started_at:
+        out["attempt_started_at"] = attempt.started_at
+    if attempt.agent is not None:
+        out["agent"] = attempt.agent
     return out
 
 
