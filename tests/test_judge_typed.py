@@ -260,7 +260,7 @@ def test_undecided_criterion_sends_the_attempt_to_the_rating_queue() -> None:
         "note": "judge openvino: PASS (score 0.90)", "text": "covers: 4 of 7 items covered"}}  # fmt: skip
     assert judge_undecided(_graded([decided, left]))
     assert not judge_undecided(_graded([decided]))
-    assert list(_judged([decided, left])) == [("covers", True), ("act", False)]
+    assert list(_judged(_graded([decided, left]).criteria)) == [("covers", True), ("act", False)]
 
 
 def test_score_pairs_prints_undecided_with_its_reason(judge: Judge) -> None:

@@ -18,9 +18,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from agenttest.results import DICT_LIKE, DictLike, ReadNotes, SlotKey, iter_records, slot_key
+from agenttest.results import (
+    Attempt,
+    CriterionResult,
+    Grade,
+    ReadNotes,
+    SlotKey,
+    iter_records,
+    slot_key,
+)
 
 _JUDGE_NOTE = re.compile(r"judge [\w.:@+-]+: (PASS|FAIL|ERROR|UNDECIDED)\b")
 _KIND = re.compile(r"^(act|covers|consistent):")
@@ -46,16 +53,14 @@ class Coverage:
         )
 
 
-def _judged(criteria: Iterable[Any]) -> Iterable[tuple[str, bool]]:
+def _judged(criteria: Iterable[CriterionResult]) -> Iterable[tuple[str, bool]]:
     for c in criteria:
-        if not isinstance(c, DICT_LIKE) or c.get("tag") != "JUDGE":
+        if c.tag != "JUDGE" or c.evidence is None:
             continue
-        raw = c.get("evidence")
-        evidence: DictLike = raw if isinstance(raw, DICT_LIKE) else {}
-        found = _JUDGE_NOTE.search(str(evidence.get("note") or ""))
+        found = _JUDGE_NOTE.search(c.evidence.note or "")
         if found is None:
             continue
-        kind = _KIND.match(str(evidence.get("text") or ""))
+        kind = _KIND.match(c.evidence.text or "")
         yield (kind.group(1) if kind else "other"), found.group(1) in ("PASS", "FAIL")
 
 
@@ -65,18 +70,17 @@ judged = _judged
 
 def judge_coverage(paths: Iterable[str | Path]) -> list[Coverage]:
     """Coverage per judge rater over the run files (newest record per attempt)."""
-    newest: dict[tuple[SlotKey, str], list[Any]] = {}  # (slot, rater)
+    newest: dict[tuple[SlotKey, str], list[CriterionResult]] = {}  # (slot, rater)
     for path in paths:
         for record in iter_records(Path(path), ReadNotes(str(path))):
-            if record.get("record_type") not in ("attempt", "grade"):
+            if not isinstance(record, Attempt | Grade):
                 continue
-            rater = str(record.get("rater") or "")
+            rater = record.rater or ""
             if "+" not in rater:  # only rules+JUDGE raters ask a judge
                 continue
             # a --parity run's two agents answer the same (test, run): both count
-            test_id, number = str(record.get("test_id")), int(record.get("run") or 0)
-            key = slot_key(str(path), record.get("agent"), test_id, number)
-            newest[(key, rater)] = list(record.get("criteria") or [])
+            key = slot_key(str(path), record.agent, record.test_id, record.run)
+            newest[(key, rater)] = list(record.criteria)
     out: dict[str, Coverage] = {}
     for (_, rater), criteria in newest.items():
         row = out.setdefault(rater, Coverage(rater))
