@@ -119,12 +119,11 @@ def incomplete_because(path: Path) -> str | None:
     reason = end.reason or ""
     if reason != "completed":
         return f"ended {reason.split(':', 1)[0] or 'without a reason'}"
-    attempts = end.attempts
-    planned, recorded = attempts.get("planned"), attempts.get("recorded")
-    if isinstance(planned, int) and isinstance(recorded, int):
-        skipped = attempts.get("skipped_as_decided") or 0
-        if recorded + (skipped if isinstance(skipped, int) else 0) < planned:
-            return f"{planned - recorded} of {planned} planned attempts missing"
+    # run_end.attempts is typed dict[str, int]: its counts need no checks of their own
+    planned, recorded = end.attempts.get("planned"), end.attempts.get("recorded")
+    skipped = end.attempts.get("skipped_as_decided", 0)
+    if planned is not None and recorded is not None and recorded + skipped < planned:
+        return f"{planned - recorded} of {planned} planned attempts missing"
     return None
 
 
@@ -141,9 +140,9 @@ def previous_run(job: Job, exclude: Path, skipped: list[str] | None = None) -> P
             meta = read_run_meta(candidate)
         except AgentTestError:
             continue
-        if meta.get("label") != job.label:
+        if meta.label != job.label:
             continue
-        when = timestamp(meta.get("started_at")) or candidate.stat().st_mtime
+        when = timestamp(meta.started_at) or candidate.stat().st_mtime
         found.append((when, candidate))
     for _when, candidate in sorted(found, key=lambda f: f[0], reverse=True):
         why = incomplete_because(candidate)
@@ -159,7 +158,7 @@ def _newest_of(job: Job, since: float) -> Path | None:
     labelled = []
     for p in files:
         try:
-            if read_run_meta(p).get("label") == job.label:
+            if read_run_meta(p).label == job.label:
                 labelled.append(p)
         except AgentTestError:
             continue
