@@ -24,21 +24,22 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import msgspec
+from typing import TYPE_CHECKING, Any, cast
 
 from agenttest import __version__
 from agenttest.blocks import Battery
 from agenttest.errors import InputError, Problem, UsageError
 from agenttest.grading import grade_attempt
 from agenttest.results import (
-    SCHEMA_VERSION,
     Attempt,
+    BatteryInfo,
+    PlanEntry,
     RunEnd,
     RunMeta,
     RunWriter,
+    Source,
     ToolCall,
+    TurnRecord,
     check_not_temp,
     unused_path,
 )
@@ -154,59 +155,54 @@ def _seconds(a: str | None, b: str | None) -> int | None:
 
 
 def _fill_from_log(
-    turn: dict[str, Any], lines: list[Entry], how: str, env: Any, ubids: dict[int, str]
+    turn: TurnRecord, lines: list[Entry], how: str, env: Any, ubids: dict[int, str]
 ) -> None:
     """The turn's trace, tool calls and timing from its task's log lines."""
     if how:
-        turn["trace_source"] = how
-        if not how.startswith("task anchor"):
-            turn["trace_partial"] = True
-    turn["trace"] = "\n".join(e.text for e in lines)
+        turn.trace_source = how
+        turn.trace_partial = not how.startswith("task anchor")
+    turn.trace = "\n".join(e.text for e in lines)
     calls = tool_calls(lines, ubids)
-    seen = {c["name"] for c in calls}
+    seen = {c.name for c in calls}
     for name in env.tools_used:
         if name not in seen:
             calls.append(ToolCall(name=name, source="toolsUsed (not in the log excerpt)"))
             seen.add(name)
-    turn["tool_calls"] = calls
+    turn.tool_calls = calls
     stamps = [e.ts for e in lines if e.ts]
     # the reply is the task's last own line; energy, telemetry and cache housekeeping the
     # agent logs after answering is not part of the latency
     replied = [e.ts for e in lines if e.ts and not HOUSEKEEPING.search(e.text)] or stamps
     if stamps:
-        turn["started_at"], turn["completed_at"] = _iso(stamps[0]), _iso(replied[-1])
-        secs = _seconds(turn["started_at"], turn["completed_at"])
-        turn["latency_ms"] = None if secs is None else secs * 1000
+        turn.started_at, turn.completed_at = _iso(stamps[0]), _iso(replied[-1])
+        secs = _seconds(turn.started_at, turn.completed_at)
+        turn.latency_ms = None if secs is None else secs * 1000
 
 
 def convert_turn(
     raw: dict[str, Any], audit: str, seg: Segmenter, ubids: dict[int, str]
-) -> tuple[dict[str, Any], str | None, str | None]:
-    """(schema 2.0 turn, error cause or None, error message)."""
+) -> tuple[TurnRecord, str | None, str | None]:
+    """(the turn in schema 2 terms, error cause or None, error message)."""
     prompt = str(raw.get("prompt") or "")
     reply = raw.get("response") or ""
     env = parse_envelope(reply if isinstance(reply, str) else json.dumps(reply))
-    turn: dict[str, Any] = {
-        "prompt": prompt,
-        "response": env.text,
-        "tool_calls": [],
-        "trace": "",
-        "http_status": None,
-        "latency_ms": None,
-    }
-    turn["envelope"] = {
-        "toolsUsed": list(env.tools_used),
-        "category": env.category,
-        "done": env.done,
-        "error": env.error,
-        "json": env.is_json,
-    }
+    turn = TurnRecord(
+        prompt=prompt,
+        response=env.text,
+        envelope={
+            "toolsUsed": list(env.tools_used),
+            "category": env.category,
+            "done": env.done,
+            "error": env.error,
+            "json": env.is_json,
+        },
+    )
     busy = bool(env.error and env.error.upper() == "BUSY")
     if busy:
         # the old client retried after a busy reply: the reply to the task is lost, but the
         # task's own audit (its prompt's anchor) may still be in the excerpt
-        turn["response"] = None
-        turn["reply_lost"] = True
+        turn.response = None
+        turn.reply_lost = True
         message = f"the agent answered BUSY: {env.text or ''}".strip()
         if not audit:
             return turn, "busy", message
@@ -236,11 +232,11 @@ def convert_turn(
 
 def convert_record(
     rec: dict[str, Any], battery: Battery, seg: Segmenter, ubids: dict[int, str], source: str
-) -> dict[str, Any]:
+) -> Attempt:
     legacy_id = str(rec["id"])
     block = battery.get(legacy_id)
     turns_raw = rec.get("turns") or []
-    turns: list[dict[str, Any]] = []
+    turns: list[TurnRecord] = []
     cause = message = None
     for i, raw in enumerate(turns_raw):
         audit = raw.get("audit_excerpt") or ""
@@ -251,42 +247,32 @@ def convert_record(
         if t_cause and cause is None:
             cause, message = t_cause, f"turn {i + 1}: {t_msg}"
     k = rec.get("k") or rec.get("k_added")
-    latencies = [t["latency_ms"] for t in turns if t.get("latency_ms") is not None]
-    attempt: dict[str, Any] = {
-        "record_type": "attempt",
-        "schema_version": SCHEMA_VERSION,
-        "test_id": block.id if block else legacy_id,
-        "legacy_id": legacy_id,
-        "tier": block.tier if block else tier_of(legacy_id),
-        "run": rec.get("run"),
-        "k": k,
-        "started_at": rec.get("started_at"),
-        "completed_at": next(
-            (t["completed_at"] for t in reversed(turns) if t.get("completed_at")), None
-        ),
-        "latency_ms": sum(latencies) if latencies and len(latencies) == len(turns) else None,
-        "latency_source": "agent log timestamps (1 s resolution); the old harness recorded no latency",
-        "status": "error" if cause else "completed",
-        "error": message,
-        "error_cause": cause,
-        "turns": turns,
-        "cost_tokens": None,
-        "source": {"file": source, "line": rec.get("_line")},
+    latencies = [t.latency_ms for t in turns if t.latency_ms is not None]
+    # What the legacy record holds is written as found (a run that is no whole number, say);
+    # the reader then skips that attempt and says why, as it would for any run file.
+    return Attempt(
+        test_id=block.id if block else legacy_id,
+        legacy_id=legacy_id,
+        tier=block.tier if block else tier_of(legacy_id),
+        run=cast(int, rec.get("run")),
+        k=k,
+        started_at=rec.get("started_at"),
+        completed_at=next((t.completed_at for t in reversed(turns) if t.completed_at), None),
+        latency_ms=sum(latencies) if latencies and len(latencies) == len(turns) else None,
+        latency_source="agent log timestamps (1 s resolution); the old harness recorded no latency",
+        status="error" if cause else "completed",
+        error=message,
+        error_cause=cause,
+        turns=turns,
+        source=Source(file=source, line=rec.get("_line")),
         # the legacy runs used the methodology's host paths and pages, never our fixtures
-        "fixtures_applied": rec.get("fixtures_applied") is True,
-    }
-    zone = battery.overlay.defaults.timezone if battery.overlay else None
-    if zone:
-        attempt["timezone"] = zone  # the agent host's zone, from the overlay
-    if block is None:
-        attempt.update(
-            verdict=None,
-            criteria=[],
-            critical=[],
-            rater=None,
-            grade_note=f"no block in the battery knows the id {legacy_id}; kept ungraded",
-        )
-    return attempt
+        fixtures_applied=rec.get("fixtures_applied") is True,
+        # the agent host's zone, from the overlay
+        timezone=battery.overlay.defaults.timezone if battery.overlay else None,
+        grade_note=(
+            None if block else f"no block in the battery knows the id {legacy_id}; kept ungraded"
+        ),
+    )
 
 
 def import_methodology_v1(
@@ -313,58 +299,56 @@ def import_methodology_v1(
     attempts = [convert_record(rec, battery, seg, ubids, src.name) for rec in records]
     result = ImportResult(target, records=len(records))
     for a in attempts:
-        block = battery.get(str(a["legacy_id"]))
+        block = battery.get(a.legacy_id or "")
         if block is None:
-            result.count(a["tier"], "unknown")
-            result.unknown_ids[a["legacy_id"]] += 1
+            result.count(a.tier or "", "unknown")
+            result.unknown_ids[a.legacy_id or ""] += 1
             continue
         outcome = grade_attempt(block, a, judge=judge, battery_digest=battery.digest)
-        a.update(outcome.record_fields())
-        if outcome.verdict == "ERROR" and a["status"] == "completed":
-            a["error_cause"] = outcome.error_cause
-            a["error"] = (
+        for key, value in outcome.record_fields().items():  # verdict, criteria, rater, ...
+            setattr(a, key, value)
+        if outcome.verdict == "ERROR" and a.status == "completed":
+            a.error_cause = outcome.error_cause
+            a.error = (
                 f"not gradable ({outcome.error_cause}): undecided {', '.join(outcome.ungraded)}"
             )
         if outcome.verdict == "ERROR":
-            result.error_causes[str(a.get("error_cause"))] += 1
+            result.error_causes[str(a.error_cause)] += 1
         result.count(block.tier, outcome.verdict)
-    k_nominal = meta_name["k"] or max((int(a["k"] or 0) for a in attempts), default=0)
-    plan: Counter[str] = Counter(str(a["test_id"]) for a in attempts)
+    k_nominal = meta_name["k"] or max((int(a.k or 0) for a in attempts), default=0)
+    plan: Counter[str] = Counter(a.test_id for a in attempts)
     testers = sorted({str(r["tester"]) for r in records if r.get("tester")})
     legacy_types = sorted({str(r["run_type"]) for r in records if r.get("run_type")})
-    meta: dict[str, Any] = {
-        "record_type": "run_meta",
-        "schema_version": SCHEMA_VERSION,
-        "run_id": f"import-{digest[:16]}",
-        "model": meta_name["model"],
-        "agent": {
+    meta = RunMeta(
+        run_id=f"import-{digest[:16]}",
+        model=meta_name["model"],
+        agent={
             "name": battery.overlay.agent if battery.overlay else "unknown",
             "source": f"imported from {FORMAT}",
             "timezone": battery.overlay.defaults.timezone if battery.overlay else None,
         },
-        "tester": ", ".join(testers) or f"unknown ({FORMAT} import)",
-        "run_type": "exploratory" if k_nominal < 5 else "published",
-        "k_nominal": k_nominal,
-        "started_at": records[0].get("started_at"),
-        "battery": {
-            "paths": [str(Path(p).resolve()) for p in battery.paths],
-            "digest": battery.digest,
-            "overlay": str(Path(overlay_path).resolve()) if overlay_path else None,
-            "blocks": len(battery),
-        },
-        "harness": {"agenttest": __version__, "original": FORMAT},
-        "host": {},
-        "plan": [{"test_id": tid, "runs": n} for tid, n in plan.items()],
-        "label": meta_name["label"],
-        "imported_from": f"{FORMAT} {src.name} sha256:{digest}",
-        "legacy": {"run_type": legacy_types, "date": meta_name["date"], "records": len(records)},
-    }
-    status = Counter(str(a["status"]) for a in attempts)
-    verdicts = Counter(str(a["verdict"]) if a.get("verdict") else "ungraded" for a in attempts)
+        tester=", ".join(testers) or f"unknown ({FORMAT} import)",
+        run_type="exploratory" if k_nominal < 5 else "published",
+        k_nominal=k_nominal,
+        started_at=records[0].get("started_at"),
+        battery=BatteryInfo(
+            paths=[str(Path(p).resolve()) for p in battery.paths],
+            digest=battery.digest,
+            overlay=str(Path(overlay_path).resolve()) if overlay_path else None,
+            blocks=len(battery),
+        ),
+        harness={"agenttest": __version__, "original": FORMAT},
+        plan=[PlanEntry(test_id=tid, runs=n) for tid, n in plan.items()],
+        label=meta_name["label"],
+        imported_from=f"{FORMAT} {src.name} sha256:{digest}",
+        legacy={"run_type": legacy_types, "date": meta_name["date"], "records": len(records)},
+    )
+    status = Counter(str(a.status) for a in attempts)
+    verdicts = Counter[str](a.verdict or "ungraded" for a in attempts)
     with RunWriter(target, create=True) as writer:
-        writer.append(msgspec.convert(meta, RunMeta))
+        writer.append(meta)
         for a in attempts:
-            writer.append(msgspec.convert(a, Attempt))
+            writer.append(a)
         writer.append(
             RunEnd(
                 completed_at=datetime.now(UTC).isoformat(timespec="seconds"),
