@@ -13,10 +13,12 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from agenttest.blocks import Fixture
 from agenttest.grading import grade_attempt
+from agenttest.results import Attempt
 
 from .fixtures.grading import (
     attempt,
@@ -212,12 +214,15 @@ def test_agenttest_addition_is_a_strict_warning_unless_strict() -> None:
 def test_counted_verdict_follows_strict_warnings() -> None:
     from agenttest.verdicts import counted_verdict
 
-    warned = {"verdict": "PASS", "strict_warnings": [{"criterion": "P3", "state": "failed"}]}
+    def read(**fields: Any) -> Attempt:  # the attempt as the reader makes it of a line
+        return msgspec.convert({"test_id": "T", "run": 1, **fields}, Attempt)
+
+    warned = read(verdict="PASS", strict_warnings=[{"criterion": "P3", "state": "failed"}])
     assert counted_verdict(warned) == "PASS"
     assert counted_verdict(warned, strict=True) == "FAIL"
-    undecided = {"verdict": "PASS", "strict_warnings": [{"criterion": "P3", "state": "undecided"}]}
+    undecided = read(verdict="PASS", strict_warnings=[{"criterion": "P3", "state": "undecided"}])
     assert counted_verdict(undecided, strict=True) == "ERROR"
-    assert counted_verdict({"verdict": "ERROR", "error_cause": "busy"}, strict=True) == "ERROR"
+    assert counted_verdict(read(verdict="ERROR", error_cause="busy"), strict=True) == "ERROR"
 
 
 @needs_corpus

@@ -177,6 +177,16 @@ class CriterionResult(Part, kw_only=True):
     ] = True
 
 
+class StrictWarning(Part, kw_only=True):
+    """An agenttest-origin criterion that failed or was undecided and, without ``--strict``,
+    did not count toward the verdict."""
+
+    criterion: Annotated[str | None, Meta(description="The criterion's id.")] = None
+    says: str | None = None
+    state: Annotated[str | None, Meta(description="failed | undecided")] = None
+    evidence: Evidence | None = None
+
+
 class CriticalHit(Part, kw_only=True):
     """An always-FAIL hit: a critical criterion that failed, or a rule the grader found."""
 

@@ -33,6 +33,7 @@ from ._parts import (
     PlanEntry,
     Selection,
     Source,
+    StrictWarning,
     TurnRecord,
     Waits,
 )
@@ -143,7 +144,7 @@ class Attempt(Part, kw_only=True, tag_field="record_type", tag="attempt"):
         bool | None, Meta(description="The block's fixtures were in place (imports: false).")
     ] = None
     strict_warnings: Annotated[
-        list[dict[str, Any]],
+        list[StrictWarning],
         Meta(description="agenttest-origin criteria that failed or were undecided, not counted."),
     ] = []
     precondition: Annotated[
@@ -178,7 +179,7 @@ class Grade(Part, kw_only=True, tag_field="record_type", tag="grade"):
         Meta(description="Another tool's word for an ERROR without a cause (e.g. skipped)."),
     ] = None
     fixtures_applied: bool | None = None
-    strict_warnings: list[dict[str, Any]] = []
+    strict_warnings: list[StrictWarning] = []
     precondition: CriterionResult | None = None
     agent: Annotated[
         str | None, Meta(description="run --parity: the agent whose attempt was graded.")

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from agenttest.results import DictLike
+from agenttest.results import Attempt, Grade
 
 
 def is_retry(current_started: Any, new_started: Any) -> bool:
@@ -18,29 +17,24 @@ def is_stale(graded_started: Any, attempt_started: Any) -> bool:
     return graded_started is not None and graded_started != attempt_started
 
 
-def strict_failures(rec: DictLike) -> tuple[int, int]:
+def strict_failures(rec: Attempt | Grade) -> tuple[int, int]:
     """(failed, undecided) agenttest-origin criteria the record's verdict left out."""
-    failed = undecided = 0
-    for w in rec.get("strict_warnings") or ():
-        if isinstance(w, Mapping) and w.get("state") == "undecided":
-            undecided += 1
-        else:
-            failed += 1
-    return failed, undecided
+    undecided = sum(1 for w in rec.strict_warnings if w.state == "undecided")
+    return len(rec.strict_warnings) - undecided, undecided
 
 
-def counted_verdict(rec: DictLike, strict: bool = False) -> Any:
+def counted_verdict(rec: Attempt | Grade, strict: bool = False) -> str | None:
     """The verdict that counts for ``rec``.
 
     Without ``strict`` it is the stored (methodology) verdict. With ``strict`` the warnings
     count as the grader's own ``--strict`` would: a failed one makes the attempt FAIL, an
     undecided one turns a PASS into ERROR (``ungraded``); a FAIL or ERROR stays as it is.
     """
-    verdict = rec.get("verdict")
+    verdict = rec.verdict
     if not strict or verdict not in ("PASS", "ERROR"):
         return verdict
     failed, undecided = strict_failures(rec)
-    if failed and (verdict == "PASS" or rec.get("error_cause") == "ungraded"):
+    if failed and (verdict == "PASS" or rec.error_cause == "ungraded"):
         return "FAIL"
     if undecided and verdict == "PASS":
         return "ERROR"

@@ -4,11 +4,10 @@ without fixtures, unmet preconditions (the trust section)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from agenttest.results import DICT_LIKE, DictLike
+from agenttest.results import Attempt
 
 
 @dataclass(frozen=True)
@@ -45,16 +44,15 @@ class _SlotTrust(NamedTuple):
     precondition: tuple[str, str] | None  # (criterion id, note) of an ERROR (precondition)
 
 
-def _precondition(rec: DictLike) -> tuple[str, str] | None:
-    if rec.get("error_cause") != "precondition":
+def _precondition(rec: Attempt) -> tuple[str, str] | None:
+    if rec.error_cause != "precondition":
         return None
-    pre = rec.get("precondition")
-    if not isinstance(pre, DICT_LIKE):
-        return ("?", str(rec.get("error") or ""))
-    evidence = pre.get("evidence")
-    note = evidence.get("note") if isinstance(evidence, DICT_LIKE) else None
-    says = str(pre.get("says") or "")
-    return (str(pre.get("id") or "?"), f"{says}: {note}" if note else says)
+    pre = rec.precondition
+    if pre is None:
+        return ("?", rec.error or "")
+    note = pre.evidence.note if pre.evidence is not None else None
+    says = pre.says or ""
+    return (pre.id or "?", f"{says}: {note}" if note else says)
 
 
 def _most_first(counts: Counter[str]) -> tuple[tuple[str, int], ...]:
@@ -70,21 +68,17 @@ class TrustCounts:
 
     slots: dict[Any, _SlotTrust] = field(default_factory=dict)
 
-    def add(self, key: Any, test_id: str, rec: DictLike) -> None:
-        get = rec.get
+    def add(self, key: Any, test_id: str, rec: Attempt) -> None:
         if (
-            not get("strict_warnings")
-            and get("fixtures_applied") is not False
-            and get("error_cause") != "precondition"
+            not rec.strict_warnings
+            and rec.fixtures_applied is not False
+            and rec.error_cause != "precondition"
         ):  # carries nothing (nearly every attempt): no tuples built per attempt of a report
             if self.slots:
                 self.slots.pop(key, None)
             return
-        warned = tuple(
-            str(w.get("criterion") or "?") if isinstance(w, Mapping) else "?"
-            for w in rec.get("strict_warnings") or ()
-        )
-        fact = _SlotTrust(test_id, warned, rec.get("fixtures_applied") is False, _precondition(rec))
+        warned = tuple(w.criterion or "?" for w in rec.strict_warnings)
+        fact = _SlotTrust(test_id, warned, rec.fixtures_applied is False, _precondition(rec))
         if warned or fact.no_fixtures or fact.precondition:
             self.slots[key] = fact
         else:
