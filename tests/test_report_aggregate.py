@@ -34,6 +34,7 @@ from agenttest.reporting._slots import (
     UNKNOWN,
     Decision,
     GradeEntry,
+    PlanInfo,
     RunFile,
     Slot,
     SlotKey,
@@ -1011,8 +1012,8 @@ def test_plan_info_merges_the_details_the_plans_record(tmp_path: Path) -> None:
     _add(agg, write(tmp_path / "a.jsonl", [_planned("a", first)]))
     _add(agg, write(tmp_path / "b.jsonl", [_planned("b", second)]))
     assert agg.plan_info() == {
-        "X": {"tier": "L1", "title": "T", "owasp": ["ASI01"], "runs": 3},
-        "Y": {"runs": 1, "tier": "L2"},
+        "X": PlanInfo(tier="L1", title="T", owasp=["ASI01"], runs=3),
+        "Y": PlanInfo(runs=1, tier="L2"),
     }
 
 

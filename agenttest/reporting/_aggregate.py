@@ -242,11 +242,9 @@ class Aggregator(AggregateTables):
                     "`agenttest compare`, or merge anyway with --allow-mixed."
                 )
         self.files.append(run)
-        plan = meta.get("plan")
-        for item in plan if isinstance(plan, list) else []:
-            if isinstance(item, DICT_LIKE) and isinstance(item.get("test_id"), str):
-                # k stays 0 until an attempt says it: plan "runs" counts attempts, not k.
-                self.tests.setdefault(item["test_id"], [item.get("tier"), 0])
+        for item in meta.plan:
+            # k stays 0 until an attempt says it: plan "runs" counts attempts, not k.
+            self.tests.setdefault(item.test_id, [item.tier, 0])
         return run
 
     def _decided(self, run_id: str, test_id: str, note: Any) -> None:

@@ -39,7 +39,7 @@ from ._provenance import latency_histogram, report_header, report_integrity
 from ._raters import analyse_raters
 from ._report import Report
 from ._sinks import AttemptSink
-from ._slots import CODE_NAME, SlotKey, Tally
+from ._slots import CODE_NAME, PlanInfo, SlotKey, Tally
 from ._usage import block_usage
 
 BatteryArg = Battery | str | Path | Literal["auto"] | None
@@ -56,9 +56,8 @@ def _resolve_battery(agg: Aggregator, battery: BatteryArg) -> tuple[Battery | No
         loaded = battery
     elif battery == "auto":
         for run in agg.files:
-            info = run.meta.get("battery")
-            paths = info.get("paths") if isinstance(info, DICT_LIKE) else None
-            if not isinstance(paths, list) or not paths:
+            paths = run.meta.battery.paths if run.meta.battery is not None else []
+            if not paths:
                 continue
             if not all(Path(str(p)).exists() for p in paths):
                 continue
@@ -181,15 +180,10 @@ def aggregate_report(
         if not known and not missing_by_test[test_id]:
             continue  # only unknown-id attempts: listed under data integrity
         block = loaded.get(test_id) if loaded is not None else None
-        info = plan.get(test_id, {})
-        tier = str(t.tier or (block.tier if block else None) or info.get("tier") or "?")
-        owasp = tuple(block.owasp) if block else tuple(info.get("owasp") or ())
-        k = (
-            t.k
-            or (block.k if block else 0)
-            or int(info.get("runs") or 0)
-            or (t.passed + t.failed + t.errors)
-        )
+        info = plan.get(test_id) or PlanInfo()
+        tier = str(t.tier or (block.tier if block else None) or info.tier or "?")
+        owasp = tuple(block.owasp) if block else tuple(info.owasp or ())
+        k = t.k or (block.k if block else 0) or (info.runs or 0) or (t.passed + t.failed + t.errors)
         rate = Rate.of(t.passed, t.failed, t.errors)
         at_k, hat_k = BlockResult.estimators(rate.n, rate.passed, k)
         lat = sorted(t.latencies)
@@ -204,7 +198,7 @@ def aggregate_report(
             BlockResult(
                 test_id=test_id,
                 tier=tier,
-                title=(block.title if block else str(info.get("title") or "")),
+                title=(block.title if block else (info.title or "")),
                 owasp=owasp,
                 k=k,
                 rate=rate,

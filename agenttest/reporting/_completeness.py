@@ -50,7 +50,7 @@ def completeness(files: Sequence[RunFile], missing: Missing) -> Completeness:
         if f.run_end is None:
             reasons.append(f"{name}: no run_end record (killed, or still running)")
         else:
-            reason = str(f.run_end.get("reason") or "")
+            reason = f.run_end.reason or ""
             if reason != FINISHED and not reason.startswith("imported"):
                 reasons.append(f"{name}: ended {_ended(reason)}")
         gaps = missing.by_file[f.path]

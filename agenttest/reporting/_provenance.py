@@ -40,15 +40,15 @@ def report_header(
 ) -> Header:
     metas = [f.meta for f in agg.files]
     reasons: list[str] = []
-    ks = [m.get("k_nominal") for m in metas]
+    ks = [m.k_nominal for m in metas]
     for f, k in zip(agg.files, ks, strict=True):
-        if not isinstance(k, int):
+        if k is None:
             reasons.append(f"{Path(f.path).name}: k not recorded")
         elif k < MIN_PUBLISHED_K:
             reasons.append(f"k = {k} < {MIN_PUBLISHED_K} (methodology §2.6)")
-        elif f.meta.get("run_type") == "exploratory":
+        elif f.meta.run_type == "exploratory":
             reasons.append(f"{Path(f.path).name} is marked exploratory")
-        if not f.meta.get("tester"):
+        if not f.meta.tester:
             reasons.append(f"{Path(f.path).name}: no tester recorded (methodology §2.5)")
     judges: set[str] = set()
     for t in tallies.values():
@@ -59,27 +59,21 @@ def report_header(
             f"{count} verdict(s) decided by uncalibrated judge(s) {', '.join(sorted(judges))} "
             "(methodology §2.3)"
         )
-    starts = [(s, m.get("started_at")) for m in metas if (s := timestamp(m.get("started_at")))]
+    starts = [(s, m.started_at) for m in metas if (s := timestamp(m.started_at))]
     ends = []
     for f in agg.files:
         end = (f.run_end.completed_at if f.run_end else None) or f.last_completed_at
         if (stamp := timestamp(end)) is not None:
             ends.append((stamp, end))
-    agents = [
-        m.get("agent", {}).get("name") if isinstance(m.get("agent"), dict) else m.get("agent")
-        for m in metas
-    ]
-    harness = [
-        f"agenttest {m['harness'].get('agenttest')}" if isinstance(m.get("harness"), dict) else None
-        for m in metas
-    ]
+    agents = [m.agent.get("name") for m in metas]  # the agent's config, as written
+    harness = [f"agenttest {m.harness.get('agenttest')}" if m.harness else None for m in metas]
     source = "run files only (battery not found)"
     if battery is not None:
         source = f"battery {', '.join(battery.paths)} ({battery.digest})"
     return Header(
         agent=", ".join(_unique(agents)) or "unknown",
-        model=", ".join(_unique([m.get("model") for m in metas])) or "unknown",
-        tester=", ".join(_unique([m.get("tester") for m in metas])) or "not recorded",
+        model=", ".join(_unique([m.model for m in metas])) or "unknown",
+        tester=", ".join(_unique([m.tester for m in metas])) or "not recorded",
         run_type="exploratory" if reasons else "published",
         exploratory_reasons=tuple(dict.fromkeys(reasons)),
         k=" / ".join(_unique(ks)) or "?",
@@ -90,7 +84,7 @@ def report_header(
         battery_digest=", ".join(_unique([f.digest for f in agg.files])) or "not recorded",
         run_ids=tuple(_unique([f.run_id for f in agg.files])),
         files=tuple(f.path for f in agg.files),
-        labels=tuple(_unique([m.get("label") for m in metas])),
+        labels=tuple(_unique([m.label for m in metas])),
         battery_source=source,
         generated_by=f"agenttest {__version__}",
         completeness=done,
@@ -119,7 +113,7 @@ def report_integrity(
             notes.append(
                 f"run {run_id} appears in {n} files; their attempts were merged as one run"
             )
-    models = _unique([f.meta.get("model") for f in agg.files])
+    models = _unique([f.meta.model for f in agg.files])
     if len(models) > 1:
         notes.append(f"the files test different models ({', '.join(models)}); rates pool them")
     if agg.malformed:

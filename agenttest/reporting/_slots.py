@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, NamedTuple
 
-from agenttest.results import DICT_LIKE, ReadNotes, RunEnd, RunMeta
+from agenttest.results import ReadNotes, RunEnd, RunMeta
 from agenttest.results import SlotKey as SlotKey  # the one rule (results.slot_key)
 
 
@@ -104,6 +104,16 @@ class Missing:
 
 
 @dataclass
+class PlanInfo:
+    """A block as the run files' plans describe it (for a report without its battery)."""
+
+    tier: str | None = None
+    title: str | None = None
+    owasp: list[str] | None = None
+    runs: int | None = None  # attempts planned
+
+
+@dataclass
 class RunFile:
     """One run file: its header, its tail, and what the reader skipped."""
 
@@ -117,9 +127,8 @@ class RunFile:
 
     @property
     def digest(self) -> str | None:
-        battery = self.meta.get("battery")
-        digest = battery.get("digest") if isinstance(battery, DICT_LIKE) else None
-        return str(digest) if digest else None
+        battery = self.meta.battery
+        return (battery.digest or None) if battery is not None else None
 
 
 @dataclass

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenttest.results import DICT_LIKE
-
 from ._slots import (
     ERROR,
     FAIL,
@@ -25,6 +23,7 @@ from ._slots import (
     Decision,
     GradeEntry,
     Missing,
+    PlanInfo,
     RunFile,
     Slot,
     SlotKey,
@@ -37,12 +36,7 @@ _NUMBER = (int, float)
 def _plan_runs(run: RunFile) -> list[str]:
     """The slot run ids a file's plan is run under: one, or one per agent of a --parity run
     (whose attempts are keyed ``run_id@label``)."""
-    parity = run.meta.get("parity")
-    labels = (
-        [p.get("label") for p in parity if isinstance(p, DICT_LIKE)]
-        if isinstance(parity, list)
-        else []
-    )
+    labels = [p.get("label") for p in run.meta.parity]  # open entries: {label, agent, ...}
     ids = [f"{run.run_id}@{label}" for label in labels if isinstance(label, str)]
     return ids or [run.run_id]
 
@@ -157,13 +151,8 @@ class AggregateTables:
             present.setdefault((slot_run, slot_test), set()).add(number)
         out = Missing()
         for run in self.files:
-            plan = run.meta.get("plan")
-            for item in plan if isinstance(plan, list) else ():
-                if not isinstance(item, DICT_LIKE):
-                    continue
-                test_id, runs = item.get("test_id"), item.get("runs")
-                if not isinstance(test_id, str) or not isinstance(runs, int) or runs < 1:
-                    continue
+            for item in run.meta.plan:
+                test_id, runs = item.test_id, item.runs
                 skipped = self.skipped.get((run.run_id, test_id), set())
                 for run_id in _plan_runs(run):
                     have = present.get((run_id, test_id), set())
@@ -186,16 +175,17 @@ class AggregateTables:
                             out.examples.append((run_id, test_id, number))
         return out
 
-    def plan_info(self) -> dict[str, dict[str, Any]]:
+    def plan_info(self) -> dict[str, PlanInfo]:
         """Block details (tier, title, owasp) recorded in the run files' plans, if any."""
-        info: dict[str, dict[str, Any]] = {}
+        info: dict[str, PlanInfo] = {}
         for run in self.files:
-            plan = run.meta.get("plan")
-            for item in plan if isinstance(plan, list) else []:
-                if isinstance(item, DICT_LIKE) and isinstance(item.get("test_id"), str):
-                    info.setdefault(item["test_id"], {}).update(
-                        {k: v for k, v in item.items() if k in ("tier", "title", "owasp", "runs")}
-                    )
+            for item in run.meta.plan:
+                known = info.setdefault(item.test_id, PlanInfo())
+                # a later file's plan says it again: what it says wins, what it leaves out stays
+                known.tier = item.tier if item.tier is not None else known.tier
+                known.title = item.title if item.title is not None else known.title
+                known.owasp = item.owasp if item.owasp is not None else known.owasp
+                known.runs = item.runs
         return info
 
 
