@@ -21,12 +21,12 @@ from __future__ import annotations
 import gc
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from agenttest.errors import UsageError
 from agenttest.results import (
     DICT_LIKE,
     Attempt,
+    Decided,
     DictLike,
     Grade,
     ReadNotes,
@@ -90,9 +90,9 @@ def _cause(rec: Attempt | Grade) -> str:
     """Why a verdict that counts as ERROR is one. A PASS that ``--strict`` made ERROR (an
     undecided warning: agenttest.verdicts.counted_verdict) is ``ungraded``, the cause the
     grader's own ``--strict`` records, not the attempt's status (``completed``)."""
-    if rec.get("verdict") != "ERROR":
+    if rec.verdict != "ERROR":
         return "ungraded"
-    return str(rec.get("error_cause") or rec.get("status") or "unspecified")
+    return str(rec.error_cause or rec.status or "unspecified")
 
 
 class Aggregator(AggregateTables):
@@ -153,53 +153,47 @@ class Aggregator(AggregateTables):
         new_slot = tuple.__new__
         last: Attempt | None = None  # the newest attempt: its completed_at dates the run
         count = 0
-        # The hot loop of every report: one dict lookup per field, no helper calls on the
-        # common path (a PASS/FAIL attempt by a known rater for a known block).
+        # The hot loop of every report: one attribute per field, no helper calls on the
+        # common path (a PASS/FAIL attempt by a known rater for a known block). The reader
+        # has checked each record against its type: a test id is a string, a run a count.
         for ordinal, rec in enumerate(iter_records(path, notes)):
-            get = rec.get
             if isinstance(rec, Attempt) and run is not None:
-                test_id, number = get("test_id"), get("run")
-                if test_id.__class__ is not str or number.__class__ is not int:
-                    self.malformed += 1
-                    continue
-                test_id = names.setdefault(test_id, test_id)
-                key = slot_key(run_id, get("agent"), test_id, number)
+                test_id = names.setdefault(rec.test_id, rec.test_id)
+                key = slot_key(run_id, rec.agent, test_id, rec.run)
                 for sink in sinks:
                     sink.attempt(key, rec)
-                verdict = counted_verdict(rec, True) if self.strict else get("verdict")
+                verdict = counted_verdict(rec, True) if self.strict else rec.verdict
                 code = UNKNOWN if verdict is None else vcode.get(verdict, OTHER)
                 cause = self._intern(_cause(rec)) if code == ERROR else None
-                rater = get("rater") or "unknown"
-                if rater.__class__ is not str:
-                    rater = str(rater)
+                rater = rec.rater or "unknown"
                 rater = names.setdefault(rater, rater)
                 mode = modes.get(rater)
                 if mode is None:
                     mode = modes[rater] = judge_mode(rater)
                 judged = mode == ALWAYS or (mode == PER_RECORD and judge_decided(rec))
-                slot = new_slot(Slot, (code, get("latency_ms"), cause, rater, index, ordinal,
-                                       hash(get("started_at")), judged))  # fmt: skip
+                slot = new_slot(Slot, (code, rec.latency_ms, cause, rater, index, ordinal,
+                                       hash(rec.started_at), judged))  # fmt: skip
                 held = slots.setdefault(key, slot)
                 if held is not slot:
                     if is_retry(held.started, slot.started):
                         self._supersede(key)
                     slots[key] = slot  # the same attempt again (a copy) keeps its grades
                 trust.add(key, test_id, rec)
-                if get("critical"):
-                    self.critical[(key, rater)] = list(rec["critical"])
-                if get("cost_tokens") is not None or get("usage"):
+                if rec.critical:
+                    self.critical[(key, rater)] = list(rec.critical)
+                if rec.cost_tokens is not None or rec.usage:
                     self._usage(key, rec, index)
                 elif usage and key in usage:  # a retry without counts replaces one with counts
                     del usage[key]
-                if get("decided"):
-                    self._decided(run_id, test_id, rec["decided"])
+                if rec.decided is not None:
+                    self._decided(run_id, test_id, rec.decided)
                 meta = tests.get(test_id)
-                k = get("k")
+                k = rec.k or 0  # a count (1 or more) when it is there
                 if meta is None:
-                    tests[test_id] = [get("tier"), k if isinstance(k, int) else 0]
-                elif meta[0] is None or (k.__class__ is int and k > meta[1]):
-                    meta[0] = meta[0] or get("tier")
-                    meta[1] = max(meta[1], k if isinstance(k, int) else 0)
+                    tests[test_id] = [rec.tier, k]
+                elif meta[0] is None or k > meta[1]:
+                    meta[0] = meta[0] or rec.tier
+                    meta[1] = max(meta[1], k)
                 count += 1
                 last = rec
             elif isinstance(rec, Grade) and run is not None:
@@ -215,17 +209,13 @@ class Aggregator(AggregateTables):
         if run is None:  # iter_records guarantees a run_meta first; an empty file has none
             raise UsageError(f"{path}: empty run file (no run_meta record)")
         run.attempts = count
-        run.last_completed_at = last.get("completed_at") if last else None
+        run.last_completed_at = last.completed_at if last else None
         return run
 
     def _usage(self, key: SlotKey, rec: Attempt, index: int) -> None:
-        def count(value: Any) -> int | None:
-            return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-        raw = rec.get("usage")
-        split: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        inp, out = count(split.get("input_tokens")), count(split.get("output_tokens"))
-        total = count(rec.get("cost_tokens"))
+        split = rec.usage or {}  # {"input_tokens", "output_tokens"}, either may be missing
+        inp, out = split.get("input_tokens"), split.get("output_tokens")
+        total = rec.cost_tokens
         if total is None and inp is not None and out is not None:
             total = inp + out
         self.usage[key] = TokenCounts(total, inp, out, index)
@@ -247,14 +237,12 @@ class Aggregator(AggregateTables):
             self.tests.setdefault(item.test_id, [item.tier, 0])
         return run
 
-    def _decided(self, run_id: str, test_id: str, note: Any) -> None:
+    def _decided(self, run_id: str, test_id: str, note: Decided) -> None:
         # `skipped` is optional: a note without it passed nothing over (it is no malformed
         # record: `malformed` counts records the report skips)
-        skipped = note.get("skipped") if isinstance(note, DICT_LIKE) else None
-        if not isinstance(skipped, list):
+        if note.skipped is None:
             return
-        runs = self.skipped.setdefault((run_id, test_id), set())
-        runs.update(r for r in skipped if isinstance(r, int))
+        self.skipped.setdefault((run_id, test_id), set()).update(note.skipped)
 
     def _supersede(self, key: SlotKey) -> None:
         """A later attempt replaces the slot's attempt, with its verdicts and grades."""
@@ -266,22 +254,22 @@ class Aggregator(AggregateTables):
             self.stale_grades += 1
 
     def _grade(self, rec: Grade, run_id: str, index: int, ordinal: int) -> None:
-        test_id, number, rater = rec.get("test_id"), rec.get("run"), rec.get("rater")
-        if not isinstance(test_id, str) or not isinstance(number, int) or not rater:
+        test_id, number, rater = rec.test_id, rec.run, rec.rater
+        if not rater:  # a grade by nobody cannot be counted
             self.malformed += 1
             return
-        rater = self._intern(str(rater))
+        rater = self._intern(rater)
         verdict = counted_verdict(rec, self.strict)
         code = UNKNOWN if verdict is None else _VCODE.get(verdict, OTHER)
         # a grade of a --parity attempt names its agent, as the attempt does
-        key = slot_key(run_id, rec.get("agent"), test_id, number)
-        graded = rec.get("attempt_started_at")
+        key = slot_key(run_id, rec.agent, test_id, number)
+        graded = rec.attempt_started_at
         slot = self.slots.get(key)
         if graded is not None and slot is not None and is_stale(hash(graded), slot.started):
             self.stale_grades += 1  # it graded an attempt that a retry has replaced
             return
         per_rater = self.grades.setdefault(key, {})
-        stamp = timestamp(rec.get("graded_at"))
+        stamp = timestamp(rec.graded_at)
         previous = per_rater.get(rater)
         # The newest grade of each rater wins: by graded_at, ties and unparsable times by
         # position in the file (files are append-only, so later is newer).
@@ -294,8 +282,7 @@ class Aggregator(AggregateTables):
             return
         cause = self._intern(_cause(rec)) if code == ERROR else None
         per_rater[rater] = GradeEntry(stamp, code, cause, index, ordinal, self._judged(rater, rec))
-        hits = rec.get("critical")
-        if hits:
-            self.critical[(key, rater)] = list(hits)
+        if rec.critical:
+            self.critical[(key, rater)] = list(rec.critical)
         else:
             self.critical.pop((key, rater), None)

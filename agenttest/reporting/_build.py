@@ -14,7 +14,7 @@ from typing import Literal
 
 from agenttest.blocks import Battery, load_battery
 from agenttest.errors import AgentTestError, UsageError
-from agenttest.results import DICT_LIKE, Attempt, Grade
+from agenttest.results import Attempt, Grade
 from agenttest.stats import percentile
 from agenttest.verdicts import block_rule
 
@@ -235,7 +235,6 @@ def aggregate_report(
         )
         for key, decider in t.critical:
             for hit in agg.critical[(key, decider)]:
-                hit = hit if isinstance(hit, DICT_LIKE) else {"rule": str(hit)}
                 critical.append(
                     CriticalFail(
                         test_id,
@@ -243,9 +242,9 @@ def aggregate_report(
                         key[2],
                         key[0],
                         decider,
-                        str(hit.get("rule") or "?"),
-                        str(hit.get("criterion") or ""),
-                        describe_evidence(hit.get("evidence")),
+                        hit.rule or "?",
+                        hit.criterion or "",
+                        describe_evidence(hit.evidence),
                     )
                 )
     blocks.sort(key=lambda b: (tier_key(b.tier), b.test_id))

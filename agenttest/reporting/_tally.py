@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agenttest.results import CriticalHit
+
 from ._slots import (
     ERROR,
     FAIL,
@@ -48,7 +50,7 @@ class AggregateTables:
         self.files: list[RunFile] = []
         self.slots: dict[SlotKey, Slot] = {}
         self.grades: dict[SlotKey, dict[str, GradeEntry]] = {}
-        self.critical: dict[tuple[SlotKey, str], list[dict[str, Any]]] = {}
+        self.critical: dict[tuple[SlotKey, str], list[CriticalHit]] = {}
         self.tests: dict[str, list[Any]] = {}  # test_id -> [tier, k]
         # (run_id, test_id) -> attempts `--until-decided` skipped: not missing
         self.skipped: dict[tuple[str, str], set[int]] = {}
