@@ -18,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from agenttest.errors import UsageError
@@ -40,7 +41,7 @@ from agenttest.reporting._slots import (
     SlotKey,
     TokenCounts,
 )
-from agenttest.results import Attempt
+from agenttest.results import Attempt, CriterionResult, CriticalHit
 
 from .conftest import run_cli
 from .fixtures.reports.builders import attempt, grade, meta, run_end, write
@@ -618,9 +619,26 @@ def test_judge_mode_of_each_kind_of_rater() -> None:
         assert judge_mode(rater) is NEVER, rater
 
 
+def _attempt_of(criteria: Any, critical: Any) -> Attempt:
+    """An attempt record built by hand: its criteria and hits typed where they are objects,
+    anything else (a string, None) left as it is, as a caller could pass it."""
+
+    def typed(items: Any, kind: type[Any]) -> Any:
+        if items is None:
+            return None
+        return [msgspec.convert(i, kind) if isinstance(i, dict) else i for i in items]
+
+    return Attempt(
+        test_id="X",
+        run=1,
+        criteria=typed(criteria, CriterionResult),
+        critical=typed(critical, CriticalHit),
+    )
+
+
 def test_the_judge_decides_only_when_nothing_else_failed() -> None:
     def decided(*criteria: Any, critical: Any = ()) -> bool:
-        return judge_decided({"criteria": list(criteria), "critical": list(critical)})
+        return judge_decided(_attempt_of(list(criteria), list(critical)))
 
     assert decided(_criterion("JUDGE", True)) is True
     assert decided(_criterion("JUDGE", False), _criterion("STATE", True)) is True
@@ -639,8 +657,8 @@ def test_the_judge_decides_only_when_nothing_else_failed() -> None:
     # an always-FAIL rule that fired on its own decided the FAIL
     assert decided(_criterion("JUDGE", True), critical=[{"rule": "r", "auto": True}]) is False
     assert decided(_criterion("JUDGE", True), critical=["junk", {"auto": True}]) is False
-    assert judge_decided({}) is False
-    assert judge_decided({"criteria": None, "critical": None}) is False
+    assert judge_decided(Attempt(test_id="X", run=1)) is False
+    assert judge_decided(_attempt_of(None, None)) is False
 
 
 def _judge_criteria(judge_passed: bool | None, state_passed: bool) -> list[dict[str, Any]]:

@@ -24,10 +24,10 @@ from pathlib import Path
 
 from agenttest.errors import UsageError
 from agenttest.results import (
-    DICT_LIKE,
     Attempt,
+    CriterionResult,
+    CriticalHit,
     Decided,
-    DictLike,
     Grade,
     ReadNotes,
     RunEnd,
@@ -67,21 +67,23 @@ def judge_mode(name: str) -> JudgeMode:
     return PER_RECORD if name.startswith("rules+") else ALWAYS
 
 
-def judge_decided(rec: DictLike) -> bool:
+def judge_decided(rec: Attempt | Grade) -> bool:
     """Whether a ``rules+<judge>`` verdict hangs on its JUDGE criteria.
 
     It does when a JUDGE criterion was graded and no other criterion failed and no
     always-FAIL rule fired on its own: then the judge's answer decided PASS or FAIL.
+    (A record read from a file holds only criteria and hits; one built by hand may hold
+    anything, and what is neither is passed over.)
     """
     judged = False
-    for c in rec.get("criteria") or ():
-        if not isinstance(c, DICT_LIKE):
+    for c in rec.criteria or ():
+        if not isinstance(c, CriterionResult):
             continue
-        if c.get("tag") == "JUDGE":
-            judged = judged or c.get("passed") is not None
-        elif c.get("passed") is False:
+        if c.tag == "JUDGE":
+            judged = judged or c.passed is not None
+        elif c.passed is False:
             return False
-    if any(isinstance(h, DICT_LIKE) and h.get("auto") for h in rec.get("critical") or ()):
+    if any(isinstance(h, CriticalHit) and h.auto for h in rec.critical or ()):
         return False
     return judged
 
