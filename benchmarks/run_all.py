@@ -28,6 +28,11 @@ BENCHMARKS = {
         ["--attempts", "10000"],
     ),
     "cli start-up": ("cli_startup.py", ["--runs", "15"], ["--runs", "5"]),
+    "battery start-up": (
+        "battery_startup.py",
+        ["--runs", "7"],
+        ["--runs", "3", "--commands", "run"],
+    ),
     "runner overhead": (
         "runner_overhead.py",
         ["--attempts", "300"],
