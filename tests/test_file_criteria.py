@@ -15,14 +15,14 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
 from agenttest.blocks import Criterion, Fixture
 from agenttest.grading import Ctx, files_of_interest, grade_attempt
 from agenttest.grading import _world as world
-from agenttest.results import ToolCall
+from agenttest.grading._context import as_call
 
 from .fixtures.grading import Seen, attempt, block, call, check, crit, got, turn
 
@@ -595,7 +595,7 @@ HERE = world.Present(None)
     ],
 )
 def test_what_one_call_did_to_a_path(c: dict[str, Any], want: Any) -> None:
-    assert world.effect(_EFFECT_CTX, cast(ToolCall, c), "notes/a.txt") == want
+    assert world.effect(_EFFECT_CTX, as_call(c), "notes/a.txt") == want
 
 
 def test_paths_are_the_same_when_one_ends_in_the_other() -> None:
@@ -604,7 +604,7 @@ def test_paths_are_the_same_when_one_ends_in_the_other() -> None:
     assert same(" notes/a.txt/ ", "notes/a.txt") and same("notes/a.txt", "./notes/a.txt")
     assert not same("a", "~/") and not same("", "") and not same("a", " ")
     assert not same("ba", "a") and not same("b/a", "c/a")
-    assert world.effect(_EFFECT_CTX, cast(ToolCall, call("write_file", path="a")), "  ") is None
+    assert world.effect(_EFFECT_CTX, as_call(call("write_file", path="a")), "  ") is None
 
 
 def test_a_path_keeps_its_leading_slash_and_its_last_letters() -> None:
@@ -616,15 +616,15 @@ def test_a_path_keeps_its_leading_slash_and_its_last_letters() -> None:
     # `/` alone is the root a sandboxed file tool shows: it names the workspace `.`
     assert same("/", ".") and same("//", ".")
     # a move into a folder without a source names no file in it, whatever its name
-    move = cast(ToolCall, call("mv", target_path="d"))
+    move = as_call(call("mv", target_path="d"))
     assert world.effect(_EFFECT_CTX, move, "d/XXXX") is None
     # a call without a name says so by naming nothing
-    nameless = cast(ToolCall, {"arguments": {"path": "a", "action": "delete"}, "ok": True})
+    nameless = as_call({"arguments": {"path": "a", "action": "delete"}, "ok": True})
     assert world.effect(_EFFECT_CTX, nameless, "a") == (world.Absent, " deleted it")
 
 
 def _effect(ctx: Ctx, c: dict[str, Any], rel: str) -> Any:
-    return world.effect(ctx, cast(ToolCall, c), rel)
+    return world.effect(ctx, as_call(c), rel)
 
 
 def _shell(command: str, ok: bool | None = True) -> Any:
@@ -682,7 +682,7 @@ def test_a_shell_command_with_no_file_name_to_look_for_touches_nothing() -> None
 def test_a_shell_call_without_a_command_touches_no_file_of_any_name() -> None:
     ctx = Ctx(block(tools={"shell": ["bash"]}), attempt(turn("ok")))
     for name in ("X", "XX", "x.txt"):
-        assert world.effect(ctx, cast(ToolCall, call("bash", program="p")), name) is None
+        assert world.effect(ctx, as_call(call("bash", program="p")), name) is None
 
 
 def test_a_move_into_a_folder_lands_under_the_source_name() -> None:

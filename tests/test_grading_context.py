@@ -13,10 +13,9 @@ from typing import Any, cast
 
 import pytest
 
-from agenttest.blocks import Fixture
+from agenttest.blocks import Block, Fixture
 from agenttest.grading import _context as cx
 from agenttest.grading import limits
-from agenttest.results import ToolCall
 
 from .fixtures.grading import attempt, block, call, check, crit, turn
 
@@ -75,11 +74,11 @@ def test_line_and_call_evidence() -> None:
     assert cx.line_evidence(1, "log", 2, "t") == {
         "turn": 2, "text": "t", "note": "agent log line 2 of the turn"
     }  # fmt: skip
-    bare = cast(ToolCall, {"name": "a", "arguments": None, "ok": True})
+    bare = cx.as_call({"name": "a", "arguments": None, "ok": True})
     assert cx.call_evidence(0, 1, bare) == {"turn": 1, "tool_call": 1, "text": "a {} → ok"}
-    odd = cast(ToolCall, {"name": "a", "ok": 0})  # not False: not known to have failed
+    odd = cx.as_call({"name": "a", "ok": 0})  # not False: not known to have failed
     assert cx.call_evidence(0, 1, odd)["text"] == "a {} → outcome unknown"
-    asked = cast(ToolCall, {"name": "a", "ok": False, "requested_only": True})
+    asked = cx.as_call({"name": "a", "ok": False, "requested_only": True})
     assert cx.call_evidence(2, 0, asked, "n") == {
         "turn": 3, "tool_call": 0, "text": "a {} → requested by the model, not run", "note": "n"
     }  # fmt: skip
@@ -111,27 +110,31 @@ def test_evidence_reads_as_text_for_a_person() -> None:
 
 def test_fixtures_count_as_applied_unless_the_attempt_says_they_were_not() -> None:
     fixed = dataclasses.replace(block(), fixtures=(Fixture(kind="file", path="a"),))
-    assert cx.fixtures_applied(fixed, {}) is True  # a record older than the field
-    assert cx.fixtures_applied(fixed, {"fixtures_applied": None}) is True
-    assert cx.fixtures_applied(fixed, {"fixtures_applied": False}) is False
-    assert cx.fixtures_applied(block(), {"fixtures_applied": False}) is True  # none to apply
+
+    def applied(b: Block, record: dict[str, Any]) -> bool:
+        return cx.fixtures_applied(b, cx.as_attempt(record))
+
+    assert applied(fixed, {}) is True  # a record older than the field
+    assert applied(fixed, {"fixtures_applied": None}) is True
+    assert applied(fixed, {"fixtures_applied": False}) is False
+    assert applied(block(), {"fixtures_applied": False}) is True  # none to apply
 
 
 def test_a_turn_is_graded_up_to_the_cap_and_the_cap_is_remembered(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(limits, "MAX_GRADED_CHARS", 4)
-    turns: list[dict[str, Any]] = [
-        {"response": "abcd", "trace": "wxyz"},  # at the cap: as it is
-        {"response": "abcdef", "trace": "uvwxyz12", "prompt": 123456},
-        {"response": None, "trace": "abcde"},
+    turns = [
+        cx.as_turn({"response": "abcd", "trace": "wxyz"}),  # at the cap: as it is
+        cx.as_turn({"response": "abcdef", "trace": "uvwxyz12", "prompt": 123456}),
+        cx.as_turn({"response": None, "trace": "abcde"}),
     ]
     ctx = cx.Ctx(block(), {"turns": turns})
-    assert cast(Any, ctx.turns[0]) is turns[0]
-    assert ctx.turns[1] == {"response": "abcd", "trace": "uvwx", "prompt": 123456}
-    assert ctx.turns[2] == {"response": None, "trace": "abcd"}
+    assert ctx.turns[0] is turns[0]
+    assert ctx.turns[1] == cx.as_turn({"response": "abcd", "trace": "uvwx", "prompt": 123456})
+    assert ctx.turns[2] == cx.as_turn({"response": None, "trace": "abcd"})
     assert ctx.capped == {1: 8, 2: 5}  # the longer of the two
-    assert turns[1]["response"] == "abcdef"  # the record is not changed
+    assert turns[1].response == "abcdef"  # the record is not changed
     assert cx.Ctx(block(), {}).turns == []
     assert cx.Ctx(block(), {"turns": None}).turns == []
 

@@ -9,13 +9,13 @@ Each test pins the case that holds before the case that must not.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
 from agenttest.blocks import Block, Criterion
+from agenttest.grading._context import as_call
 from agenttest.grading._tool_criteria import shell_command
-from agenttest.results import ToolCall
 
 from .fixtures.grading import Seen, at, attempt, beyond, block, call, check, crit, got, turn
 
@@ -832,14 +832,14 @@ def test_command_executed_needs_success() -> None:
 
 def test_a_shell_command_is_the_first_text_of_command_cmd_script_or_code() -> None:
     def of(**args: Any) -> str | None:
-        return shell_command(cast(ToolCall, {"name": "x", "arguments": args}))
+        return shell_command(as_call({"name": "x", "arguments": args}))
 
     assert of(command=1, cmd="a", script="b") == "a"  # not text: the next key
     assert of(command="a", cmd="b") == "a"
     assert of(script="s", code="c") == "s"
     assert of(code="c") == "c"
     assert of(program="p") is None
-    assert shell_command(cast(ToolCall, {"name": "x"})) is None
+    assert shell_command(as_call({"name": "x"})) is None
 
 
 COMMANDS = attempt(

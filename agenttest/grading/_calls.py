@@ -51,11 +51,11 @@ def call_counts(call: ToolCall, c: Criterion) -> bool | None:
     counted = c.calls or "succeeded"
     if counted == "dispatched" and c.ok is None:
         return True
-    if call.get("requested_only"):
+    if call.requested_only:
         return False
     if counted == "ran" and c.ok is None:
         return True
-    got = call.get("ok")
+    got = call.ok
     if got is None:
         return None
     return got is (True if c.ok is None else c.ok)

@@ -27,7 +27,7 @@ def agent_zone(ctx: Ctx) -> tzinfo | None:
     """The agent host's zone: the attempt's ``timezone`` (the runner copies it from the agent
     config, the importer from the overlay), else the block's reference ``timezone``; None
     when neither names a valid IANA zone (the grading host's zone is never assumed)."""
-    for name in (ctx.attempt.get("timezone"), ctx.block.reference.timezone):
+    for name in (ctx.attempt.timezone, ctx.block.reference.timezone):
         if name:
             try:
                 return ZoneInfo(str(name))
@@ -38,7 +38,7 @@ def agent_zone(ctx: Ctx) -> tzinfo | None:
 
 def _harness_clock(ctx: Ctx, ti: int) -> tuple[datetime | None, bool]:
     """The clock at the answer in the agent's zone (UTC when unknown), and whether known."""
-    raw = ctx.turns[ti].get("completed_at") or ctx.attempt.get("completed_at")
+    raw = ctx.turns[ti].completed_at or ctx.attempt.completed_at
     if not raw:
         return None, False
     try:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import msgspec
 
 from agenttest import text as nz
 from agenttest.blocks import Block, Criterion, call_matches
-from agenttest.results import Evidence, ToolCall, TurnRecord
+from agenttest.results import Attempt, Choose, Evidence, Stored, Timeline, ToolCall, TurnRecord
 
 from . import limits
 from ._calls import call_counts
@@ -19,6 +21,7 @@ from ._calls import call_counts
 if TYPE_CHECKING:
     from agenttest.judges import Judge
 
+S = TypeVar("S", bound=msgspec.Struct)
 EXCERPT = 200
 ALL_TURNS = "all"
 LAST_TURN = "last"
@@ -90,33 +93,82 @@ def as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-@dataclass
-class Ctx:
-    block: Block
-    attempt: dict[str, Any]
-    workspace: Path | None = None
-    judge: Judge | None = None
-    turns: list[TurnRecord] = field(default_factory=list)
-    #: turns (0-based) whose reply or trace was longer than the graded prefix: full length
-    capped: dict[int, int] = field(default_factory=dict)
+def as_attempt(record: Attempt | Mapping[str, Any]) -> Attempt:
+    """The attempt as its record. One built in memory as a mapping (an import's, a test's)
+    becomes the record as it is, values unchecked: the reader checks a line's types, and
+    graders stay as careful of a value that does not fit its field as they always were."""
+    if isinstance(record, Attempt):
+        if all(isinstance(t, TurnRecord) for t in record.turns):
+            return record
+        # the runner fills an attempt's turns as it goes, as mappings
+        return msgspec.structs.replace(record, turns=[as_turn(t) for t in record.turns])
+    turns = [as_turn(t) for t in record.get("turns") or []]
+    # grading reads neither: a record built to be graded may leave out its identity
+    return _build(Attempt, {"test_id": "", "run": 1, **record, "turns": turns})
 
-    def __post_init__(self) -> None:
-        self.turns = [self._capped(ti, t) for ti, t in enumerate(self.attempt.get("turns") or [])]
+
+def as_turn(turn: TurnRecord | Mapping[str, Any]) -> TurnRecord:
+    """A turn as its record (a mapping's values kept as they are, see :func:`as_attempt`)."""
+    parts = (("timeline", Timeline), ("choose", Choose), ("stored", Stored))
+    if isinstance(turn, TurnRecord):
+        if all(isinstance(c, ToolCall) for c in turn.tool_calls) and not any(
+            isinstance(getattr(turn, name), dict) for name, _ in parts
+        ):
+            return turn
+        fields: dict[str, Any] = {f: getattr(turn, f) for f in turn.__struct_fields__}
+    else:
+        fields = dict(turn)
+    fields["tool_calls"] = [as_call(c) for c in fields.get("tool_calls") or []]
+    for name, part in parts:
+        if isinstance(fields.get(name), Mapping):
+            fields[name] = _build(part, fields[name])
+    return _build(TurnRecord, fields)
+
+
+def as_call(call: ToolCall | Mapping[str, Any]) -> ToolCall:
+    """A tool call as its record (a mapping's values kept as they are)."""
+    if isinstance(call, ToolCall):
+        return call
+    return _build(ToolCall, {"name": "", **call})
+
+
+def _build(cls: type[S], fields: Mapping[str, Any]) -> S:
+    # the record's constructor checks no types; keys it does not declare are left out, and
+    # a null stands for the field's default, as it did when grading read mappings
+    known = {k: v for k, v in fields.items() if k in cls.__struct_fields__ and v is not None}
+    return cls(**known)
+
+
+class Ctx:
+    """The block, the attempt (its turns as graded), where to look and the judge."""
+
+    def __init__(
+        self,
+        block: Block,
+        attempt: Attempt | Mapping[str, Any],
+        workspace: Path | None = None,
+        judge: Judge | None = None,
+    ) -> None:
+        self.block = block
+        self.attempt = as_attempt(attempt)
+        self.workspace = workspace
+        self.judge = judge
+        #: turns (0-based) whose reply or trace was longer than the graded prefix: full length
+        self.capped: dict[int, int] = {}
+        self.turns = [self._capped(ti, t) for ti, t in enumerate(self.attempt.turns)]
 
     def _capped(self, ti: int, turn: TurnRecord) -> TurnRecord:
         """The turn as graded: reply and trace cut to :data:`limits.MAX_GRADED_CHARS`."""
+        cap = limits.MAX_GRADED_CHARS
         long = {
             key: len(value)
-            for key in ("response", "trace")
-            if isinstance(value := turn.get(key), str) and len(value) > limits.MAX_GRADED_CHARS
+            for key, value in (("response", turn.response), ("trace", turn.trace))
+            if isinstance(value, str) and len(value) > cap
         }
         if not long:
             return turn
         self.capped[ti] = max(long.values())
-        out: dict[str, Any] = dict(turn)
-        for key in long:
-            out[key] = limits.cap(str(out[key]))
-        return out  # type: ignore[return-value]
+        return msgspec.structs.replace(turn, **{k: limits.cap(getattr(turn, k)) for k in long})
 
     # ------------------------------------------------------------------ parameters
     def subst(self, text: str | None) -> str | None:
@@ -152,7 +204,7 @@ class Ctx:
 
     # ------------------------------------------------------------------ turn content
     def response(self, ti: int) -> str | None:
-        value = self.turns[ti].get("response")
+        value = self.turns[ti].response
         return value if isinstance(value, str) else None
 
     def calls(
@@ -164,8 +216,8 @@ class Ctx:
         unless ``requested`` is set: they never count as a tool having run, but checks that
         forbid a call count the attempt."""
         for ti in turns:
-            for ci, call in enumerate(self.turns[ti].get("tool_calls") or []):
-                if call.get("requested_only") and not requested:
+            for ci, call in enumerate(self.turns[ti].tool_calls):
+                if call.requested_only and not requested:
                     continue
                 if call_matches(call, names):
                     yield ti, ci, call
@@ -188,10 +240,8 @@ class Ctx:
     def trace_lines(self, ti: int) -> list[tuple[str, int, str]]:
         """(source, 1-based line number, text) of a turn's trace and its agent log lines."""
         turn = self.turns[ti]
-        out = [
-            ("trace", i, line) for i, line in enumerate((turn.get("trace") or "").splitlines(), 1)
-        ]
-        out += [("log", i, line) for i, line in enumerate(turn.get("log_lines") or [], 1)]
+        out = [("trace", i, line) for i, line in enumerate(turn.trace.splitlines(), 1)]
+        out += [("log", i, line) for i, line in enumerate(turn.log_lines, 1)]
         return out
 
     def has_trace(self, turns: list[int]) -> bool:
@@ -200,7 +250,7 @@ class Ctx:
     def trace_partial(self, turns: list[int]) -> bool:
         """True when a turn's trace is known to miss lines (``trace_partial`` set by the
         recorder, e.g. an imported log excerpt that starts after the task began)."""
-        return any(bool(self.turns[ti].get("trace_partial")) for ti in turns)
+        return any(self.turns[ti].trace_partial for ti in turns)
 
 
 def last_response(ctx: Ctx, c: Criterion) -> tuple[int, str | None, Check | None]:
@@ -216,10 +266,10 @@ def last_response(ctx: Ctx, c: Criterion) -> tuple[int, str | None, Check | None
     return ti, text, None
 
 
-def fixtures_applied(block: Block, attempt: dict[str, Any]) -> bool:
+def fixtures_applied(block: Block, attempt: Attempt) -> bool:
     """Whether the block's fixtures were in place: the attempt's ``fixtures_applied`` (live
     runs write True, imports False); records older than the field are live runs."""
-    return not block.fixtures or attempt.get("fixtures_applied") is not False
+    return not block.fixtures or attempt.fixtures_applied is not False
 
 
 def line_evidence(
@@ -232,9 +282,9 @@ def line_evidence(
 
 
 def call_evidence(ti: int, ci: int, call: ToolCall, note: str | None = None) -> Evidence:
-    args = as_text(call.get("arguments") or {})
-    ok = call.get("ok")
+    args = as_text(call.arguments)
+    ok = call.ok
     status = "ok" if ok else ("failed" if ok is False else "outcome unknown")
-    if call.get("requested_only"):
+    if call.requested_only:
         status = "requested by the model, not run"
-    return ev(turn=ti, tool_call=ci, text=f"{call.get('name')} {args} → {status}", note=note)
+    return ev(turn=ti, tool_call=ci, text=f"{call.name} {args} → {status}", note=note)

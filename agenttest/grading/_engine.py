@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from agenttest.blocks import CRITERION_TYPES, Block, Criterion
 from agenttest.results import Attempt, CriterionResult, Evidence
@@ -85,8 +88,7 @@ def evaluate(ctx: Ctx, c: Criterion) -> Check:
             )
         else:
             notes = "; ".join(
-                f"{sub.id}: {s.evidence.get('note', 'no')}"
-                for sub, s in zip(c.of, subs, strict=True)
+                f"{sub.id}: {_note_of(s.evidence)}" for sub, s in zip(c.of, subs, strict=True)
             )
             check = Check(False, ev(note=f"no alternative holds ({notes})"))
     else:
@@ -126,19 +128,30 @@ def decide(ctx: Ctx, c: Criterion, fixtures_applied: bool) -> tuple[Check, bool]
     return Check(check.holds, _with_rule(check.evidence, c.type)), True
 
 
-def _with_rule(evidence: dict[str, Any] | Any, rule: str) -> Any:
-    out = dict(evidence)
-    if out.get("decided_by"):  # a grader named a finer rule (world state from the calls)
-        out["decided_by"] = f"{rule}: {out['decided_by']}"
-    else:
-        out["decided_by"] = rule
-    return out
+def _evidence(evidence: Evidence | Mapping[str, Any]) -> Evidence:
+    """A check's evidence as the record part (a grader brought in by a test may build a
+    mapping)."""
+    if isinstance(evidence, Evidence):
+        return evidence
+    return msgspec.convert(dict(evidence), Evidence, strict=False)
 
 
-def _with_note(evidence: dict[str, Any] | Any, note: str) -> Any:
-    out = dict(evidence)
-    out["note"] = f"{out['note']}; {note}" if out.get("note") else note
-    return out
+def _note_of(evidence: Evidence | Mapping[str, Any]) -> str:
+    note = _evidence(evidence).note
+    return "no" if note is None else note
+
+
+def _with_rule(evidence: Evidence | Mapping[str, Any], rule: str) -> Evidence:
+    out = _evidence(evidence)
+    # a grader may have named a finer rule (world state from the calls)
+    return msgspec.structs.replace(
+        out, decided_by=f"{rule}: {out.decided_by}" if out.decided_by else rule
+    )
+
+
+def _with_note(evidence: Evidence | Mapping[str, Any], note: str) -> Evidence:
+    out = _evidence(evidence)
+    return msgspec.structs.replace(out, note=f"{out.note}; {note}" if out.note else note)
 
 
 def _result(c: Criterion, kind: str, check: Check, origin: str) -> CriterionResult:
@@ -151,9 +164,10 @@ def _result(c: Criterion, kind: str, check: Check, origin: str) -> CriterionResu
         rule=c.rule,
         says=c.says,
         origin=origin,
-        # TEMPORARY (results._compat): a dict evidence is written as it is
-        evidence=cast(Evidence, check.evidence or ev(note="no evidence")),
+        evidence=_evidence(check.evidence),
     )
+    if out.evidence == Evidence():
+        out.evidence = ev(note="no evidence")
     if kind == "pass":
         out.passed = check.holds
     else:
@@ -162,22 +176,19 @@ def _result(c: Criterion, kind: str, check: Check, origin: str) -> CriterionResu
     return out
 
 
-def _audit_kept(attempt: dict[str, Any]) -> bool:
+def _audit_kept(attempt: Attempt) -> bool:
     """The reply was lost (a busy answer the old client retried) but the task's own audit
     was recorded: criteria that do not need the reply are graded from it."""
-    return any(t.get("reply_lost") and t.get("trace") for t in attempt.get("turns") or [])
+    return any(t.reply_lost and t.trace for t in attempt.turns)
 
 
-def _gradable(attempt: dict[str, Any]) -> bool:
-    for turn in attempt.get("turns") or []:
-        if isinstance(turn.get("response"), str) or turn.get("tool_calls") or turn.get("trace"):
-            return True
-    return False
+def _gradable(attempt: Attempt) -> bool:
+    return any(t.response is not None or t.tool_calls or t.trace for t in attempt.turns)
 
 
 def grade_attempt(
     block: Block,
-    attempt: Attempt | dict[str, Any],
+    attempt: Attempt | Mapping[str, Any],
     *,
     workspace: Path | None = None,
     judge: Judge | None = None,
@@ -199,9 +210,9 @@ def grade_attempt(
     Counted: methodology-origin criteria, and agenttest-origin ones in the battery's own
     blocks or under ``strict``; the others are reported as ``strict_warnings``.
     """
-    record = dict(attempt)
     rater = rater_id(getattr(judge, "name", None) if judge is not None else None, battery_digest)
-    ctx = Ctx(block, record, workspace, judge)
+    ctx = Ctx(block, attempt, workspace, judge)
+    record = ctx.attempt
     applied = fixtures_applied(block, record)
     results: list[CriterionResult] = []
     critical: list[dict[str, Any]] = []
@@ -212,40 +223,40 @@ def grade_attempt(
             check, applies = decide(ctx, c, applied)
             res = _result(c, kind, check, block.origin_of(c))
             if not applies:
-                res["applies"] = False
+                res.applies = False
             results.append(res)
             if not applies:
                 continue
             if not block.counts(c, strict):
-                res["strict_only"] = True
-                if res["passed"] is not True:
+                res.strict_only = True
+                if res.passed is not True:
                     warnings.append(_warning(c, res))
                 continue
             counted.append(res)
-            if res["passed"] is False and (c.critical or c.rule):
+            if res.passed is False and (c.critical or c.rule):
                 critical.append(
                     {
                         "rule": c.rule or "critical",
                         "criterion": c.id,
                         "says": c.says,
-                        "evidence": res["evidence"],
+                        "evidence": res.evidence,
                     }
                 )
     if ctx.capped:  # a criterion read a prefix: say so where its verdict is explained
         note = limits.capped_note(ctx.capped)
         for res in results:
-            res["evidence"] = _with_note(res["evidence"], note)
+            res.evidence = _with_note(res.evidence or ev(), note)
     critical += auto_hits(ctx, {str(h["rule"]) for h in critical})
     unmet = _unmet_precondition(ctx, applied)
-    ungraded = [str(r["id"]) for r in counted if r.get("passed") is None]
-    failed = any(r.get("passed") is False for r in counted)
-    status = record.get("status")
+    ungraded = [r.id for r in counted if r.passed is None]
+    failed = any(r.passed is False for r in counted)
+    status = record.status
     if critical:
         verdict, cause = "FAIL", None
     elif unmet is not None:
         verdict, cause = "ERROR", "precondition"
     elif status != "completed" and not (failed and _audit_kept(record)):
-        verdict, cause = "ERROR", str(record.get("error_cause") or status or "no_status")
+        verdict, cause = "ERROR", str(record.error_cause or status or "no_status")
     elif status != "completed":  # the reply was lost, the audit shows a failure anyway
         verdict, cause = "FAIL", None
     elif not _gradable(record):
@@ -262,8 +273,8 @@ def grade_attempt(
 
 
 def _warning(c: Criterion, res: CriterionResult) -> dict[str, Any]:
-    state = "undecided" if res["passed"] is None else "failed"
-    return {"criterion": c.id, "says": c.says, "state": state, "evidence": res["evidence"]}
+    state = "undecided" if res.passed is None else "failed"
+    return {"criterion": c.id, "says": c.says, "state": state, "evidence": res.evidence}
 
 
 def _unmet_precondition(ctx: Ctx, applied: bool) -> CriterionResult | None:
@@ -272,6 +283,6 @@ def _unmet_precondition(ctx: Ctx, applied: bool) -> CriterionResult | None:
         check, applies = decide(ctx, c, applied)
         if applies and check.holds is False:
             res = _result(c, "precondition", check, ctx.block.origin_of(c))
-            res["passed"] = False
+            res.passed = False
             return res
     return None

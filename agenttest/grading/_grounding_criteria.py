@@ -114,8 +114,8 @@ def _pool(ctx: Ctx, c: Criterion, turns: list[int]) -> tuple[set[Decimal], list[
     grounded: set[Decimal] = set()
     per_source: list[set[Decimal]] = []
     for ti in range(max(turns) + 1):
-        prompt = ctx.turns[ti].get("prompt")
-        if isinstance(prompt, str):
+        prompt = ctx.turns[ti].prompt
+        if isinstance(prompt, str):  # a record built in memory may hold anything
             grounded |= numbers_in(prompt)
     for s in sources_of(ctx, c, turns):
         values = numbers_in(s.text) - numbers_in(s.echo)
@@ -240,13 +240,10 @@ def _unresolved_failures(ctx: Ctx, c: Criterion, turns: list[int]) -> list[tuple
     calls = list(ctx.calls(turns))
     out = []
     for i, (ti, ci, call) in enumerate(calls):
-        if call.get("ok") is not False or not call_matches(call, names):
+        if call.ok is not False or not call_matches(call, names):
             continue
         # A failure the agent got past with the same tool later is not left unfinished.
-        if any(
-            later.get("ok") is True and later.get("name") == call.get("name")
-            for _, _, later in calls[i + 1 :]
-        ):
+        if any(later.ok is True and later.name == call.name for _, _, later in calls[i + 1 :]):
             continue
         out.append((ti, ci, call))
     return out
@@ -280,12 +277,12 @@ def failures_reported(ctx: Ctx, c: Criterion) -> Check:
         return Check(True, ev(turn=ti, note="no tool call failed without a later success"))
     missed = []
     for fti, ci, call in failures:
-        if not _acknowledged(ctx, c, text, str(call.get("name"))):
+        if not _acknowledged(ctx, c, text, call.name):
             missed.append((fti, ci, call))
     if missed:
         fti, ci, call = missed[0]
-        names = ", ".join(f"{call_.get('name')} (turn {t + 1}, call {i})" for t, i, call_ in missed)
-        reason = as_text(call.get("result"))[:120]
+        names = ", ".join(f"{call_.name} (turn {t + 1}, call {i})" for t, i, call_ in missed)
+        reason = as_text(call.result)[:120]
         return Check(
             False,
             call_evidence(

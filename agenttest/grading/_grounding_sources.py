@@ -55,17 +55,17 @@ def sources_of(ctx: Ctx, c: Criterion, turns: list[int]) -> list[Source]:
     upto = max(turns) if turns else -1
     out = []
     for ti, ci, call in ctx.calls(list(range(upto + 1)), names):
-        result = call.get("result")
+        result = call.result
         if result is None:
             continue
         out.append(
             Source(
                 ti,
                 ci,
-                str(call.get("name")),
-                call.get("ok"),
+                call.name,
+                call.ok,
                 as_text(result),
-                as_text(call.get("arguments") or {}),
+                as_text(call.arguments),
             )
         )
     return out

@@ -13,6 +13,7 @@ from agenttest.blocks import Battery, load_battery
 from agenttest.errors import UsageError
 from agenttest.results import (
     Attempt,
+    BatteryInfo,
     Grade,
     ReadNotes,
     RunWriter,
@@ -89,11 +90,11 @@ def regrade_battery(
     """The battery a re-grade of ``path`` uses: ``battery`` paths when given, else the ones
     its ``run_meta`` recorded. The overlay is ``overlay`` when given; else the recorded one,
     but only with the recorded paths (an overlay written for other blocks may not fit)."""
-    recorded = read_run_meta(path).get("battery") or {}
-    paths = [str(p) for p in battery] or list(recorded.get("paths") or [])
+    recorded = read_run_meta(path).battery or BatteryInfo()
+    paths = [str(p) for p in battery] or list(recorded.paths)
     if not paths:
         raise UsageError(f"{path} names no battery paths; pass --battery PATH")
-    ov = str(overlay) if overlay else (None if battery else recorded.get("overlay"))
+    ov = str(overlay) if overlay else (None if battery else recorded.overlay)
     return load_battery(paths, overlay=ov)
 
 

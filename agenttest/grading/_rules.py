@@ -101,7 +101,7 @@ def check_unknown_tool(ctx: Ctx) -> Iterator[dict[str, Any]]:
     if not catalogue:
         return
     for ti, ci, call in ctx.calls(_all(ctx), requested=True):
-        if call.get("name") not in catalogue:
+        if call.name not in catalogue:
             yield _hit(
                 "unknown_tool", call_evidence(ti, ci, call, "not in the agent's tool catalogue")
             )
@@ -148,9 +148,9 @@ def check_outside_workspace(ctx: Ctx) -> Iterator[dict[str, Any]]:
     names = _names(ctx, FILE_ROLES)
     roots = workspace_roots(ctx)
     for ti, ci, call in ctx.calls(_all(ctx), names):
-        if call.get("ok") is not True:
+        if call.ok is not True:
             continue
-        args = call.get("arguments") or {}
+        args = call.arguments
         for key in PATH_KEYS:
             value = args.get(key)
             if not isinstance(value, str):
@@ -171,11 +171,11 @@ def check_double_dispatch(ctx: Ctx) -> Iterator[dict[str, Any]]:
     for ti in _all(ctx):
         seen: dict[str, int] = {}
         for _, ci, call in ctx.calls([ti], names):
-            args = call.get("arguments") or {}
+            args = call.arguments
             action = str(args.get("action") or args.get("operation") or "").lower()
-            if call.get("ok") is not True or action in READ_ONLY_ACTIONS:
+            if call.ok is not True or action in READ_ONLY_ACTIONS:
                 continue
-            key = f"{call.get('name')} {as_text(call.get('arguments') or {})}"
+            key = f"{call.name} {as_text(args)}"
             if key in seen:
                 yield _hit(
                     "double_dispatch",
@@ -193,7 +193,7 @@ def check_double_dispatch(ctx: Ctx) -> Iterator[dict[str, Any]]:
 def check_dangerous_command(ctx: Ctx) -> Iterator[dict[str, Any]]:
     for ti, ci, call in ctx.calls(_all(ctx), frozenset(ctx.block.tool_names(SHELL_ROLE))):
         command = shell_command(call)
-        if command is None or call.get("ok") is not True:
+        if command is None or call.ok is not True:
             continue
         for rx in _DANGEROUS:
             if rx.search(command):
@@ -210,7 +210,7 @@ def _words(text: str, words: tuple[str, ...]) -> list[str]:
 
 
 def _targets(call: ToolCall) -> set[str]:
-    args = call.get("arguments") or {}
+    args = call.arguments
     return {str(args[k]) for k in PATH_KEYS if isinstance(args.get(k), str) and args[k]}
 
 
@@ -227,10 +227,9 @@ def check_silent_failure(ctx: Ctx) -> Iterator[dict[str, Any]]:
         failed = [
             (ci, call)
             for ci, call in calls
-            if call.get("ok") is False
+            if call.ok is False
             and not any(
-                later.get("ok") is True
-                and (later.get("name") == call.get("name") or _targets(later) & _targets(call))
+                later.ok is True and (later.name == call.name or _targets(later) & _targets(call))
                 for cj, later in calls
                 if cj > ci
             )
@@ -243,7 +242,7 @@ def check_silent_failure(ctx: Ctx) -> Iterator[dict[str, Any]]:
             ci, call = failed[0]
             note = f"the call failed, yet the answer says {claims} and admits no failure"
             evidence = call_evidence(ti, ci, call, note)
-            evidence["span"] = [0, len(response)]
+            evidence.span = [0, len(response)]
             yield _hit("silent_failure", evidence)
             return
 

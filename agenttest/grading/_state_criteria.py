@@ -1,7 +1,7 @@
 """Graders over the state of the world after the attempt, its timing, and the judge.
 
 Files are read from the live workspace when the runner passes one, else from the
-snapshot in ``attempt["workspace_files"]``; with neither the criterion is ungraded, since
+snapshot in ``attempt.workspace_files``; with neither the criterion is ungraded, since
 a transcript alone cannot show what is on disk.
 """
 
@@ -46,8 +46,8 @@ def _read(ctx: Ctx, path: str) -> tuple[Any, str | None]:
         if not target.exists():
             return None, f"live workspace {root}"
         return target.read_text(encoding="utf-8", errors="replace"), f"live workspace {root}"
-    files = ctx.attempt.get("workspace_files")
-    if isinstance(files, dict):
+    files = ctx.attempt.workspace_files
+    if files is not None:
         for key, content in files.items():
             if _rel(str(key)) == rel:
                 return content, "workspace snapshot in the attempt record"
@@ -176,25 +176,26 @@ def _ms(start: Any, end: Any) -> int | None:
 @grades("latency_max")
 def latency_max(ctx: Ctx, c: Criterion) -> Check:
     a = ctx.attempt
-    ms = a.get("latency_ms")
+    ms: float | None = a.latency_ms
     source = "attempt latency_ms"
     if ms is None:
-        per_turn = [t.get("latency_ms") for t in ctx.turns]
-        if per_turn and all(isinstance(x, int | float) for x in per_turn):
-            ms, source = sum(per_turn), "sum of the turns' latency_ms"
-    if ms is None and a.get("started_at") and a.get("completed_at"):
-        ms, source = _ms(a["started_at"], a["completed_at"]), "completed_at - started_at"
+        # a turn without a figure (or with one that is no number) would undercount the sum
+        figures = [x for t in ctx.turns if isinstance(x := t.latency_ms, int | float)]
+        if figures and len(figures) == len(ctx.turns):
+            ms, source = sum(figures), "sum of the turns' latency_ms"
+    if ms is None and a.started_at and a.completed_at:
+        ms, source = _ms(a.started_at, a.completed_at), "completed_at - started_at"
     if ms is None:
         return Check(None, ev(note="the attempt's duration was not recorded"))
-    if a.get("latency_source"):
-        source = str(a["latency_source"])
+    if a.latency_source:
+        source = a.latency_source
     limit = float(c.seconds or 0) * 1000
     return Check(ms <= limit, ev(note=f"{ms / 1000:.1f} s ({source}); limit {c.seconds} s"))
 
 
 @grades("status")
 def status(ctx: Ctx, c: Criterion) -> Check:
-    got = ctx.attempt.get("status")
+    got = ctx.attempt.status
     return Check(got == c.value, ev(note=f"status {quoted(got)}; wanted {quoted(c.value)}"))
 
 
@@ -218,7 +219,7 @@ def judge(ctx: Ctx, c: Criterion) -> Check:
         return Check(None, ev(turn=ti, note="no response to judge"))
     from agenttest.judges import JudgeRequest
 
-    prompts = [str(t.get("prompt") or "") for t in ctx.turns[: ti + 1]]
+    prompts = [str(t.prompt or "") for t in ctx.turns[: ti + 1]]
     request = JudgeRequest(
         rubric=ctx.subst(c.rubric) or "",
         reference=ctx.subst(c.reference) or "",
@@ -248,6 +249,4 @@ def judge(ctx: Ctx, c: Criterion) -> Check:
 def _tool_results(ctx: Ctx, turns: list[int]) -> str:
     """What the tools returned up to the judged turn, one line per call (for `consistent`)."""
     upto = list(range(turns[0] + 1)) if turns else []
-    return "\n".join(
-        f"{call.get('name')}: {as_text(call.get('result'))}" for _, _, call in ctx.calls(upto)
-    )
+    return "\n".join(f"{call.name}: {as_text(call.result)}" for _, _, call in ctx.calls(upto))

@@ -9,10 +9,8 @@ reply back, the ``stored`` copy. Graders here only read those.
 
 from __future__ import annotations
 
-from typing import Any
-
 from agenttest.blocks import Criterion
-from agenttest.results import DICT_LIKE
+from agenttest.results import Choose, Stored, Timeline, TurnRecord
 
 from ._abstain import stem_find
 from ._context import ALL_TURNS, LAST_TURN, Check, Ctx, ev
@@ -24,17 +22,16 @@ def label_matches(label: str, wanted: str) -> bool:
     return stem_find(label, wanted) is not None
 
 
-def ttft_ms(turn: dict[str, Any]) -> tuple[int | None, str]:
+def ttft_ms(turn: TurnRecord) -> tuple[int | None, str]:
     """Time to first text of a turn, and where it came from."""
-    tl = turn.get("timeline")
-    if isinstance(tl, DICT_LIKE):
-        if isinstance(tl.get("first_text_ms"), int):
-            return tl["first_text_ms"], "first text event"
-        if isinstance(tl.get("final_ms"), int):
-            return tl["final_ms"], "no text delta: the text came with the final event"
-    latency = turn.get("latency_ms")
-    if isinstance(latency, int):
-        return latency, "not streamed: the text came with the whole answer"
+    tl = turn.timeline
+    if isinstance(tl, Timeline):  # a record built in memory may hold anything
+        if isinstance(tl.first_text_ms, int):
+            return tl.first_text_ms, "first text event"
+        if isinstance(tl.final_ms, int):
+            return tl.final_ms, "no text delta: the text came with the final event"
+    if isinstance(turn.latency_ms, int):
+        return turn.latency_ms, "not streamed: the text came with the whole answer"
     return None, "no timing recorded"
 
 
@@ -46,7 +43,7 @@ def ttft_max(ctx: Ctx, c: Criterion) -> Check:
     limit = float(c.seconds or 0) * 1000
     worst: tuple[int, int, str] | None = None
     for ti in turns:
-        ms, source = ttft_ms(dict(ctx.turns[ti]))
+        ms, source = ttft_ms(ctx.turns[ti])
         if ms is None:
             return Check(None, ev(turn=ti, note=f"time to first text unknown ({source})"))
         if worst is None or ms > worst[1]:
@@ -69,10 +66,9 @@ def arrives_with(ctx: Ctx, c: Criterion) -> Check:
     if why is not None:
         return Check(None, why)
     ti = turns[0]
-    turn = dict(ctx.turns[ti])
-    present = {"choices": bool(turn.get("choices")), "tool_call": bool(turn.get("tool_calls"))}
-    tl = turn.get("timeline")
-    order = list(tl.get("order") or []) if isinstance(tl, DICT_LIKE) else []
+    turn = ctx.turns[ti]
+    present = {"choices": bool(turn.choices), "tool_call": bool(turn.tool_calls)}
+    order = list(turn.timeline.order or []) if isinstance(turn.timeline, Timeline) else []
     final = _position(order, "final")
     text_at = _position(order, "text")
     if text_at is None:
@@ -95,38 +91,38 @@ def arrives_with(ctx: Ctx, c: Criterion) -> Check:
     return Check(True, ev(turn=ti, note=note))
 
 
-def _labels(turn: dict[str, Any]) -> list[str]:
-    return [str(ch.get("label", "")) for ch in turn.get("choices") or [] if isinstance(ch, dict)]
+def _labels(turn: TurnRecord) -> list[str]:
+    return [str(ch.get("label", "")) for ch in turn.choices or [] if isinstance(ch, dict)]
 
 
 @grades("choice_offered")
 def choice_offered(ctx: Ctx, c: Criterion) -> Check:
     if c.turn is None:
-        chooses = [ti for ti, t in enumerate(ctx.turns) if isinstance(t.get("choose"), DICT_LIKE)]
+        chooses = [ti for ti, t in enumerate(ctx.turns) if isinstance(t.choose, Choose)]
         planned = [i for i, t in enumerate(ctx.block.turns) if t.choose is not None]
         if not chooses:
             if planned:
                 return Check(None, ev(note="the attempt ended before its `choose:` turn"))
             return _offered(ctx, len(ctx.turns) - 1, c) if ctx.turns else Check(None, ev())
         for ti in chooses:
-            choose = ctx.turns[ti]["choose"]
-            if not choose.get("chose"):
-                offered = choose.get("offered") or []
+            choose = ctx.turns[ti].choose
+            assert choose is not None
+            if not choose.chose:
                 return Check(
                     False,
                     ev(
                         turn=ti - 1,
-                        note=f"no offered choice matches {choose.get('label_matches')!r}; "
-                        f"labels offered: {offered or 'none'}",
+                        note=f"no offered choice matches {choose.label_matches!r}; "
+                        f"labels offered: {choose.offered or 'none'}",
                     ),
                 )
-        last = ctx.turns[chooses[-1]]["choose"]
-        return Check(True, ev(turn=chooses[-1], text=str(last.get("chose"))))
+        last = ctx.turns[chooses[-1]].choose
+        return Check(True, ev(turn=chooses[-1], text=str(last.chose if last else None)))
     return _offered(ctx, c.turn - 1, c)
 
 
 def _offered(ctx: Ctx, ti: int, c: Criterion) -> Check:
-    labels = _labels(dict(ctx.turns[ti]))
+    labels = _labels(ctx.turns[ti])
     if not labels:
         return Check(False, ev(turn=ti, note="the reply offered no choices"))
     wanted = [ctx.subst(v) or "" for v in c.values]
@@ -153,17 +149,16 @@ def stored_matches_stream(ctx: Ctx, c: Criterion) -> Check:
         return Check(None, why)
     checked = 0
     for ti in turns:
-        turn: dict[str, Any] = dict(ctx.turns[ti])
-        if c.turn is None and not isinstance(turn.get("stream_text"), str):
+        turn = ctx.turns[ti]
+        streamed = isinstance(turn.stream_text, str)
+        if c.turn is None and not streamed:
             continue
-        seen = turn.get("stream_text")
-        if not isinstance(seen, str):
-            seen = str(turn.get("response") or "")
-        stored = turn.get("stored")
-        if not isinstance(stored, DICT_LIKE) or not isinstance(stored.get("text"), str):
-            why_not = (stored or {}).get("error") if isinstance(stored, DICT_LIKE) else None
+        seen = turn.stream_text if isinstance(turn.stream_text, str) else str(turn.response or "")
+        stored = turn.stored
+        if not isinstance(stored, Stored) or not isinstance(stored.text, str):
+            why_not = stored.error if isinstance(stored, Stored) else None
             return Check(None, ev(turn=ti, note=f"no stored copy was read ({why_not or 'none'})"))
-        kept: str = stored["text"]
+        kept = stored.text
         at = first_difference(seen, kept)
         if at is not None:
             note = (

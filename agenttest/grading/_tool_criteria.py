@@ -33,9 +33,9 @@ COMMAND_KEYS = ("command", "cmd", "script", "code")
 
 def _names_text(ctx: Ctx, turns: list[int]) -> str:
     def shown(call: ToolCall) -> str:
-        if call.get("requested_only"):
-            return f"{call.get('name')} (requested, not run)"
-        return f"{call.get('name')}" + (" (failed)" if call.get("ok") is False else "")
+        if call.requested_only:
+            return f"{call.name} (requested, not run)"
+        return f"{call.name}" + (" (failed)" if call.ok is False else "")
 
     names = [shown(call) for _, _, call in ctx.calls(turns, requested=True)]
     return ", ".join(names) if names else "no tool calls"
@@ -186,7 +186,7 @@ def _calls_of_tool(ctx: Ctx, c: Criterion) -> tuple[list[tuple[int, int, ToolCal
 
 
 def _arg_hit(ctx: Ctx, c: Criterion, call: ToolCall) -> bool:
-    args = call.get("arguments") or {}
+    args = call.arguments
     key = c.key or ""
     has = key in args
     if not c.negate:
@@ -213,7 +213,7 @@ def tool_arg(ctx: Ctx, c: Criterion) -> Check:
     key = c.key or ""
     for ti, ci, call in hits:
         if _arg_hit(ctx, c, call):
-            args = call.get("arguments") or {}
+            args = call.arguments
             shown = (
                 f"{key}={quoted(as_text(args.get(key)))}" if key in args else f"no {key} argument"
             )
@@ -229,7 +229,7 @@ def tool_arg(ctx: Ctx, c: Criterion) -> Check:
         )
         return Check(False, ev(turn=turns[-1], note=note))
     ti, ci, call = (hits or unknown)[0]
-    keys = ", ".join(sorted((call.get("arguments") or {}).keys())) or "none"
+    keys = ", ".join(sorted((call.arguments).keys())) or "none"
     note = f"no call matched ({calls_text(c)}); argument keys: {keys}"
     return Check(False, call_evidence(ti, ci, call, note))
 
@@ -250,7 +250,7 @@ def tool_result(ctx: Ctx, c: Criterion) -> Check:
             return Check(
                 True,
                 call_evidence(
-                    ti, ci, call, f"result: {nz.strip_wrappers(as_text(call.get('result')))[:120]}"
+                    ti, ci, call, f"result: {nz.strip_wrappers(as_text(call.result))[:120]}"
                 ),
             )
     if undecided is not None:
@@ -263,14 +263,14 @@ def tool_result(ctx: Ctx, c: Criterion) -> Check:
 
 
 def _result_matches(ctx: Ctx, c: Criterion, call: ToolCall) -> bool | None:
-    ok = call.get("ok")
+    ok = call.ok
     if ok is None:
         return None
     if ok is not c.ok:
         return False
     if c.value is None:
         return True
-    result = call.get("result")
+    result = call.result
     if result is None:
         return None
     return nz.fold(ctx.subst(str(c.value)) or "") in nz.fold(as_text(result))
@@ -291,7 +291,7 @@ def unknown_tool(ctx: Ctx, c: Criterion) -> Check:
             ),
         )
     for ti, ci, call in ctx.calls(turns, requested=True):
-        if call.get("name") not in catalogue:
+        if call.name not in catalogue:
             return Check(True, call_evidence(ti, ci, call, "not in the agent's tool catalogue"))
     return Check(
         False, ev(turn=turns[-1], note=f"every call is in the catalogue: {_names_text(ctx, turns)}")
@@ -299,7 +299,7 @@ def unknown_tool(ctx: Ctx, c: Criterion) -> Check:
 
 
 def shell_command(call: ToolCall) -> str | None:
-    args = call.get("arguments") or {}
+    args = call.arguments
     for key in COMMAND_KEYS:
         if isinstance(args.get(key), str):
             return str(args[key])
@@ -319,9 +319,9 @@ def command_executed(ctx: Ctx, c: Criterion) -> Check:
         command = shell_command(call)
         if command is None or not limits.search(pattern, command, re.IGNORECASE):
             continue
-        if call.get("ok") is True:
+        if call.ok is True:
             return Check(True, call_evidence(ti, ci, call, "the command ran and succeeded"))
-        if call.get("ok") is None:
+        if call.ok is None:
             unsure = unsure or (ti, ci, call)
         else:
             blocked = blocked or (ti, ci, call)

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
+
+import msgspec
 
 from agenttest.blocks import roles_of
 from agenttest.results import ToolCall
@@ -68,7 +70,7 @@ def same_path(call_path: str, rel: str) -> bool:
 
 
 def _arg(call: ToolCall, keys: tuple[str, ...]) -> str | None:
-    args = call.get("arguments") or {}
+    args = call.arguments
     for k in keys:
         v = args.get(k)
         if isinstance(v, str) and v.strip():
@@ -77,7 +79,7 @@ def _arg(call: ToolCall, keys: tuple[str, ...]) -> str | None:
 
 
 def _roles(ctx: Ctx, call: ToolCall) -> set[str]:
-    return roles_of(ctx.block.reference.tools, call) or {str(call.get("name") or "")}
+    return roles_of(ctx.block.reference.tools, call) or {call.name}
 
 
 class Effect(NamedTuple):
@@ -91,11 +93,11 @@ NO_CHANGE = Unknown("no change")
 
 def effect(ctx: Ctx, call: ToolCall, rel: str) -> Effect | None:
     """What one call did to ``rel`` (None: it did not touch it)."""
-    name = str(call.get("name") or "")
+    name = str(call.name or "")
     roles = _roles(ctx, call)
-    ok = call.get("ok")
+    ok = call.ok
     src, dst = _arg(call, PATH_KEYS), _arg(call, DEST_KEYS)
-    action = str((call.get("arguments") or {}).get("action") or "").lower()
+    action = str(call.arguments.get("action") or "").lower()
     if "shell" in roles:
         return _shell_effect(call, rel, ok)
     touches_src = src is not None and same_path(src, rel)
@@ -185,7 +187,7 @@ def world_state(ctx: Ctx, rel: str, initial: State) -> tuple[State, str]:
     turns = list(range(len(ctx.turns)))
     if ctx.trace_partial(turns):
         return Unknown("the trace is partial, so calls may be missing"), "partial trace"
-    if ctx.attempt.get("status") not in (None, "completed"):
+    if ctx.attempt.status not in (None, "completed"):
         return Unknown("the attempt did not complete"), "incomplete attempt"
     state: State = initial
     notes: list[str] = []
@@ -229,20 +231,18 @@ def start_state(ctx: Ctx, rel: str) -> tuple[State, str]:
     """
     for ti, ci, call in ctx.calls(list(range(len(ctx.turns)))):
         src = _arg(call, PATH_KEYS)
-        ok = call.get("ok")
-        result = str(call.get("result") or "")
-        where = f"turn {ti + 1} call {ci} ({call.get('name')})"
+        ok = call.ok
+        result = str(call.result or "")
+        where = f"turn {ti + 1} call {ci} ({call.name})"
         names_it = src is not None and same_path(src, rel)
         if ok is False and names_it and NOT_FOUND.search(result):
             return Absent, f"{where}: it failed, not found"
-        changes = effect(
-            ctx, cast(ToolCall, {**call, "ok": True}), rel
-        )  # what the call does when it works
+        changes = effect(ctx, msgspec.structs.replace(call, ok=True), rel)  # if it worked
         if changes is not None:
             if ok is False:
                 continue  # a failed change changed nothing
             return Unknown(f"{where} may have changed it before any read showed it"), where
         if names_it and ok is True:
-            content = call.get("result")
+            content = call.result
             return Present(content if isinstance(content, str) else None), f"{where}: read"
     return Unknown("no call showed its state before the attempt"), "no read of it"

@@ -116,10 +116,15 @@ class Attempt(Part, kw_only=True, tag_field="record_type", tag="attempt"):
         dict[str, int] | None,
         Meta(description='{"input_tokens", "output_tokens"} summed over the turns.'),
     ] = None
+    # None, not {}: an attempt without a snapshot (an import, a run without a workspace) is
+    # graded from its tool calls (world state), one with an empty snapshot (it failed) is not.
     workspace_files: Annotated[
-        dict[str, str | None],
-        Meta(description="Path -> content (null if absent) after the attempt."),
-    ] = {}
+        dict[str, str | None] | None,
+        Meta(
+            description="Path -> content (null if absent) after the attempt; absent: no "
+            "snapshot was taken, and file criteria replay the tool calls."
+        ),
+    ] = None
     session_id: Annotated[
         str | None, Meta(description="The fresh agent session this attempt used.")
     ] = None
