@@ -22,8 +22,12 @@ from agenttest.agents import (
     StreamAgentError,
     StreamDecoder,
     StreamError,
+    launch_for,
     parse_agent_config,
 )
+from agenttest.errors import UsageError
+
+from ._servers import RouteServer
 
 
 def openai_adapter(tmp_path: Path, extra: str = "") -> OpenAIAdapter:
@@ -421,3 +425,44 @@ def test_a_native_event_that_cannot_be_read_stops_the_stream(
     with pytest.raises(error) as info:
         decoder.feed(json.dumps(event).encode() + b"\n", 1)
     assert type(info.value) is error and str(info.value) == words
+
+
+# -- a server's model list: what --model defaults to -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("listed", "model"),
+    [
+        ({"object": "list", "data": [{"id": "m-1", "object": "model"}, {"id": "m-2"}]}, "m-1"),
+        ({"data": [{"id": "m-1"}, 5]}, "m-1"),
+        ({"data": []}, None),
+        ({"data": None}, None),
+        ({"object": "list"}, None),
+        ({"data": [{"id": ""}]}, None),
+        ({"data": [{"id": 5}, {"id": "m-2"}]}, None),
+        ({"data": [{"name": "m-1"}]}, None),
+        ({"data": ["m-1"]}, None),
+    ],
+)
+def test_the_first_listed_model_is_the_default(listed: Any, model: str | None) -> None:
+    routes = {"/v1/models": lambda _m, _b: (200, listed)}
+    with RouteServer(routes) as server:
+        if model is not None:
+            assert launch_for(None, model_url=server.url + "/v1").model == model
+            return
+        with pytest.raises(UsageError) as info:
+            launch_for(None, model_url=server.url + "/v1")
+    assert str(info.value) == (
+        f"model URL {server.url}/v1: {server.url}/v1/models lists no model; "
+        "pass --model NAME (or `example.model`)"
+    )
+
+
+@pytest.mark.parametrize("listed", [[{"id": "m-1"}], "m-1", {"data": "m-1"}, {"data": {"0": 1}}])
+def test_a_model_list_that_is_not_one_cannot_be_read(listed: Any) -> None:
+    routes = {"/v1/models": lambda _m, _b: (200, listed)}
+    with RouteServer(routes) as server, pytest.raises(UsageError) as info:
+        launch_for(None, model_url=server.url + "/v1")
+    assert str(info.value).startswith(
+        f"model URL {server.url}/v1: could not list its models at {server.url}/v1/models ("
+    )

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from ._agent import Reply
 from ._config_types import (
     NATIVE_TURN_BODY,
@@ -39,6 +41,7 @@ from ._reply import (
 )
 from ._stream import Dialect, Streamed
 from ._templates import environment
+from ._wire import ChatChoice, ChatCompletion, where
 
 NATIVE = Rest(
     request=RestRequest(),
@@ -260,25 +263,14 @@ class OpenAIAdapter(Adapter):
         notes: list[str],
         excerpt: Callable[[], str],
     ) -> Reply:
-        message = dig(data, "choices.0.message")
-        if not isinstance(message, Mapping):
-            raise Garbage(f"reply has no choices[0].message: {excerpt()!r}")
-        content = message.get("content")
-        if content is not None and not isinstance(content, str):
-            content = text_of(content)
+        choice = first_choice(data, excerpt)
+        content = text_of(choice.message.content)
         calls = []
         trace = []
-        raw_calls = message.get("tool_calls")
-        if raw_calls is not None and not isinstance(raw_calls, list):
-            # a string would otherwise become one call per character
-            raise Garbage(f"`tool_calls` in the reply is not a list: {excerpt()!r}")
-        for raw in raw_calls or []:
-            fn = raw.get("function", {}) if isinstance(raw, Mapping) else None
-            if not isinstance(fn, Mapping):
-                raise Garbage(f"a tool call in the reply has no `function` object: {excerpt()!r}")
+        for raw in choice.message.tool_calls or []:
             call = {
-                "name": text_of(fn.get("name")),
-                "arguments": arguments_of(fn.get("arguments")),
+                "name": text_of(raw.function.name),
+                "arguments": arguments_of(raw.function.arguments),
                 "ok": None,
                 "result": None,
                 # chat completions only *ask* for a call; no tool runs behind this endpoint
@@ -286,17 +278,16 @@ class OpenAIAdapter(Adapter):
             }
             calls.append(call)
             trace.append(f"CALL {call['name']} {json.dumps(call['arguments'], ensure_ascii=False)}")
-        finish = dig(data, "choices.0.finish_reason")
-        if isinstance(finish, str):
-            trace.append(f"FINISH {finish}")
+        if isinstance(choice.finish_reason, str):
+            trace.append(f"FINISH {choice.finish_reason}")
         tokens, usage = read_usage(data)
         history = self.history.setdefault(session_id, [])
         if self.spec.system and not history:
             history.append({"role": "system", "content": self.spec.system})
         history.append({"role": "user", "content": prompt})
-        history.append({"role": "assistant", "content": content or ""})
+        history.append({"role": "assistant", "content": content})
         return Reply(
-            response=content or "",
+            response=content,
             tool_calls=calls,
             trace="\n".join(trace),
             tokens=tokens,
@@ -309,6 +300,20 @@ class OpenAIAdapter(Adapter):
 
     def forget(self, session_id: str) -> None:
         self.history.pop(session_id, None)
+
+
+def first_choice(data: Any, excerpt: Callable[[], str]) -> ChatChoice:
+    """``choices[0]`` of a chat completion, or :class:`Garbage` naming what it lacks."""
+    try:
+        first = msgspec.convert(data, ChatCompletion).choices[0]
+        return msgspec.convert(first, ChatChoice)
+    except (msgspec.ValidationError, IndexError) as exc:
+        part = where(exc) if isinstance(exc, msgspec.ValidationError) else "$"
+    if part == "$.message.tool_calls":  # a string would otherwise be one call per character
+        raise Garbage(f"`tool_calls` in the reply is not a list: {excerpt()!r}")
+    if part.startswith("$.message.tool_calls["):
+        raise Garbage(f"a tool call in the reply has no `function` object: {excerpt()!r}")
+    raise Garbage(f"reply has no choices[0].message: {excerpt()!r}")
 
 
 def make_adapter(config: AgentConfig) -> Adapter:

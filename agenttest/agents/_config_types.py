@@ -216,8 +216,8 @@ class AgentConfig:
         data["base_url"] = redact_url(self.base_url)
         for entry in data["replicas"]:
             entry["base_url"] = redact_url(entry["base_url"])
-        if data.get("example") and data["example"].get("model_url"):
-            data["example"]["model_url"] = redact_url(data["example"]["model_url"])
+        if self.example is not None and self.example.model_url:
+            data["example"]["model_url"] = redact_url(self.example.model_url)
         redacted: dict[str, Any] = _redact_secrets(data)
         return redacted
 

@@ -17,9 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+import msgspec
+
 from agenttest.errors import UsageError
 
 from ._config_example import ExampleSpec
+from ._wire import ModelEntry, ModelList, lenient
 
 DEFAULT_MODEL = "example-agent"
 
@@ -37,15 +40,15 @@ def discover_model(url: str, timeout_s: float = 10.0) -> str:
     try:
         reply = httpx.get(where, timeout=timeout_s)
         reply.raise_for_status()
-        data = reply.json().get("data") or []
-        name = data[0].get("id") if data and isinstance(data[0], dict) else None
-    except (httpx.HTTPError, ValueError, AttributeError) as exc:
+        listed = msgspec.convert(reply.json(), ModelList).data or []
+    except (httpx.HTTPError, ValueError) as exc:  # not JSON, or not an object with `data`
         raise UsageError(
             f"model URL {url}: could not list its models at {where} ({exc}); "
             "is the server running? Pass --model NAME (or `example.model` in the agent "
             "config) to name the model yourself"
         ) from None
-    if not isinstance(name, str) or not name:
+    name = lenient(ModelEntry, listed[0]).id if listed else ""
+    if not name:
         raise UsageError(
             f"model URL {url}: {where} lists no model; pass --model NAME (or `example.model`)"
         )

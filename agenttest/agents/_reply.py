@@ -16,6 +16,7 @@ from agenttest.sanitize import TooDeep, encodable
 
 from ._config_types import ChoiceFields
 from ._stream import Streamed
+from ._wire import Usage, lenient
 
 
 class Garbage(AttemptError):
@@ -28,14 +29,12 @@ def count_of(value: Any) -> int | None:
 
 def read_usage(data: Any) -> tuple[int | None, dict[str, int] | None]:
     """(total tokens, input/output split) from a reply's ``usage`` object, if it has one."""
-    usage = data.get("usage") if isinstance(data, Mapping) else None
-    if not isinstance(usage, Mapping):
-        return None, None
-    inp, out = count_of(usage.get("prompt_tokens")), count_of(usage.get("completion_tokens"))
-    total = count_of(usage.get("total_tokens"))
+    usage = lenient(Usage, dig(data, "usage"))
+    inp, out = usage.prompt_tokens, usage.completion_tokens
     split = (
         {"input_tokens": inp, "output_tokens": out} if inp is not None and out is not None else None
     )
+    total = usage.total_tokens
     if total is None and split is not None:
         total = split["input_tokens"] + split["output_tokens"]
     return total, split

@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import msgspec
+
 from ._stream_chat import ChatAssembler
 from ._stream_framing import (
     Framing,
@@ -36,6 +38,7 @@ from ._stream_framing import (
     framing_of,
     json_event,
 )
+from ._wire import NativeEvent, lenient
 
 # the framing's names are imported from here too (the client, the tests)
 __all__ = [
@@ -182,29 +185,29 @@ class StreamDecoder:
             return
         if not isinstance(obj, dict):
             raise StreamError(f"stream event is not a JSON object: {str(obj)[:120]!r}")
-        kind = obj.get("type")
-        if not isinstance(kind, str):
+        event = lenient(NativeEvent, obj)
+        kind = event.type
+        if kind is None:
             kind = sse_name if sse_name and sse_name != "message" else ""
         if kind == "text":
-            delta = obj.get("delta", obj.get("text", ""))
+            delta = event.text if event.delta is msgspec.UNSET else event.delta
             if not isinstance(delta, str):
                 raise StreamError(f"text event without a string delta: {str(obj)[:120]!r}")
             if delta:
                 self._text.append(delta)
                 self.timeline.mark("text", ms)
         elif kind == "tool_call":
-            self._calls.append(obj.get("tool_call", obj))
+            self._calls.append(obj if event.tool_call is msgspec.UNSET else event.tool_call)
             self.timeline.mark("tool_call", ms)
         elif kind == "choices":
-            choices = obj.get("choices")
-            self._choices = choices if isinstance(choices, list) else []
+            self._choices = event.choices or []
             self.timeline.mark("choices", ms)
         elif kind == "final":
-            self._final = obj.get("reply")
+            self._final = event.reply
             self._done = True
             self.timeline.mark("final", ms)
         elif kind == "error":
-            raise StreamAgentError(str(obj.get("message") or obj.get("error") or obj)[:300])
+            raise StreamAgentError(str(event.message or event.error or obj)[:300])
 
     def _finish_openai(self, ms: int) -> None:
         assert self._oa is not None

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from ._stream_framing import StreamAgentError, StreamError
+from ._wire import ChatChunk, ChunkChoice, ChunkDelta, ChunkToolCall, lenient
 
 
 class ChatAssembler:
@@ -26,56 +29,53 @@ class ChatAssembler:
     def content(self) -> str:
         return "".join(self._content)
 
-    def add(self, chunk: Any) -> list[str]:
+    def add(self, raw: Any) -> list[str]:
         """Merge one chunk; return the kinds of event it carried (text, tool_call)."""
-        if not isinstance(chunk, dict):
-            raise StreamError(f"chat chunk is not a JSON object: {str(chunk)[:120]!r}")
-        if "error" in chunk and "choices" not in chunk:
-            raise StreamAgentError(str(chunk["error"])[:300])
-        if chunk.get("usage") is not None:
-            self.usage = chunk["usage"]
-        kinds: list[str] = []
-        choices = chunk.get("choices") or []
+        if not isinstance(raw, dict):
+            raise StreamError(f"chat chunk is not a JSON object: {str(raw)[:120]!r}")
+        chunk = msgspec.convert(raw, ChatChunk)  # every field is `object`: cannot fail
+        if chunk.error is not msgspec.UNSET and chunk.choices is msgspec.UNSET:
+            raise StreamAgentError(str(chunk.error)[:300])
+        if chunk.usage is not None:
+            self.usage = chunk.usage
+        choices = chunk.choices or []
         if not isinstance(choices, list):
             raise StreamError("chat chunk `choices` is not a list")
-        for choice in choices[:1]:  # the runner asks for one completion
-            if not isinstance(choice, dict):
-                continue
-            delta = choice.get("delta") or {}
-            if isinstance(delta, dict):
-                content = delta.get("content")
-                if isinstance(content, str) and content:
-                    self._content.append(content)
-                    kinds.append("text")
-                for raw in delta.get("tool_calls") or []:
-                    if isinstance(raw, dict) and self._call_delta(raw):
-                        kinds.append("tool_call")
-                for key, value in delta.items():
-                    if key not in ("content", "tool_calls", "role") and value is not None:
-                        self.extra[key] = value  # e.g. a server's own `choices` extension
-                        if key == "choices":
-                            kinds.append("choices")
-            if isinstance(choice.get("finish_reason"), str):
-                self.finish_reason = choice["finish_reason"]
+        if not choices or not isinstance(choices[0], dict):
+            return []  # the runner asks for one completion: the first choice is all
+        choice = lenient(ChunkChoice, choices[0])
+        kinds = self._delta(choice.delta) if choice.delta is not None else []
+        if choice.finish_reason is not None:
+            self.finish_reason = choice.finish_reason
         return kinds
 
-    def _call_delta(self, raw: dict[str, Any]) -> bool:
+    def _delta(self, raw: dict[str, object]) -> list[str]:
+        kinds: list[str] = []
+        delta = lenient(ChunkDelta, raw)
+        if delta.content:
+            self._content.append(delta.content)
+            kinds.append("text")
+        for call in delta.tool_calls or []:
+            if isinstance(call, dict) and self._call_delta(lenient(ChunkToolCall, call)):
+                kinds.append("tool_call")
+        for key, value in raw.items():
+            if key not in ("content", "tool_calls", "role") and value is not None:
+                self.extra[key] = value  # e.g. a server's own `choices` extension
+                if key == "choices":
+                    kinds.append("choices")
+        return kinds
+
+    def _call_delta(self, delta: ChunkToolCall) -> bool:
         """Merge a tool-call delta; True when it starts a new call."""
-        index = raw.get("index")
-        if not isinstance(index, int):
-            index = len(self._calls)
+        index = len(self._calls) if delta.index is None else delta.index
         new = index not in self._calls
         call = self._calls.setdefault(
             index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
         )
-        if isinstance(raw.get("id"), str):
-            call["id"] = raw["id"]
-        fn = raw.get("function") or {}
-        if isinstance(fn, dict):
-            if isinstance(fn.get("name"), str):
-                call["function"]["name"] += fn["name"]
-            if isinstance(fn.get("arguments"), str):
-                call["function"]["arguments"] += fn["arguments"]
+        if delta.id is not None:
+            call["id"] = delta.id
+        call["function"]["name"] += delta.function.name or ""
+        call["function"]["arguments"] += delta.function.arguments or ""
         return new
 
     def completion(self) -> dict[str, Any]:
