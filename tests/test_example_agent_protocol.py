@@ -291,3 +291,103 @@ def test_fault_values_are_validated() -> None:
         Faults(busy_probability=1.5)
     with pytest.raises(ValueError):
         Faults(latency_s=-1)
+
+
+# --------------------------------------------------------------------------- request bodies
+
+
+CHAT = "/v1/chat/completions"
+USER_HI = [{"role": "user", "content": "hi"}]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "error"),
+    [
+        ("/v1/turn", [1], 400, "body must be a JSON object"),
+        ("/v1/turn", "hi", 400, "body must be a JSON object"),
+        ("/v1/turn", None, 400, "body must be a JSON object"),
+        ("/v1/turn", {"message": "hi"}, 400, "session_id must be a non-empty string"),
+        ("/v1/turn", {"session_id": 5, "message": "hi"}, 400, "session_id must be a non-empty string"),
+        ("/v1/turn", {"message": 5, "session_id": ""}, 400, "session_id must be a non-empty string"),
+        ("/v1/turn", {"session_id": "s"}, 400, "message must be a string"),
+        ("/v1/turn", {"session_id": "s", "message": None}, 400, "message must be a string"),
+        ("/v1/turn", {"session_id": "s", "message": ["hi"]}, 400, "message must be a string"),
+        ("/v1/reset", {"memory": True}, 400, "session_id must be a non-empty string"),
+        ("/v1/reset", {"session_id": "s", "memory": 1}, 400, "memory must be true or false"),
+        ("/v1/reset", {"session_id": "s", "memory": None}, 400, "memory must be true or false"),
+        ("/v1/memory/seed", {"items": ["a"]}, 400, "session_id must be a non-empty string"),
+        ("/v1/memory/seed", {"session_id": "s"}, 400, "items must be a list of non-empty strings"),
+        ("/v1/memory/seed", {"session_id": "s", "items": "a"}, 400,
+         "items must be a list of non-empty strings"),
+        ("/v1/memory/seed", {"session_id": "s", "items": ["a", ""]}, 400,
+         "items must be a list of non-empty strings"),
+        ("/v1/memory/seed", {"session_id": "s", "items": ["a", 3]}, 400,
+         "items must be a list of non-empty strings"),
+        (CHAT, [1], 400, "body must be a JSON object"),
+        (CHAT, {}, 400, "messages must be a non-empty list"),
+        (CHAT, {"messages": []}, 400, "messages must be a non-empty list"),
+        (CHAT, {"messages": "hi"}, 400, "messages must be a non-empty list"),
+        (CHAT, {"messages": ["hi"]}, 400, "the last message must be the user's"),
+        (CHAT, {"messages": [{"content": "hi"}]}, 400, "the last message must be the user's"),
+        (CHAT, {"messages": [{"content": 5, "role": "system"}]}, 400,
+         "the last message must be the user's"),
+        (CHAT, {"messages": [*USER_HI, {"role": "assistant", "content": "x"}]}, 400,
+         "the last message must be the user's"),
+        (CHAT, {"messages": [{"role": "user", "content": None}]}, 400,
+         "the user message's content must be a string"),
+        (CHAT, {"messages": [{"role": "user"}]}, 400,
+         "the user message's content must be a string"),
+        (CHAT, {"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]},
+         400, "the user message's content must be a string"),
+    ],
+)  # fmt: skip
+def test_a_request_body_that_does_not_fit_is_a_400_that_says_why(
+    server: AgentServer, path: str, body: Any, status: int, error: str
+) -> None:
+    reply = httpx.post(server.url + path, content=json.dumps(body).encode(), timeout=30)
+    assert (reply.status_code, reply.json()) == (status, {"error": error})
+
+
+def test_a_request_body_may_say_more_than_is_read(server: AgentServer) -> None:
+    extra = {"session_id": "s", "message": "hi", "turn": 1, "stream": "yes", "meta": {"a": 1}}
+    reply = post(server.url, "/v1/turn", extra)
+    assert reply.status_code == 200 and reply.headers["content-type"].startswith("application/json")
+    assert set(reply.json()) >= {"response", "tool_calls", "trace"}
+    reset = post(server.url, "/v1/reset", {"session_id": "s", "why": "new attempt"})
+    assert reset.json() == {"status": "ok", "session_id": "s", "forgotten": True}
+    seeded = post(server.url, "/v1/memory/seed", {"session_id": "s", "items": ["a note"], "x": 1})
+    assert seeded.json() == {"status": "ok", "seeded": 1, "items": 1}
+
+
+def test_a_turn_streams_when_its_body_says_stream_true(server: AgentServer) -> None:
+    asked = post(server.url, "/v1/turn", {"session_id": "s", "message": "hi", "stream": True})
+    assert asked.headers["content-type"].startswith("text/event-stream")
+    assert b'"type": "final"' in asked.content
+
+
+@pytest.mark.parametrize(
+    ("extra", "session", "model"),
+    [
+        ({"user": "u1", "model": "m-1"}, "u1", "m-1"),
+        ({"user": "", "model": ""}, "openai-default", "example-agent"),
+        ({"user": 5, "model": 5}, "openai-default", "5"),
+        ({}, "openai-default", "example-agent"),
+    ],
+)
+def test_a_chat_completion_request_is_a_turn_of_its_user(
+    server: AgentServer, extra: dict[str, Any], session: str, model: str
+) -> None:
+    messages = [{"role": "system", "content": 5}, *USER_HI]
+    reply = post(server.url, CHAT, {"messages": messages, "temperature": 0, **extra})
+    assert reply.status_code == 200
+    assert reply.json()["model"] == model and reply.json()["object"] == "chat.completion"
+    kept = httpx.get(f"{server.url}/v1/sessions/{session}/messages", timeout=30).json()
+    assert kept["messages"][0] == {"role": "user", "content": "hi"}
+
+
+def test_a_chat_completion_request_streams_when_it_says_stream_true(server: AgentServer) -> None:
+    body = {"messages": USER_HI, "stream": True, "model": "m-1"}
+    reply = post(server.url, CHAT, body)
+    assert reply.headers["content-type"].startswith("text/event-stream")
+    assert b'"object": "chat.completion.chunk", "model": "m-1"' in reply.content
+    assert reply.content.endswith(b"data: [DONE]\n\n")
