@@ -26,8 +26,18 @@ from urllib.parse import unquote
 
 from ._agent import Agent, BrainError
 from ._faults import CRASH_EXIT_CODE, Faults
+from ._requests import (
+    SESSION_RULE,
+    Addressed,
+    BadRequest,
+    ResetRequest,
+    SeedRequest,
+    TurnRequest,
+    chat_turn,
+    read,
+)
 from ._sandbox import Blocked
-from ._stream_face import chat_turn, completion, native_events, openai_events, wants_stream
+from ._stream_face import completion, native_events, openai_events
 from ._tools import openai_tools
 
 MAX_BODY = 1_000_000
@@ -183,7 +193,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
-    def _body(self, need_session: bool = True) -> dict[str, Any] | None:
+    def _body(self) -> dict[str, object] | None:
+        """The request's JSON object, or None when a 400 (411, 413) has said why not."""
         try:
             length = int(self.headers.get("Content-Length", ""))
         except ValueError:
@@ -200,10 +211,6 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(body, dict):
             self._error(400, "body must be a JSON object")
             return None
-        session = body.get("session_id")
-        if need_session and (not isinstance(session, str) or not session):
-            self._error(400, "session_id must be a non-empty string")
-            return None
         return body
 
     def do_POST(self) -> None:
@@ -211,25 +218,29 @@ class _Handler(BaseHTTPRequestHandler):
         if path not in ("/v1/turn", "/v1/reset", "/v1/memory/seed", "/v1/chat/completions"):
             self._error(404, f"no such endpoint: POST {path}")
             return
-        body = self._body(need_session=path != "/v1/chat/completions")
+        body = self._body()
         if body is None:
             return
+        try:
+            self._post(path, body)
+        except BadRequest as exc:
+            self._error(400, str(exc))
+
+    def _post(self, path: str, body: dict[str, object]) -> None:
+        turn: TurnRequest | None = None
+        model = None  # the chat face's: its reply is a chat completion naming the model
         if path == "/v1/chat/completions":
-            chat = chat_turn(body)
-            if isinstance(chat, str):
-                self._error(400, chat)
-                return
-            body = {**body, "session_id": chat[0], "message": chat[1], "openai": True}
-            path = "/v1/turn"
-        if path == "/v1/turn" and not isinstance(body.get("message"), str):
-            self._error(400, "message must be a string")
-            return
+            turn, model = chat_turn(body)
+        else:
+            read(body, Addressed, SESSION_RULE)
+            if path == "/v1/turn":
+                turn = read(body, TurnRequest, "message must be a string")
         server = self.server
         left = server.loading_left()
         if left > 0:
             self._error(503, "loading", retry_after=left)
             return
-        if path == "/v1/turn" and server.chance(server.faults.busy_probability):
+        if turn is not None and server.chance(server.faults.busy_probability):
             self._error(503, "busy (simulated)", retry_after=1)
             return
         if not server.turn_lock.acquire(blocking=False):
@@ -237,47 +248,38 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             if path == "/v1/reset":
-                self._reset(body)
-                return
-            if path == "/v1/memory/seed":
-                self._seed(body)
-                return
-            self._turn(body["session_id"], body["message"], body)
+                self._reset(read(body, ResetRequest, "memory must be true or false"))
+            elif path == "/v1/memory/seed":
+                self._seed(read(body, SeedRequest, "items must be a list of non-empty strings"))
+            elif turn is not None:
+                self._turn(turn, model)
         finally:
             server.turn_lock.release()
 
-    def _reset(self, body: dict[str, Any]) -> None:
-        memory = body.get("memory", False)
-        if not isinstance(memory, bool):
-            self._error(400, "memory must be true or false")
-            return
+    def _reset(self, request: ResetRequest) -> None:
         try:
-            forgot, cleared = self.server.agent.reset(body["session_id"], memory=memory)
+            forgot, cleared = self.server.agent.reset(request.session_id, memory=request.memory)
         except (OSError, Blocked) as exc:  # the memory file could not be rewritten
             self._error(500, f"reset failed: {type(exc).__name__}: {exc}")
             return
-        answer: dict[str, Any] = {"status": "ok", "session_id": body["session_id"],
+        answer: dict[str, Any] = {"status": "ok", "session_id": request.session_id,
                                   "forgotten": forgot}  # fmt: skip
         if cleared is not None:
             answer["memory_cleared"] = cleared
         self._send(200, answer)
 
-    def _seed(self, body: dict[str, Any]) -> None:
+    def _seed(self, request: SeedRequest) -> None:
         """Save notes into the persistent memory, as if an earlier session had (EV blocks)."""
-        items = body.get("items")
-        if not isinstance(items, list) or not all(isinstance(i, str) and i for i in items):
-            self._error(400, "items must be a list of non-empty strings")
-            return
         try:
             count = 0
-            for text in items:
+            for text in request.items:
                 count = self.server.agent.ctx.memory.save(text)
         except (OSError, Blocked) as exc:
             self._error(500, f"seed failed: {type(exc).__name__}: {exc}")
             return
-        self._send(200, {"status": "ok", "seeded": len(items), "items": count})
+        self._send(200, {"status": "ok", "seeded": len(request.items), "items": count})
 
-    def _turn(self, session_id: str, message: str, body: dict[str, Any]) -> None:
+    def _turn(self, request: TurnRequest, model: str | None) -> None:
         server, faults = self.server, self.server.faults
         if faults.hang_after is not None and server.answered >= faults.hang_after:
             server.stopping.wait()  # never answers; released only by shutdown
@@ -286,7 +288,7 @@ class _Handler(BaseHTTPRequestHandler):
         if faults.latency_s and server.stopping.wait(faults.latency_s):
             return
         try:
-            result = server.agent.turn(session_id, message)
+            result = server.agent.turn(request.session_id, request.message)
         except BrainError as exc:
             self._error(exc.status, str(exc), exc.retry_after)
             return
@@ -294,11 +296,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(500, f"internal error: {type(exc).__name__}: {exc}")
             return
         server.answered += 1
-        stream = wants_stream(body, self.headers.get("Accept"))
+        stream = request.streamed or "text/event-stream" in (self.headers.get("Accept") or "")
         if server.chance(faults.garbage_probability):
             self._send(200, None, raw=b"<<garbage>> \x00\xff not json {")
-        elif body.get("openai"):
-            model = str(body.get("model") or "example-agent")
+        elif model is not None:
             if stream:
                 self._stream(openai_events(result, model))
             else:

@@ -87,25 +87,3 @@ def completion(result: TurnResult, model: str) -> dict[str, Any]:
     if result.usage is not None:
         out["usage"] = result.usage
     return out
-
-
-def wants_stream(body: dict[str, Any], accept: str | None) -> bool:
-    return body.get("stream") is True or "text/event-stream" in (accept or "")
-
-
-def chat_turn(body: dict[str, Any]) -> tuple[str, str] | str:
-    """(session id, message) of a chat-completions request, or what is wrong with it.
-
-    The agent keeps its own sessions, so only the newest user message is the turn; the
-    session is the request's ``user`` field (the runner sends its session id there)."""
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        return "messages must be a non-empty list"
-    last = messages[-1]
-    if not isinstance(last, dict) or last.get("role") != "user":
-        return "the last message must be the user's"
-    content = last.get("content")
-    if not isinstance(content, str):
-        return "the user message's content must be a string"
-    user = body.get("user")
-    return (user if isinstance(user, str) and user else "openai-default"), content
