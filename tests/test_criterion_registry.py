@@ -62,7 +62,7 @@ TOY = CriterionType(
 
 
 def file_lines_max(ctx: Ctx, c: Criterion) -> Check:
-    files = ctx.attempt.get("workspace_files") or {}
+    files = ctx.attempt.workspace_files or {}
     text = files.get(c.path or "")
     if text is None:
         return Check(None, ev(note=f"{c.path} is not in the workspace snapshot"))
@@ -170,10 +170,11 @@ def test_a_registered_type_is_graded_to_a_verdict(toy: CriterionType, tmp_path: 
     (block,) = load_battery([_block_file(tmp_path, SHORT)]).blocks
     passed = grade_attempt(block, _attempt("one\ntwo\n"))
     assert passed.verdict == "PASS"
-    assert passed.criteria[0]["evidence"]["note"] == "2 line(s)"
+    assert passed.criteria[0].evidence is not None
+    assert passed.criteria[0].evidence.note == "2 line(s)"
     failed = grade_attempt(block, _attempt("one\ntwo\nthree\n"))
     assert failed.verdict == "FAIL"
-    assert failed.criteria[0]["passed"] is False
+    assert failed.criteria[0].passed is False
 
 
 def test_the_registry_refuses_an_entry_it_could_not_use() -> None:
