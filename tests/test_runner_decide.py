@@ -9,9 +9,11 @@ report's own block rule), which block decisions are still reachable from each pr
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import pytest
 
+from agenttest.results import Attempt, CriterionResult, CriticalHit
 from agenttest.runner._decide import Decided, Outcome, block_decision, decide, outcome_of
 from agenttest.verdicts import Rate, block_rule
 
@@ -118,13 +120,16 @@ def test_too_many_outcomes_is_a_bug() -> None:
 
 
 def test_records_map_to_outcomes() -> None:
-    judge_criterion = {"id": "j", "tag": "JUDGE", "passed": True}
-    assert outcome_of({"verdict": "PASS", "rater": "rules@x"}) is P
-    assert outcome_of({"verdict": "FAIL", "rater": "rules@x"}) is F
-    assert outcome_of({"verdict": "FAIL", "critical": [{"rule": "r"}]}) is C
-    assert outcome_of({"verdict": "ERROR", "error_cause": "timeout"}) is E
-    assert outcome_of({"verdict": "PASS", "rater": "rules@x", "criteria": [judge_criterion]}) is P
-    judged = {"verdict": "PASS", "rater": "rules+openvino@x", "criteria": [judge_criterion]}
+    def attempt(**fields: Any) -> Attempt:
+        return Attempt(test_id="SEC-01", run=1, **fields)
+
+    judge_criterion = CriterionResult(id="j", tag="JUDGE", passed=True)
+    assert outcome_of(attempt(verdict="PASS", rater="rules@x")) is P
+    assert outcome_of(attempt(verdict="FAIL", rater="rules@x")) is F
+    assert outcome_of(attempt(verdict="FAIL", critical=[CriticalHit(rule="r")])) is C
+    assert outcome_of(attempt(verdict="ERROR", error_cause="timeout")) is E
+    assert outcome_of(attempt(verdict="PASS", rater="rules@x", criteria=[judge_criterion])) is P
+    judged = attempt(verdict="PASS", rater="rules+openvino@x", criteria=[judge_criterion])
     assert outcome_of(judged) is U
-    got = block_decision("SEC", 3, [{"verdict": "FAIL"}, None, None])
+    got = block_decision("SEC", 3, [attempt(verdict="FAIL"), None, None])
     assert isinstance(got, Decided) and got.passed is False and got.after == 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from agenttest.results import DictLike
+from agenttest.results import Attempt
 from agenttest.runner import LineProgress, Progress, outcome_text, shown
 
 
@@ -49,11 +49,11 @@ class RichProgress(Progress):
     def attempt_started(self, test_id: str, run: int, k: int) -> None:
         self.bar.update(self.task, current=f"{test_id} {run}/{k}")
 
-    def attempt_done(self, record: DictLike) -> None:
+    def attempt_done(self, record: Attempt) -> None:
         outcome = outcome_text(record)
         if outcome != "PASS":
             self.console.print(
-                shown(f"{record.get('test_id')} run {record.get('run')}: {outcome}"),
+                shown(f"{record.test_id} run {record.run}: {outcome}"),
                 markup=False,
                 highlight=False,
             )

@@ -15,11 +15,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from agenttest.agents import Agent, AgentNotReady, PreconditionUnmet, TurnLost, Waits
 from agenttest.blocks import block_needs
-from agenttest.results import Attempt
+from agenttest.results import Attempt, Choose, Stored, Timeline, ToolCall, TurnRecord
+from agenttest.results import Waits as WaitsRecord
 
 from ._plan import PlanItem
 from ._workspace import FixtureError, LogTail, prepare, snapshot, teardown
@@ -127,9 +128,9 @@ class AttemptGrader:
 
     @staticmethod
     def _ungraded(record: Attempt, cause: str, message: str) -> None:
-        record.update(verdict="ERROR", criteria=[], critical=[], rater="ungraded")
-        if record["status"] == "completed":  # else the harness cause says more
-            record["error_cause"], record["error"] = cause, message
+        ungraded(record, "ungraded")
+        if record.status == "completed":  # else the harness cause says more
+            record.error_cause, record.error = cause, message
 
     def files_of_interest(self, item: PlanItem) -> list[str]:
         """The workspace files the block's criteria read, for the runner to snapshot."""
@@ -146,7 +147,7 @@ class AttemptGrader:
         from agenttest.grading import grade_attempt
 
         if self.timezone:
-            record["timezone"] = self.timezone
+            record.timezone = self.timezone
 
         try:
             outcome = grade_attempt(
@@ -160,36 +161,41 @@ class AttemptGrader:
         except Exception as exc:  # a grader bug must not cost the evidence
             self._ungraded(record, "grader", f"grading failed: {type(exc).__name__}: {exc}")
             return
-        record.update(outcome.record_fields())
+        for name, value in outcome.record_fields().items():
+            setattr(record, name, value)
         cause = getattr(outcome, "error_cause", None)
-        if outcome.verdict == "ERROR" and cause and record["status"] == "completed":
-            record["error_cause"] = cause
+        if outcome.verdict == "ERROR" and cause and record.status == "completed":
+            record.error_cause = cause
             undecided = ", ".join(getattr(outcome, "ungraded", None) or [])
-            record["error"] = f"not gradable ({cause})" + (
+            record.error = f"not gradable ({cause})" + (
                 f": undecided criteria {undecided}" if undecided else ""
             )
 
 
-def tap(wanted: str, turns: list[dict[str, Any]]) -> tuple[str | None, dict[str, Any]]:
+def ungraded(record: Attempt, rater: str) -> None:
+    """An ERROR no grader decided: ``ungraded`` (grading failed or was cut short) or
+    ``harness`` (nothing reached the agent's answer path)."""
+    record.verdict, record.criteria, record.critical, record.rater = "ERROR", [], [], rater
+
+
+def tap(wanted: str, turns: list[TurnRecord]) -> tuple[str | None, Choose]:
     """The value of the previous reply's choice whose label matches ``wanted`` (what a
     person tapping the offered button sends), and the evidence of the search."""
     from agenttest.grading import label_matches
 
-    offered = [c for c in (turns[-1].get("choices") or []) if isinstance(c, dict)] if turns else []
+    offered = [c for c in turns[-1].choices if isinstance(c, dict)] if turns else []
     labels = [str(c.get("label", "")) for c in offered]
-    evidence: dict[str, Any] = {"label_matches": wanted, "offered": labels, "chose": None}
+    evidence = Choose(label_matches=wanted, offered=labels)
     for choice, label in zip(offered, labels, strict=True):
         if label_matches(label, wanted):
-            evidence["chose"] = label
+            evidence.chose = label
             return str(choice.get("value", label)), evidence
     return None, evidence
 
 
-def _unsent(choose: dict[str, Any]) -> dict[str, Any]:
-    note = f"not sent: no offered choice matches {choose['label_matches']!r}"
-    return {"prompt": "", "response": None, "tool_calls": [], "trace": "", "choose": choose,
-            "http_status": None, "latency_ms": None, "started_at": now_iso(),
-            "completed_at": now_iso(), "error": note}  # fmt: skip
+def _unsent(choose: Choose) -> TurnRecord:
+    note = f"not sent: no offered choice matches {choose.label_matches!r}"
+    return TurnRecord(choose=choose, started_at=now_iso(), completed_at=now_iso(), error=note)
 
 
 class AttemptRunner:
@@ -236,10 +242,12 @@ class AttemptRunner:
             session_id=session_id,
             started_at=now_iso(),
         )
-        turns: list[dict[str, Any]] = []
+        turns: list[TurnRecord] = []
         tokens: int | None = None
         usage: dict[str, int] = {}
-        status, error, cause = "completed", None, None
+        status: Literal["completed", "timeout", "error"] = "completed"
+        error: str | None = None
+        cause: str | None = None
         try:
             self.agent.reset(session_id)
             prepare(
@@ -248,7 +256,7 @@ class AttemptRunner:
                 lambda: self.agent.reset(session_id, memory=True),
                 lambda items: self.agent.seed_memory(session_id, items),
             )
-            record["fixtures_applied"] = True  # prepare raises rather than skip one
+            record.fixtures_applied = True  # prepare raises rather than skip one
             for number, (spec, prompt) in enumerate(
                 zip(block.turns, block.prompts(), strict=True), start=1
             ):
@@ -282,26 +290,21 @@ class AttemptRunner:
             error = f"harness error: {type(exc).__name__}: {exc}"
             self.log(f"{block.id} run {item.run}: {error}")
         with self.stop.shielded():
-            latencies = [t["latency_ms"] for t in turns if isinstance(t.get("latency_ms"), int)]
-            record.update(
-                completed_at=now_iso(),
-                latency_ms=sum(latencies) if latencies else None,
-                status=status,
-                error=error,
-                error_cause=cause,
-                turns=turns,
-                cost_tokens=tokens,
-                usage=usage or None,
-                waits=self.agent.waits.as_dict(),
-            )
+            latencies = [t.latency_ms for t in turns if t.latency_ms is not None]
+            record.completed_at = now_iso()
+            record.latency_ms = sum(latencies) if latencies else None
+            record.status, record.error, record.error_cause = status, error, cause
+            record.turns = turns
+            record.cost_tokens, record.usage = tokens, usage or None
+            record.waits = WaitsRecord(**self.agent.waits.as_dict())
         # Grading is not shielded: it is bounded (grading.limits), but a stop must not wait
         # for it. An attempt stopped while grading keeps its evidence and is run again.
         try:
             self._evidence_and_grade(item, record)
         except StopRequested as stop:
-            record.update(verdict="ERROR", criteria=[], critical=[], rater="ungraded")
-            record["error_cause"] = "interrupted"
-            record["error"] = f"interrupted by {stop.name} while grading; --resume runs it again"
+            ungraded(record, "ungraded")
+            record.error_cause = "interrupted"
+            record.error = f"interrupted by {stop.name} while grading; --resume runs it again"
         return record
 
     def _turn(
@@ -309,66 +312,47 @@ class AttemptRunner:
         session_id: str,
         number: int,
         prompt: str,
-        turns: list[dict[str, Any]],
-        choose: dict[str, Any] | None = None,
+        turns: list[TurnRecord],
+        choose: Choose | None = None,
     ) -> tuple[int | None, dict[str, int] | None]:
-        turn: dict[str, Any] = {
-            "prompt": prompt,
-            "response": "",
-            "tool_calls": [],
-            "trace": "",
-            "http_status": None,
-            "latency_ms": None,
-            "started_at": now_iso(),
-            "error": None,
-        }
-        if choose is not None:
-            turn["choose"] = choose
+        turn = TurnRecord(prompt=prompt, response="", started_at=now_iso(), choose=choose)
         turns.append(turn)
         if self.log_tail is not None:
             self.log_tail.mark()
         try:
             exchange = self.agent.turn(session_id, prompt, number)
         except TurnLost as lost:
-            turn.update(
-                http_status=lost.http_status, latency_ms=lost.latency_ms, error=lost.message
-            )
+            turn.http_status, turn.latency_ms = lost.http_status, lost.latency_ms
+            turn.error = lost.message
             raise
         finally:
-            turn["completed_at"] = now_iso()
+            turn.completed_at = now_iso()
             if self.log_tail is not None:
-                turn["log_lines"] = self.log_tail.read()
+                turn.log_lines = self.log_tail.read()
         reply = exchange.reply
-        turn.update(
-            response=reply.response,
-            tool_calls=reply.tool_calls,
-            trace=reply.trace,
-            http_status=exchange.http_status,
-            latency_ms=exchange.latency_ms,
-        )
-        if reply.notes:
-            turn["notes"] = list(reply.notes)
-        for key in ("choices", "stream_text", "timeline"):  # only when the reply had them
-            if getattr(reply, key) is not None:
-                turn[key] = getattr(reply, key)
+        turn.response, turn.trace = reply.response, reply.trace
+        turn.tool_calls = [ToolCall(**call) for call in reply.tool_calls]
+        turn.http_status, turn.latency_ms = exchange.http_status, exchange.latency_ms
+        turn.notes = list(reply.notes)
+        turn.choices = reply.choices or []
+        turn.stream_text = reply.stream_text
+        turn.timeline = Timeline(**reply.timeline) if reply.timeline is not None else None
         if self.read_back and reply.stream_text is not None:
             try:
-                turn["stored"] = {"text": self.agent.stored(session_id, number)}
+                turn.stored = Stored(text=self.agent.stored(session_id, number))
             except TurnLost as lost:  # the parity criterion is then undecided, not failed
-                turn["stored"] = {"error": lost.message}
+                turn.stored = Stored(error=lost.message)
         return reply.tokens, reply.usage
 
     def _evidence_and_grade(self, item: PlanItem, record: Attempt) -> None:
         try:
-            record["workspace_files"] = snapshot(
-                self.workspace, self.grader.files_of_interest(item)
-            )
+            record.workspace_files = snapshot(self.workspace, self.grader.files_of_interest(item))
         except OSError as exc:
-            record["workspace_files"] = {}
+            record.workspace_files = {}
             self.log(f"{item.block.id}: could not snapshot workspace files: {exc}")
-        if not record["turns"]:
+        if not record.turns:
             # nothing reached the agent's answer path: there is nothing to grade
-            record.update(verdict="ERROR", criteria=[], critical=[], rater="harness")
+            ungraded(record, "harness")
             return
         # Graded even when cut short: an always-FAIL hit (a dangerous command that ran before
         # the timeout) stands; otherwise the grader answers ERROR with the attempt's cause.

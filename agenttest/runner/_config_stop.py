@@ -22,11 +22,11 @@ _HINTS = {
 
 
 def _key(record: Attempt) -> tuple[str, int | None] | None:
-    cause = record.get("error_cause")
+    cause = record.error_cause
     status = None
-    for turn in record.get("turns") or []:
-        if isinstance(turn.get("http_status"), int):
-            status = turn["http_status"]
+    for turn in record.turns:
+        if turn.http_status is not None:
+            status = turn.http_status
     if cause == "http_error" and status in _HINTS:
         return cause, status
     if cause == "unreachable":  # refused although the agent had just reported ready

@@ -26,9 +26,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from enum import IntEnum
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from agenttest.results import DICT_LIKE, Attempt, DictLike, rater_kind
+from agenttest.results import Attempt, rater_kind
+from agenttest.results import Decided as DecidedNote
 from agenttest.verdicts import Rate, block_rule
 
 from ._plan import Key, PlanItem
@@ -65,21 +66,16 @@ class Decided(NamedTuple):
         return f"decided {word} after {self.after} of {self.k}: {self.reason}"
 
 
-def outcome_of(record: DictLike) -> Outcome:
+def outcome_of(record: Attempt) -> Outcome:
     """An attempt record's outcome as far as the block rule is concerned."""
-    verdict = record.get("verdict")
-    if verdict == "FAIL" and record.get("critical"):
+    if record.verdict == "FAIL" and record.critical:
         return Outcome.CRITICAL
-    rater = str(record.get("rater") or "")
-    judged = any(
-        isinstance(c, DICT_LIKE) and c.get("tag") == "JUDGE" and c.get("passed") is not None
-        for c in record.get("criteria") or ()
-    )
-    if judged and rater_kind(rater) == "judge":
+    judged = any(c.tag == "JUDGE" and c.passed is not None for c in record.criteria)
+    if judged and rater_kind(record.rater or "") == "judge":
         return Outcome.UNSURE
-    if verdict == "PASS":
+    if record.verdict == "PASS":
         return Outcome.PASS
-    if verdict == "FAIL":
+    if record.verdict == "FAIL":
         return Outcome.FAIL
     return Outcome.ERROR  # ERROR, or anything a report would not count as PASS/FAIL
 
@@ -142,7 +138,7 @@ def decide(tier: str, k: int, outcomes: Iterable[Outcome]) -> Decided | None:
     return _decide(tier, k, counts)
 
 
-def block_decision(tier: str, k: int, records: Sequence[DictLike | None]) -> Decided | None:
+def block_decision(tier: str, k: int, records: Sequence[Attempt | None]) -> Decided | None:
     """:func:`decide` over a block's latest attempt records (None for attempts not run)."""
     return decide(tier, k, (outcome_of(r) for r in records if r is not None))
 
@@ -187,7 +183,7 @@ class EarlyStop:
         self.skipped[item.key] = decided.label()
         return decided
 
-    def recorded(self, item: PlanItem, in_flight: Iterable[Key] = ()) -> dict[str, Any] | None:
+    def recorded(self, item: PlanItem, in_flight: Iterable[Key] = ()) -> DecidedNote | None:
         """Call once ``item``'s record is in ``latest``: the ``decided`` note for that record
         when it is the one that decided its block early, else None."""
         if not self.enabled or item.key not in self.pending:
@@ -200,10 +196,10 @@ class EarlyStop:
             return None
         busy = set(in_flight)
         rest = [i.run for i in self.runs[item.block.id] if i.key in self.pending]
-        return {
-            "passed": decided.passed,
-            "after": decided.after,
-            "k": decided.k,
-            "reason": decided.reason,
-            "skipped": [r for r in rest if (item.block.id, r) not in busy],
-        }
+        return DecidedNote(
+            passed=decided.passed,
+            after=decided.after,
+            k=decided.k,
+            reason=decided.reason,
+            skipped=[r for r in rest if (item.block.id, r) not in busy],
+        )

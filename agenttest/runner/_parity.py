@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agenttest.results import Attempt, Record, RunEnd
+
 
 class LabelledWriter:
     """Adds ``agent`` to every attempt record; the run_end of all but the last agent is
@@ -19,14 +21,13 @@ class LabelledWriter:
         self.label = label
         self.last = last
 
-    def append(self, record: dict[str, Any]) -> None:
-        kind = record.get("record_type")
-        if kind == "attempt":
-            record["agent"] = self.label
-        elif kind == "run_end" and not self.last:
+    def append(self, record: Record) -> None:
+        if isinstance(record, Attempt):
+            record.agent = self.label
+        elif isinstance(record, RunEnd) and not self.last:
             return
-        elif kind == "run_end":
-            record["parity"] = True
+        elif isinstance(record, RunEnd):
+            record.parity = True
         self.writer.append(record)
 
     def __getattr__(self, name: str) -> Any:

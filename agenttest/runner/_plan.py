@@ -16,7 +16,6 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from agenttest._util.convert import suggest
 from agenttest.blocks import TIERS, Battery, Block
@@ -116,22 +115,22 @@ def needs_run(record: Attempt | None, retry_errors: bool) -> bool:
     """Whether a key still needs an attempt, given its latest record."""
     if record is None:
         return True
-    if record.get("error_cause") == "interrupted":
+    if record.error_cause == "interrupted":
         return True  # cut short by Ctrl-C: never a real attempt, so always run again
     # Grading problems are fixed with `agenttest grade`, not by asking the agent again.
     return (
         retry_errors
-        and record.get("verdict") == "ERROR"
-        and record.get("error_cause") not in ("ungraded", "grader")
+        and record.verdict == "ERROR"
+        and record.error_cause not in ("ungraded", "grader")
     )
 
 
-def counts(plan: Sequence[PlanItem], latest: dict[Key, Attempt]) -> dict[str, Any]:
+def counts(plan: Sequence[PlanItem], latest: dict[Key, Attempt]) -> dict[str, dict[str, int]]:
     status: Counter[str] = Counter()
     verdict: Counter[str] = Counter()
     for item in plan:
         record = latest.get(item.key)
         if record is not None:
-            status[str(record.get("status"))] += 1
-            verdict[str(record.get("verdict"))] += 1
+            status[str(record.status)] += 1
+            verdict[str(record.verdict)] += 1
     return {"status": dict(status), "verdict": dict(verdict)}

@@ -247,7 +247,7 @@ class Pool:
                 continue
             replica.waited = None
             if not self.single:
-                record["replica"] = replica.index
+                record.replica = replica.index
             done = Finished(replica, item, record)
             with self.lock:
                 replica.served += 1
@@ -258,11 +258,11 @@ class Pool:
                     return
             with self.lock:
                 replica.busy = False
-            if record.get("error_cause") in SUSPECT_CAUSES:
+            if record.error_cause in SUSPECT_CAUSES:
                 replica.suspect = True
             if not self._going_on(replica):
                 return
-            replica.attempts.teardown(item, record["session_id"])
+            replica.attempts.teardown(item, record.session_id or "")
 
     def _worker(self, replica: Replica) -> None:
         try:
@@ -349,7 +349,7 @@ class Pool:
                 others = [k for k in self.in_flight if k != item.key]
                 note = self.early.recorded(item, others)
             if note is not None:
-                record["decided"] = note
+                record.decided = note
             self._append(record)
             self.records_written += 1
         with self.lock:
@@ -358,7 +358,7 @@ class Pool:
         if not self.single:
             self._progress.pool(*self.counts(), self.eta_s())
         self._progress.attempt_done(record)
-        if record.get("error_cause") == "interrupted":  # the signal cut this attempt short
+        if record.error_cause == "interrupted":  # the signal cut this attempt short
             raise StopRequested(self.stop.signum or 2)
         problem = self.watch.seen(record)
         if problem is not None:

@@ -10,7 +10,7 @@ import sys
 from datetime import datetime
 from typing import TextIO
 
-from agenttest.results import DictLike
+from agenttest.results import Attempt
 from agenttest.sanitize import redact, terminal_safe
 
 
@@ -28,7 +28,7 @@ class Progress:
     def attempt_started(self, test_id: str, run: int, k: int) -> None:
         pass
 
-    def attempt_done(self, record: DictLike) -> None:
+    def attempt_done(self, record: Attempt) -> None:
         pass
 
     def attempt_skipped(self, test_id: str, run: int, why: str) -> None:
@@ -44,11 +44,11 @@ class Progress:
         pass
 
 
-def outcome_text(record: DictLike) -> str:
-    verdict = record.get("verdict", "?")
-    if verdict == "ERROR" and record.get("error_cause"):
-        return f"ERROR ({record['error_cause']})"
-    return str(verdict)
+def outcome_text(record: Attempt) -> str:
+    verdict = record.verdict or "?"
+    if verdict == "ERROR" and record.error_cause:
+        return f"ERROR ({record.error_cause})"
+    return verdict
 
 
 def pool_line(
@@ -86,14 +86,14 @@ class LineProgress(Progress):
     def attempt_started(self, test_id: str, run: int, k: int) -> None:
         self._line(f"[{self.done + 1}/{self.total}] {test_id} run {run}/{k} ...")
 
-    def attempt_done(self, record: DictLike) -> None:
+    def attempt_done(self, record: Attempt) -> None:
         self.done += 1
-        latency = record.get("latency_ms")
-        took = f" in {latency / 1000:.1f}s" if isinstance(latency, int) else ""
-        where = f" on replica {record['replica']}" if "replica" in record else ""
+        latency = record.latency_ms
+        took = f" in {latency / 1000:.1f}s" if latency is not None else ""
+        where = f" on replica {record.replica}" if record.replica is not None else ""
         state, self.pool_state = self.pool_state, ""
         self._line(
-            f"[{self.done}/{self.total}] {record.get('test_id')} run {record.get('run')}{where}: "
+            f"[{self.done}/{self.total}] {record.test_id} run {record.run}{where}: "
             f"{outcome_text(record)}{took}" + (f" | {state}" if state else "")
         )
 

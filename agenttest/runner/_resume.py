@@ -13,7 +13,7 @@ from typing import Any
 from agenttest.agents import AgentConfig, Launch, launch_for, model_args
 from agenttest.blocks import Battery, load_battery
 from agenttest.errors import UsageError
-from agenttest.results import RunMeta
+from agenttest.results import BatteryInfo, RunMeta, Selection
 
 from ._plan import make_plan, read_state, select_blocks
 from ._session import RunRequest, Session, abs_path, agent_config, tested
@@ -24,35 +24,33 @@ def _check_resume_options(req: RunRequest, path: Path, meta: RunMeta, battery: B
 
     Pressing up-arrow and adding ``--resume FILE`` to the command that started the run is
     the natural way to resume; only a real conflict is refused, naming both values."""
-    stored_battery = meta.get("battery") or {}
-    selection = meta.get("selection") or {}
+    stored_battery = meta.battery or BatteryInfo()
+    selection = meta.selection or Selection()
     given: list[tuple[str, Any, Any]] = []
     if req.paths:
-        given.append(("PATH", [abs_path(p) for p in req.paths], stored_battery.get("paths") or []))
+        given.append(("PATH", [abs_path(p) for p in req.paths], stored_battery.paths))
     if req.overlay:
-        given.append(("--overlay", abs_path(req.overlay), stored_battery.get("overlay")))
+        given.append(("--overlay", abs_path(req.overlay), stored_battery.overlay))
     if req.k is not None:
-        given.append(("--k", req.k, selection.get("k")))
+        given.append(("--k", req.k, selection.k))
     if req.only:
         ids = [b.id for b in select_blocks(battery, req.only, req.tiers)]
-        given.append(("--only", sorted(ids), sorted(selection.get("only") or [])))
+        given.append(("--only", sorted(ids), sorted(selection.only)))
     if req.tiers:
         tiers = sorted(t.upper() for t in req.tiers)
-        given.append(
-            ("--tier", tiers, sorted(str(t).upper() for t in selection.get("tiers") or []))
-        )
+        given.append(("--tier", tiers, sorted(str(t).upper() for t in selection.tiers)))
     if req.label:
-        given.append(("--label", req.label, meta.get("label")))
+        given.append(("--label", req.label, meta.label))
     if req.until_decided:
-        given.append(("--until-decided", "on", "on" if selection.get("until_decided") else "off"))
+        given.append(("--until-decided", "on", "on" if selection.until_decided else "off"))
     if req.replicas:
-        given.append(("--replicas", req.replicas, selection.get("replicas")))
+        given.append(("--replicas", req.replicas, selection.replicas))
     if req.model_url:
-        given.append(("--model-url", req.model_url, selection.get("model_url")))
+        given.append(("--model-url", req.model_url, selection.model_url))
     if req.model:
-        given.append(("--model", req.model, selection.get("model")))
-    if req.example_args and selection.get("example_args") is not None:
-        given.append(("--example-args", list(req.example_args), selection.get("example_args")))
+        given.append(("--model", req.model, selection.model))
+    if req.example_args and meta.selection is not None:
+        given.append(("--example-args", list(req.example_args), selection.example_args))
     for option, ours, theirs in given:
         if ours != theirs:
             raise UsageError(
@@ -73,32 +71,29 @@ def _shown(value: Any) -> str:
 def plan_resume(req: RunRequest, path: Path) -> Session:
     state = read_state(path)
     meta = state.meta
-    battery_meta = meta.get("battery") or {}
-    selection = meta.get("selection") or {}
+    battery_meta = meta.battery or BatteryInfo()
+    selection = meta.selection or Selection()
     # checked first: a file edited to move the example agent is refused before anything runs
     # (options given again on the command line replace the stored ones: nothing to check)
-    stored_args = (
-        () if req.example_args else _stored_example_args(path, selection.get("example_args"))
-    )
-    paths = battery_meta.get("paths") or []
-    battery = load_battery(paths, overlay=battery_meta.get("overlay"))
-    if battery.digest != battery_meta.get("digest"):
+    stored_args = () if req.example_args else _stored_example_args(path, selection.example_args)
+    battery = load_battery(list(battery_meta.paths), overlay=battery_meta.overlay)
+    if battery.digest != battery_meta.digest:
         raise UsageError(
-            f"the battery changed since {path} was started ({battery_meta.get('digest')} → "
+            f"the battery changed since {path} was started ({battery_meta.digest} → "
             f"{battery.digest}); a run holds one battery version, so start a new run"
         )
     _check_resume_options(req, path, meta, battery)
-    blocks = select_blocks(battery, selection.get("only") or [], selection.get("tiers") or [])
-    plan = make_plan(blocks, selection.get("k"))
-    agent = req.agent or (meta.get("agent") or {}).get("source")
+    blocks = select_blocks(battery, selection.only, selection.tiers)
+    plan = make_plan(blocks, selection.k)
+    agent = req.agent or meta.agent.get("source")
     if not agent:
         raise UsageError(f"{path} does not say which agent config it used; pass --agent")
     config = agent_config(agent)
     launch = _resumed_launch(req, path, config, selection, stored_args)
     model = launch.tested if launch is not None else tested(config)
-    if model != meta.get("model"):
+    if model != meta.model:
         raise UsageError(
-            f"{path} is a run of model {meta.get('model')!r}; the agent config says {model!r}. "
+            f"{path} is a run of model {meta.model!r}; the agent config says {model!r}. "
             "One run file holds one model."
         )
     return Session(
@@ -108,11 +103,11 @@ def plan_resume(req: RunRequest, path: Path) -> Session:
         latest=state.latest,
         agent=agent,
         config=config,
-        run_id=str(meta.get("run_id", "")),
+        run_id=meta.run_id or "",
         meta=None,
         retry_errors=req.retry_errors,
         launch=launch,
-        until_decided=bool(selection.get("until_decided")),
+        until_decided=selection.until_decided,
         baseline=req.baseline,
         model=model,
     )
@@ -122,13 +117,13 @@ def _resumed_launch(
     req: RunRequest,
     path: Path,
     config: AgentConfig | None,
-    selection: dict[str, Any],
+    selection: Selection,
     stored_args: tuple[str, ...],
 ) -> Launch | None:
     """The bundled agent as the run started it: ``--agent example`` from what the run file
     stored, an agent config's ``example:`` from the file again (flags still win)."""
-    stored_url, stored_model = selection.get("model_url"), selection.get("model")
-    replicas = int(req.replicas or selection.get("replicas") or 0) or None
+    stored_url, stored_model = selection.model_url, selection.model
+    replicas = req.replicas or selection.replicas or None
     if config is None:
         args = tuple(req.example_args) or stored_args
         if stored_url:

@@ -140,7 +140,7 @@ class _EndingWriter(RunWriter):
 
     ended = False
 
-    def append(self, record: Record | dict[str, Any]) -> None:
+    def append(self, record: Record | dict[str, Any]) -> None:  # as RunWriter's
         super().append(record)
         if isinstance(record, RunEnd):
             self.ended = True
