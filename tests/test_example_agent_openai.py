@@ -237,3 +237,66 @@ def test_read_only_calls_of_one_reply_run_in_parallel(fake_model: Any, tmp_path:
     results = {m["tool_call_id"]: m["content"] for m in model.requests[1]["messages"]
                if m["role"] == "tool"}  # fmt: skip
     assert results["a"].startswith("live:") and results["b"][:2].isalpha()
+
+
+# -- what the model may send back, and what the brain cannot read ----------------------------------
+
+
+def test_a_sloppy_model_reply_is_read(fake_model: Any, tmp_path: Path) -> None:
+    sloppy: list[dict[str, Any]] = [
+        {"function": {"name": "clock", "arguments": None}},  # no id, no arguments
+        {"id": "b", "function": {"name": "calculator", "arguments": {"expression": "2*3"}}},
+        {"id": "c", "function": {"name": "calculator", "arguments": "2*3"}},  # not JSON
+        {"id": "d", "function": {"name": "calculator", "arguments": "[1]"}},  # not an object
+        {"id": "e", "type": "function", "extra": 1},  # no function: no tool of that name
+        {"id": "f", "function": {"name": None}},
+    ]
+    reply = assistant(None, sloppy)
+    reply["choices"][0]["message"]["refusal"] = None
+    reply["usage"] = {"prompt_tokens": "3", "completion_tokens": 2}
+    model = fake_model([(200, reply), (200, assistant(None))])
+    with agent_for(model, tmp_path) as srv:
+        answer = ask(srv, "what time is it")
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["response"] == ""
+    assert body["usage"] == {"prompt_tokens": 10, "completion_tokens": 7, "requests": 2}
+    assert [(c["name"], c["arguments"], c["ok"]) for c in body["tool_calls"]] == [
+        ("clock", {}, True),
+        ("calculator", {"expression": "2*3"}, True),
+        ("calculator", {"_raw": "2*3"}, False),
+        ("calculator", {"_raw": "[1]"}, False),
+        ("", {}, False),
+        ("None", {}, False),
+    ]
+    assert "RESULT calculator error arguments are not a JSON object" in body["trace"]
+    echoed, *results = [m for m in model.requests[1]["messages"] if m["role"] != "system"][1:]
+    assert echoed == {"role": "assistant", "content": "", "tool_calls": sloppy}
+    assert [m["tool_call_id"] for m in results] == ["", "b", "c", "d", "e", "f"]
+    assert results[2]["content"].startswith("error: the arguments were not a JSON object")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [{}, {"choices": []}, {"choices": [{}]}, {"choices": ["x"]}, {"choices": "abc"}, [1], "x"],
+)
+def test_a_reply_that_is_no_chat_completion_is_a_502(
+    fake_model: Any, tmp_path: Path, reply: Any
+) -> None:
+    with agent_for(fake_model([(200, reply)]), tmp_path) as srv:
+        answer = ask(srv, "hi")
+    assert answer.status_code == 502
+    assert answer.json() == {
+        "error": f"model endpoint sent no chat completion: {json.dumps(reply)[:300]}"
+    }
+
+
+@pytest.mark.parametrize("message", ["x", 5, None, [1]])
+def test_a_message_that_is_not_an_object_is_a_502(
+    fake_model: Any, tmp_path: Path, message: Any
+) -> None:
+    reply = {"choices": [{"message": message}]}
+    with agent_for(fake_model([(200, reply)]), tmp_path) as srv:
+        answer = ask(srv, "hi")
+    assert answer.status_code == 502
+    assert answer.json() == {"error": "model endpoint sent a malformed message"}
