@@ -19,10 +19,11 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from agenttest._util.lenient import lenient
 from agenttest.errors import UsageError
 
 from ._config_example import ExampleSpec
-from ._wire import ModelEntry, ModelList, lenient
+from ._wire import ModelEntry, ModelList
 
 DEFAULT_MODEL = "example-agent"
 

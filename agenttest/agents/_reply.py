@@ -11,12 +11,13 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from agenttest._util.lenient import lenient
 from agenttest.errors import AttemptError
 from agenttest.sanitize import TooDeep, encodable
 
 from ._config_types import ChoiceFields
 from ._stream import Streamed
-from ._wire import Usage, lenient
+from ._wire import Usage
 
 
 class Garbage(AttemptError):

@@ -26,6 +26,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from agenttest._util.lenient import lenient
+
 from ._stream_chat import ChatAssembler
 from ._stream_framing import (
     Framing,
@@ -38,7 +40,7 @@ from ._stream_framing import (
     framing_of,
     json_event,
 )
-from ._wire import NativeEvent, lenient
+from ._wire import NativeEvent
 
 # the framing's names are imported from here too (the client, the tests)
 __all__ = [

@@ -11,8 +11,10 @@ from typing import Any
 
 import msgspec
 
+from agenttest._util.lenient import lenient
+
 from ._stream_framing import StreamAgentError, StreamError
-from ._wire import ChatChunk, ChunkChoice, ChunkDelta, ChunkToolCall, lenient
+from ._wire import ChatChunk, ChunkChoice, ChunkDelta, ChunkToolCall
 
 
 class ChatAssembler:

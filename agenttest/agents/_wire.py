@@ -12,8 +12,8 @@ The harness is tolerant of sloppy agents on purpose, and the types say how:
   does not fit means the reply cannot be read as a turn. The adapter says which part
   (:class:`~agenttest.agents.Garbage`, an ``ERROR`` attempt, never a ``FAIL``).
 * **evidence beside it** (token counts, a finish reason, the parts of a stream chunk):
-  :func:`lenient` leaves a field that does not fit at its default. A server's odd count is
-  not worth losing the turn over.
+  ``lenient`` (:mod:`agenttest._util.lenient`) leaves a field that does not fit at its
+  default. A server's odd count is not worth losing the turn over.
 * ``object`` fields take whatever came, because their readers accept anything: a tool call's
   name is shown as its JSON when it is not text, arguments are JSON text or an object, a
   message's content is text, null or a list of parts.
@@ -21,39 +21,12 @@ The harness is tolerant of sloppy agents on purpose, and the types say how:
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from typing import Annotated
 
 import msgspec
 
-S = TypeVar("S", bound=msgspec.Struct)
-
 Count = Annotated[int, msgspec.Meta(ge=0)]
 """A token count: a whole number, not negative (a bool or ``"12"`` is not a count)."""
-
-
-def lenient(cls: type[S], value: object) -> S:
-    """``value`` read as a ``cls`` whose every field has a default, each field that does not
-    fit its type left at that default (a Struct field is read the same way, field by field);
-    a value that is not a JSON object gives all defaults."""
-    if not isinstance(value, dict):
-        return cls()
-    try:
-        return msgspec.convert(value, cls)
-    except msgspec.ValidationError:
-        pass  # the common case is done; now keep what fits, field by field
-    kept: dict[str, Any] = {}
-    for field in msgspec.structs.fields(cls):
-        if field.encode_name not in value:
-            continue
-        item = value[field.encode_name]
-        if isinstance(field.type, type) and issubclass(field.type, msgspec.Struct):
-            kept[field.name] = lenient(field.type, item)
-            continue
-        try:
-            kept[field.name] = msgspec.convert(item, field.type)
-        except msgspec.ValidationError:
-            continue
-    return cls(**kept)
 
 
 def where(exc: msgspec.ValidationError) -> str:
