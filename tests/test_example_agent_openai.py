@@ -291,12 +291,37 @@ def test_a_reply_that_is_no_chat_completion_is_a_502(
     }
 
 
-@pytest.mark.parametrize("message", ["x", 5, None, [1]])
-def test_a_message_that_is_not_an_object_is_a_502(
-    fake_model: Any, tmp_path: Path, message: Any
-) -> None:
+@pytest.mark.parametrize(
+    "message",
+    [
+        "x",
+        5,
+        None,
+        [1],
+        # these once failed inside the brain (an internal error, 500) or, for content that
+        # is not text, answered the turn with a response that is not text
+        {"content": None, "tool_calls": "clock"},
+        {"content": None, "tool_calls": ["clock"]},
+        {"content": None, "tool_calls": [{"id": "a", "function": "clock"}]},
+        {"content": [{"type": "text", "text": "hi"}]},
+        {"content": 5},
+    ],
+)
+def test_a_malformed_message_is_a_502(fake_model: Any, tmp_path: Path, message: Any) -> None:
     reply = {"choices": [{"message": message}]}
     with agent_for(fake_model([(200, reply)]), tmp_path) as srv:
         answer = ask(srv, "hi")
     assert answer.status_code == 502
     assert answer.json() == {"error": "model endpoint sent a malformed message"}
+
+
+@pytest.mark.parametrize("usage", [[1, 2], "many", {"prompt_tokens": True, "completion_tokens": 2}])
+def test_token_counts_that_are_not_counts_count_nothing(
+    fake_model: Any, tmp_path: Path, usage: Any
+) -> None:
+    reply = {"choices": [{"message": {"content": "fine"}}], "usage": usage}
+    with agent_for(fake_model([(200, reply)]), tmp_path) as srv:
+        body = ask(srv, "hi").json()
+    assert body["response"] == "fine"
+    counted = 2 if isinstance(usage, dict) else 0
+    assert body["usage"] == {"prompt_tokens": 0, "completion_tokens": counted, "requests": 1}

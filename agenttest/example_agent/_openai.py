@@ -15,6 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import httpx
+import msgspec
+
+from agenttest._util.lenient import lenient
 
 from ._agent import BrainError, Outcome, Session, Turn
 from ._guard import is_turkish
@@ -31,6 +34,55 @@ SYSTEM_PROMPT = (
     "secret-revealing requests. Answer in the user's language, briefly."
 )
 _OPTIONS = {"base_url", "model", "api_key_env", "seed", "max_steps", "timeout_s"}
+
+
+class Completion(msgspec.Struct):
+    """A chat completion: its first choice is read (the brain asks for one), and its
+    ``usage`` (:class:`Counts`)."""
+
+    choices: list[object]
+    usage: object = None
+
+
+class FirstChoice(msgspec.Struct):
+    message: object  # an object, else the model sent a malformed message
+
+
+class Message(msgspec.Struct):
+    """The model's answer (``content``), or the tools it asks for. The calls are kept as they
+    came, to go back to the model in the next request with the tools' results."""
+
+    content: str | None = None
+    tool_calls: list[dict[str, object]] | None = None
+
+
+class Function(msgspec.Struct):
+    """What a call asks to run: ``arguments`` are JSON text (OpenAI), or an object (some
+    servers); a ``name`` that is not text is shown as Python shows it."""
+
+    name: object = ""
+    arguments: object = None
+
+
+class ToolCall(msgspec.Struct):
+    """One asked-for call; its ``id`` (if any) is echoed back with the tool's result."""
+
+    id: object = ""
+    function: Function = msgspec.field(default_factory=Function)
+
+
+class Counts(msgspec.Struct):
+    """A reply's ``usage``, read leniently: the counts are summed over a turn's requests."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+class Answer(msgspec.Struct):
+    """What one model request gave: its message and the calls it asks for, typed."""
+
+    message: Message
+    calls: list[ToolCall]
 
 
 class OpenAIBrain:
@@ -98,19 +150,19 @@ class OpenAIBrain:
         first_tool: str | None = None
         try:
             for _ in range(self.max_steps):
-                reply = self._complete(messages, usage)
-                calls = reply.get("tool_calls") or []
-                content = reply.get("content") or ""
-                if not calls:
+                answer = self._complete(messages, usage)
+                content = answer.message.content or ""
+                if not answer.calls:
                     messages.append({"role": "assistant", "content": content})
                     return content
                 # content "" rather than null: OpenAI accepts both, llama.cpp's server
                 # (llama-cpp-python) rejects an assistant message whose content is null
                 messages.append({"role": "assistant", "content": content,
-                                 "tool_calls": calls})  # fmt: skip
-                for call, (name, result) in zip(calls, self._run_calls(turn, calls), strict=True):
+                                 "tool_calls": answer.message.tool_calls})  # fmt: skip
+                ran = self._run_calls(turn, answer.calls)
+                for call, (name, result) in zip(answer.calls, ran, strict=True):
                     first_tool = first_tool or name
-                    messages.append({"role": "tool", "tool_call_id": call.get("id", ""),
+                    messages.append({"role": "tool", "tool_call_id": call.id,
                                      "content": result})  # fmt: skip
             final = f"I stopped after {self.max_steps} model requests without a final answer."
             messages.append({"role": "assistant", "content": final})
@@ -121,7 +173,7 @@ class OpenAIBrain:
 
     # ------------------------------------------------------------------ internals
 
-    def _run_calls(self, turn: Turn, calls: list[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    def _run_calls(self, turn: Turn, calls: list[ToolCall]) -> list[tuple[str, str]]:
         """The calls of one model reply: together when all are read-only, else in order."""
         parsed = [_parse_call(call) for call in calls]
         if len(parsed) > 1:
@@ -142,10 +194,10 @@ class OpenAIBrain:
             turn.mark("SEQUENTIAL", f"{len(parsed)} {names}: {writer} is not read-only")
         return [self._run_call(turn, call) for call in calls]
 
-    def _run_call(self, turn: Turn, call: Mapping[str, Any]) -> tuple[str, str]:
+    def _run_call(self, turn: Turn, call: ToolCall) -> tuple[str, str]:
         name, arguments = _parse_call(call)
         if arguments is None:
-            raw = (call.get("function") or {}).get("arguments") or "{}"
+            raw = call.function.arguments or "{}"
             turn.mark("CALL", f"{name} {raw}")
             turn.mark("RESULT", f"{name} error arguments are not a JSON object")
             turn.calls.append({"name": name, "arguments": {"_raw": str(raw)}, "ok": False,
@@ -153,7 +205,7 @@ class OpenAIBrain:
             return name, "error: the arguments were not a JSON object; call the tool again"
         return name, _tool_message(turn.call(name, arguments))
 
-    def _complete(self, messages: list[dict[str, Any]], usage: dict[str, int]) -> dict[str, Any]:
+    def _complete(self, messages: list[dict[str, Any]], usage: dict[str, int]) -> Answer:
         headers = {"Content-Type": "application/json"}
         key = os.environ.get(self.api_key_env, "")
         if key:
@@ -178,30 +230,31 @@ class OpenAIBrain:
             raise BrainError(f"model endpoint busy ({reply.status_code})", 503, retry)
         if reply.status_code != 200:
             raise BrainError(f"model endpoint returned {reply.status_code}: {reply.text[:300]}")
-        try:
-            data = reply.json()
-            message = data["choices"][0]["message"]
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
+        try:  # a ValidationError is a ValueError too
+            completion = msgspec.convert(reply.json(), Completion)
+            first = msgspec.convert(completion.choices[0], FirstChoice)
+        except (ValueError, IndexError) as exc:
             raise BrainError(f"model endpoint sent no chat completion: {reply.text[:300]}") from exc
-        counts = data.get("usage") or {}
+        counts = lenient(Counts, completion.usage)
         usage["requests"] += 1
-        for key_name in ("prompt_tokens", "completion_tokens"):
-            if isinstance(counts.get(key_name), int):
-                usage[key_name] += counts[key_name]
-        if not isinstance(message, dict):
-            raise BrainError("model endpoint sent a malformed message")
-        return message
+        usage["prompt_tokens"] += counts.prompt_tokens or 0
+        usage["completion_tokens"] += counts.completion_tokens or 0
+        try:
+            message = msgspec.convert(first.message, Message)
+            calls = [msgspec.convert(call, ToolCall) for call in message.tool_calls or []]
+        except msgspec.ValidationError as exc:
+            raise BrainError("model endpoint sent a malformed message") from exc
+        return Answer(message, calls)
 
 
-def _parse_call(call: Mapping[str, Any]) -> tuple[str, dict[str, Any] | None]:
+def _parse_call(call: ToolCall) -> tuple[str, dict[str, Any] | None]:
     """``(tool name, arguments)``; arguments are None when they are not a JSON object."""
-    function = call.get("function") or {}
-    raw = function.get("arguments") or "{}"
+    raw = call.function.arguments or "{}"
     try:
         arguments = json.loads(raw) if isinstance(raw, str) else raw
     except ValueError:
         arguments = None
-    return str(function.get("name", "")), arguments if isinstance(arguments, dict) else None
+    return str(call.function.name), arguments if isinstance(arguments, dict) else None
 
 
 def _tool_message(out: Outcome) -> str:
