@@ -7,8 +7,12 @@ A package's private modules (``_name``) are its own; other packages use the name
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 from .conftest import ROOT
 
@@ -16,35 +20,23 @@ PACKAGE = ROOT / "agenttest"
 SHARED = "_util"  # the one private package every package may use
 
 
-def _owner(path: Path) -> str:
-    """The top-level package (or module) of agenttest a source file belongs to."""
-    rel = path.relative_to(PACKAGE)
-    return rel.parts[0].removesuffix(".py")
+def _tool(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
-def _imported(tree: ast.AST, path: Path) -> Iterator[tuple[int, str]]:
-    """(line, dotted name) of every agenttest module or name a file imports."""
-    rel = path.relative_to(ROOT).with_suffix("")
-    here = list(rel.parts[:-1])  # the package a relative import starts from
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield node.lineno, alias.name
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = here[: len(here) - (node.level - 1)]
-                module = ".".join([*base, *(node.module.split(".") if node.module else [])])
-            else:
-                module = node.module or ""
-            for alias in node.names:
-                yield node.lineno, f"{module}.{alias.name}"
+house = _tool("house")
 
 
 def violations(path: Path, source: str) -> list[str]:
     """Imports in one file of another package's private module or name."""
-    owner = _owner(path)
+    owner = house.owner(path, PACKAGE)
     found = []
-    for line, name in _imported(ast.parse(source), path):
+    for line, name in house.imported(ast.parse(source), path, ROOT):
         parts = name.split(".")
         if parts[0] != "agenttest" or len(parts) < 3:
             continue
@@ -80,3 +72,54 @@ def test_the_rule_sees_absolute_relative_and_name_imports() -> None:
         "from agenttest._util.convert import suggest\n"
     )
     assert violations(runner_file, fine) == []
+
+
+# -- floors: shared rules live below their users --------------------------------------------
+
+#: (lower, higher): the lower package is on a lower floor, so the higher one may import it
+#: and it can never import the higher one back, not even lazily inside a function.
+BELOW = [
+    ("text", "grading"),  # reading text and numbers: one package both graders use
+    ("text", "judges"),
+    ("judges", "grading"),  # grading runs a judge; a judge never asks the grader
+    ("verdicts", "runner"),  # the block rule and which verdict counts, below every user
+    ("verdicts", "reporting"),
+    ("verdicts", "rating"),
+    ("results", "verdicts"),
+    ("results", "grading"),
+    ("agents", "runner"),  # the agent seam: the runner drives agents, agents know no runs
+    ("blocks", "grading"),  # criterion entries below the graders that register for them
+    ("grading", "runner"),
+    ("reporting", "batch"),
+    ("runner", "batch"),
+]
+
+
+def test_the_package_graph_has_no_circle() -> None:
+    _, circles = house.floors(house.package_graph(PACKAGE))
+    assert circles == []
+
+
+@pytest.mark.parametrize(("lower", "higher"), BELOW)
+def test_a_shared_rule_sits_below_its_users(lower: str, higher: str) -> None:
+    floor, _ = house.floors(house.package_graph(PACKAGE))
+    assert floor[lower] < floor[higher]
+
+
+def test_the_floors_see_a_circle_and_a_lazy_import(tmp_path: Path) -> None:
+    # The checks above must fail for the shapes they guard against: an import inside a
+    # function counts, and two packages importing each other have no floor.
+    pkg = tmp_path / "agenttest"
+    for name, body in {
+        "grading/__init__.py": "from agenttest.text import words\n",
+        "text/__init__.py": "def words():\n    from agenttest.grading import x\n",
+        "stats/__init__.py": "",
+        "verdicts/__init__.py": "from agenttest.stats import y\n",
+    }.items():
+        (pkg / name).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / name).write_text(body, encoding="utf-8")
+    graph = house.package_graph(pkg)
+    assert graph["text"] == {"grading"}
+    floor, circles = house.floors(graph)
+    assert circles == ["grading", "text"]
+    assert floor == {"stats": 1, "verdicts": 2}
