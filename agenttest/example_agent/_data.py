@@ -7,14 +7,15 @@ runner in the workspace under ``.web/<host><path>`` take precedence over the bui
 from __future__ import annotations
 
 import html
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 from urllib.parse import urlsplit
+
+import msgspec
 
 from ._guard import fold
 
@@ -34,18 +35,55 @@ class Page:
     keywords: tuple[str, ...] = ()
 
 
-@lru_cache(maxsize=1)
-def _package_json(name: str) -> dict[str, Any]:
-    raw = (
-        resources.files("agenttest.example_agent")
-        .joinpath("data")
-        .joinpath(name)
-        .read_text("utf-8")
-    )
-    data = json.loads(raw)
-    if not isinstance(data, dict):
-        raise ValueError(f"offline data file {name} is not a JSON object")
-    return data
+class Forecast(msgspec.Struct):
+    """One day's offline weather for a city."""
+
+    condition: str
+    high_c: int
+    low_c: int
+    rain_chance: int  # %
+    wind_kmh: int
+
+
+class City(msgspec.Struct):
+    """A city of ``weather.json``: the names it is asked by, folded when compared."""
+
+    name: str
+    today: Forecast
+    tomorrow: Forecast
+    aliases: list[str] = []
+
+
+class WeatherFile(msgspec.Struct):
+    """``data/weather.json``: cities by key, and the label every result carries."""
+
+    cities: dict[str, City]
+    label: str = "offline data"
+
+
+class WebPageEntry(msgspec.Struct):
+    """A built-in page of ``web.json``; its keywords count in a search beside its text."""
+
+    url: str
+    title: str
+    text: str
+    keywords: list[str] = []
+
+
+class WebFile(msgspec.Struct):
+    """``data/web.json``: the built-in pages, and the label every result carries."""
+
+    pages: list[WebPageEntry]
+    label: str = "offline data"
+
+
+S = TypeVar("S", bound=msgspec.Struct)
+
+
+@lru_cache(maxsize=2)
+def _package_json(name: str, cls: type[S]) -> S:
+    raw = resources.files("agenttest.example_agent").joinpath("data").joinpath(name).read_bytes()
+    return msgspec.json.decode(raw, type=cls)
 
 
 def html_to_text(markup: str) -> tuple[str, str]:
@@ -88,35 +126,29 @@ def web_path(url: str) -> tuple[str, str]:
 class OfflineData:
     """The built-in offline weather and web fixtures."""
 
-    def __init__(self, weather: dict[str, Any], web: dict[str, Any]) -> None:
-        self.weather_label = str(weather.get("label", "offline data"))
-        self.web_label = str(web.get("label", "offline data"))
-        self.cities: dict[str, dict[str, Any]] = dict(weather.get("cities", {}))
+    def __init__(self, weather: WeatherFile, web: WebFile) -> None:
+        self.weather_label = weather.label
+        self.web_label = web.label
+        self.cities = weather.cities
         self.pages = [
-            Page(
-                url=p["url"],
-                title=p["title"],
-                text=p["text"],
-                source="built-in",
-                keywords=tuple(p.get("keywords", ())),
-            )
-            for p in web.get("pages", [])
+            Page(p.url, p.title, p.text, source="built-in", keywords=tuple(p.keywords))
+            for p in web.pages
         ]
 
     @classmethod
     def load(cls) -> OfflineData:
-        return cls(_package_json("weather.json"), _package_json("web.json"))
+        return cls(_package_json("weather.json", WeatherFile), _package_json("web.json", WebFile))
 
     def city_names(self) -> list[tuple[str, str]]:
         """``(folded alias, key)`` pairs, longest alias first (so "new york" beats "york")."""
         pairs = [
             (fold(alias), key)
             for key, city in self.cities.items()
-            for alias in [key, *city.get("aliases", [])]
+            for alias in [key, *city.aliases]
         ]
         return sorted(set(pairs), key=lambda p: -len(p[0]))
 
-    def city(self, name: str) -> dict[str, Any] | None:
+    def city(self, name: str) -> City | None:
         wanted = fold(name).strip()
         for alias, key in self.city_names():
             if alias == wanted:

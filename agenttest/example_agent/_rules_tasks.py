@@ -67,7 +67,7 @@ def git_intent(text: str, f: str) -> Intent:
 def weather_intent(text: str, f: str, data: OfflineData, tr: bool) -> Intent:
     known = (key for alias, key in data.city_names() if _has(rf"\b{re.escape(alias)}\b", f))
     key = next(known, None)
-    city = str(data.cities[key].get("name", key)) if key else None
+    city = data.cities[key].name if key else None
     if city is None:
         m = re.search(r"\b(?:in|for|at)\s+([A-Z][\w-]+(?:\s+[A-Z][\w-]+)?)", text) or re.search(
             r"\b([A-ZÇĞİÖŞÜ][\wçğıöşü]+)['’](?:da|de|ta|te|nın|nin|un|ün|in|ın)\b", text

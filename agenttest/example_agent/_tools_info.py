@@ -120,13 +120,13 @@ def weather(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
         raise ToolError("day must be 'today' or 'tomorrow'")
     city = ctx.data.city(location)
     if city is None:
-        known = ", ".join(c["name"] for c in ctx.data.cities.values())
+        known = ", ".join(c.name for c in ctx.data.cities.values())
         raise ToolError(f"no offline weather data for {location!r} (offline data has: {known})")
-    w = city[day]
+    w = city.today if day == "today" else city.tomorrow
     return ToolOutput(
-        f"[{ctx.data.weather_label}] {city['name']} {day}: {w['condition']}, "
-        f"high {w['high_c']} °C, low {w['low_c']} °C, rain chance {w['rain_chance']} %, "
-        f"wind {w['wind_kmh']} km/h"
+        f"[{ctx.data.weather_label}] {city.name} {day}: {w.condition}, "
+        f"high {w.high_c} °C, low {w.low_c} °C, rain chance {w.rain_chance} %, "
+        f"wind {w.wind_kmh} km/h"
     )
 
 
