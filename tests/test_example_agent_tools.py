@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 
 from agenttest.example_agent import Agent, AgentServer, CalcError, Session, Turn, calculate, serve
@@ -58,7 +59,7 @@ def direct(space: Path, tool: str, **arguments: Any) -> tuple[dict[str, Any], li
     t = Turn(agent.ctx, Session("direct"))
     t.call(tool, arguments)
     assert len(t.calls) == 1, t.lines
-    return t.calls[0], t.lines
+    return msgspec.to_builtins(t.calls[0]), t.lines
 
 
 # --------------------------------------------------------------------------- calculator
@@ -364,7 +365,7 @@ def test_parallel_calls_really_overlap(space: Path, monkeypatch: pytest.MonkeyPa
     assert [o.text for o in outs] == ["met a", "met b"] and all(o.ok for o in outs)
     assert t.lines == ['PARALLEL 2 clock clock', 'CALL clock {"who": "a"}',
                        'CALL clock {"who": "b"}', "RESULT clock ok", "RESULT clock ok"]  # fmt: skip
-    assert [c["result"] for c in t.calls] == ["met a", "met b"]
+    assert [c.result for c in t.calls] == ["met a", "met b"]
 
 
 def test_only_read_only_calls_run_in_parallel(space: Path) -> None:

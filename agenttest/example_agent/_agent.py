@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import msgspec
+
 from ._base import Blocked, MemoryStore, ToolContext, ToolError
 from ._data import OfflineData
 from ._guard import fold, is_turkish
@@ -54,24 +56,29 @@ class Outcome:
         return self.status == "ok"
 
 
-@dataclass
-class TurnResult:
+class CallRecord(msgspec.Struct):
+    """One tool call as a reply reports it (SPEC section 5): the tool, what it was given,
+    whether it ran, and what came back (an error or a block says so in ``result``)."""
+
+    name: str
+    arguments: dict[str, Any]
+    ok: bool
+    result: str
+
+
+class TurnResult(msgspec.Struct, omit_defaults=True):
+    """A turn's reply in the native protocol: the answer, the calls that ran, the trace, and
+    when there are any, the model's token counts and the answers offered to tap."""
+
     response: str
-    tool_calls: list[dict[str, Any]]
+    tool_calls: list[CallRecord]
     trace: str
     usage: dict[str, int] | None = None  # token counts, when a model was asked
     choices: list[dict[str, str]] | None = None  # answers to tap: [{label, value}]
 
     def as_json(self) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "response": self.response,
-            "tool_calls": self.tool_calls,
-            "trace": self.trace,
-        }
-        if self.usage is not None:
-            body["usage"] = self.usage
-        if self.choices is not None:
-            body["choices"] = self.choices
+        """The reply as JSON values (``usage`` and ``choices`` only when there are any)."""
+        body: dict[str, Any] = msgspec.to_builtins(self)
         return body
 
 
@@ -96,7 +103,7 @@ class Turn:
         self.ctx = ctx
         self.session = session
         self.lines: list[str] = []
-        self.calls: list[dict[str, Any]] = []
+        self.calls: list[CallRecord] = []
         self.usage: dict[str, int] | None = None
         self.turkish = False  # the brain sets it; confirmations are asked in that language
         self.choices: list[dict[str, str]] | None = None  # offered with a question
@@ -197,8 +204,7 @@ class Turn:
         else:
             self.mark("RESULT", f"{name} ok")
             result = text
-        self.calls.append({"name": name, "arguments": arguments, "ok": status == "ok",
-                           "result": result})  # fmt: skip
+        self.calls.append(CallRecord(name, arguments, status == "ok", result))
         return Outcome(status, text)
 
 

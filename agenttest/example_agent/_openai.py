@@ -19,7 +19,7 @@ import msgspec
 
 from agenttest._util.lenient import lenient
 
-from ._agent import BrainError, Outcome, Session, Turn
+from ._agent import BrainError, CallRecord, Outcome, Session, Turn
 from ._guard import is_turkish
 from ._tools import TOOLS, openai_tools
 
@@ -200,8 +200,8 @@ class OpenAIBrain:
             raw = call.function.arguments or "{}"
             turn.mark("CALL", f"{name} {raw}")
             turn.mark("RESULT", f"{name} error arguments are not a JSON object")
-            turn.calls.append({"name": name, "arguments": {"_raw": str(raw)}, "ok": False,
-                               "result": "error: arguments are not a JSON object"})  # fmt: skip
+            failed = "error: arguments are not a JSON object"
+            turn.calls.append(CallRecord(name, {"_raw": str(raw)}, False, failed))
             return name, "error: the arguments were not a JSON object; call the tool again"
         return name, _tool_message(turn.call(name, arguments))
 

@@ -236,8 +236,8 @@ class RulesBrain:
             replies.append(describe(intent.tool, out, tr, injected, ctx, intent.detail))
         if intent.tool == "memory" and intent.calls[0].get("action") == "save":
             _keep_fact(session, str(intent.calls[0].get("text", "")))
-        if intent.detail == "research" and replies and turn.calls and turn.calls[-1]["ok"]:
-            replies.append(self._read_results(turn, str(turn.calls[-1]["result"]), tr, ctx))
+        if intent.detail == "research" and replies and turn.calls and turn.calls[-1].ok:
+            replies.append(self._read_results(turn, turn.calls[-1].result, tr, ctx))
         if intent.detail == "about_me" and session.facts:
             facts = "; ".join(f"{k}: {v}" for k, v in session.facts.items())
             replies.append(say(tr, f"In this conversation you told me: {facts}.",

@@ -15,6 +15,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
+
 from ._agent import TurnResult
 
 _PIECE = re.compile(r"\S+\s*|\s+")
@@ -34,7 +36,7 @@ def _sse(data: Any, event: str | None = None) -> bytes:
 def native_events(result: TurnResult, *, late_choices: bool = False) -> Iterator[bytes]:
     """``late_choices`` sends the choices after the text (a regression to catch)."""
     for call in result.tool_calls:
-        yield _sse({"type": "tool_call", "tool_call": call})
+        yield _sse({"type": "tool_call", "tool_call": msgspec.to_builtins(call)})
     if result.choices and not late_choices:
         yield _sse({"type": "choices", "choices": result.choices})
     for piece in _pieces(result.response):
@@ -59,9 +61,9 @@ def openai_events(result: TurnResult, model: str) -> Iterator[bytes]:
     for piece in _pieces(result.response):
         yield chunk({"content": piece})
     for i, call in enumerate(result.tool_calls):
-        args = json.dumps(call.get("arguments") or {}, ensure_ascii=False)
+        args = json.dumps(call.arguments, ensure_ascii=False)
         yield chunk({"tool_calls": [{"index": i, "id": f"call_{i}", "type": "function",
-                                     "function": {"name": call["name"], "arguments": ""}}]})  # fmt: skip
+                                     "function": {"name": call.name, "arguments": ""}}]})  # fmt: skip
         for j in range(0, len(args), 16):
             yield chunk({"tool_calls": [{"index": i, "function": {"arguments": args[j : j + 16]}}]})
     yield chunk({}, "stop")
@@ -78,8 +80,8 @@ def completion(result: TurnResult, model: str) -> dict[str, Any]:
     if result.tool_calls:
         message["tool_calls"] = [
             {"id": f"call_{i}", "type": "function",
-             "function": {"name": c["name"],
-                          "arguments": json.dumps(c.get("arguments") or {}, ensure_ascii=False)}}
+             "function": {"name": c.name,
+                          "arguments": json.dumps(c.arguments, ensure_ascii=False)}}
             for i, c in enumerate(result.tool_calls)
         ]  # fmt: skip
     out: dict[str, Any] = {"object": "chat.completion", "model": model,
