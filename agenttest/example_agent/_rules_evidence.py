@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+
+import msgspec
+
+from agenttest._util.lenient import lenient
 
 from ._agent import Turn
 from ._guard import fold
-from ._tools_docs import DOCS_BASE, words
+from ._tools_docs import DOCS_BASE, DocHits, DocIndex, DocPage, words
 
 # Only a question that asks what the documentation says (not "list the docs folder").
 _DOCS_Q = re.compile(
@@ -73,7 +76,7 @@ def _docs(turn: Turn, message: str, total: bool) -> str:
             f"I couldn't reach the documentation search ({out.text}), so I can't answer from "
             "the docs; nothing was checked."
         )
-    results: list[dict[str, Any]] = json.loads(out.text).get("results") or []
+    results = msgspec.json.decode(out.text, type=DocHits).results
     if total:
         return _total(turn, results)
     if not results:
@@ -85,30 +88,29 @@ def _docs(turn: Turn, message: str, total: bool) -> str:
     two_part = " and " in fold(message) and len(results) > 1
     picked = []
     for page in results[: 2 if two_part else 1]:
-        score, sentence = _best_sentence(page["text"], wanted)
+        score, sentence = _best_sentence(page.text, wanted)
         if score:
-            picked.append((sentence, page["url"]))
+            picked.append((sentence, page.url))
     if not picked:
         return "The docs don't cover this: no page says anything about it."
     return " ".join(f"{s.rstrip('.')} (source: {url})." for s, url in picked)
 
 
-def _total(turn: Turn, results: list[dict[str, Any]]) -> str:
+def _total(turn: Turn, results: list[DocPage]) -> str:
     listed: list[str] = []
     for page in results:
-        for ep in _ENDPOINT.findall(page["text"]):
+        for ep in _ENDPOINT.findall(page.text):
             if ep not in listed:
                 listed.append(ep)
     index = turn.call("docs_index", {})
     if index.ok:
-        data = json.loads(index.text)
-        endpoints = data.get("endpoints") or []
+        data = lenient(DocIndex, json.loads(index.text))
         return (
-            f"The documentation index lists {len(endpoints)} endpoints in total "
-            f"(source: {data.get('url') or DOCS_BASE + '_index'})."
+            f"The documentation index lists {len(data.endpoints)} endpoints in total "
+            f"(source: {data.url or DOCS_BASE + '_index'})."
         )
     shown = ", ".join(listed) or "none"
-    urls = ", ".join(p["url"] for p in results)
+    urls = ", ".join(p.url for p in results)
     return (
         f"The overview pages I found ({urls}) show these endpoints: {shown}. The complete "
         f"index did not answer ({index.text}), so this list may be incomplete and I can't "

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from ._base import ToolContext, ToolError, ToolOutput, str_arg
 from ._guard import fold
 
@@ -103,9 +105,33 @@ def words(text: str) -> set[str]:
     return out
 
 
-def pages(root: Path) -> list[dict[str, str]]:
+class DocPage(msgspec.Struct):
+    """A page of the corpus, as ``docs_search`` answers it."""
+
+    id: str
+    url: str
+    title: str
+    text: str
+
+
+class DocHits(msgspec.Struct):
+    """What ``docs_search`` answers: the query and its best pages, best first."""
+
+    query: str
+    results: list[DocPage]
+
+
+class DocIndex(msgspec.Struct):
+    """What the rules read of the published index (the tool passes the whole file on): how
+    many endpoints it lists and its address. Read leniently: the file is a fixture's."""
+
+    endpoints: list[object] = []
+    url: str = ""
+
+
+def pages(root: Path) -> list[DocPage]:
     folder = root / DOCS_DIR
-    out: list[dict[str, str]] = []
+    out: list[DocPage] = []
     if not folder.is_dir():
         return out
     for file in sorted(folder.glob("*.md")):
@@ -113,7 +139,7 @@ def pages(root: Path) -> list[dict[str, str]]:
         lines = text.splitlines()
         title = next((ln[2:].strip() for ln in lines if ln.startswith("# ")), file.stem)
         body = "\n".join(ln for ln in lines if not ln.startswith("# ")).strip()
-        out.append({"id": file.stem, "url": DOCS_BASE + file.stem, "title": title, "text": body})
+        out.append(DocPage(file.stem, DOCS_BASE + file.stem, title, body))
     return out
 
 
@@ -125,12 +151,12 @@ def docs_search(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     wanted = words(query)
     scored = []
     for page in pages(ctx.workspace.root):
-        score = len(wanted & words(page["title"] + " " + page["text"]))
+        score = len(wanted & words(page.title + " " + page.text))
         if score:
-            scored.append((-score, page["id"], page))
-    results = [p for _, _, p in sorted(scored)[:MAX_RESULTS]]
-    body = {"query": query, "results": results}
-    return ToolOutput(json.dumps(body, ensure_ascii=False), [f"DOCS search {len(results)} hit(s)"])
+            scored.append((-score, page.id, page))
+    hits = DocHits(query, [p for _, _, p in sorted(scored, key=lambda s: s[:2])[:MAX_RESULTS]])
+    text = json.dumps(msgspec.to_builtins(hits), ensure_ascii=False)
+    return ToolOutput(text, [f"DOCS search {len(hits.results)} hit(s)"])
 
 
 def docs_index(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
