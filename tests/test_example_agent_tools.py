@@ -334,6 +334,25 @@ def test_memory_persists_across_sessions_and_restarts_until_reset(space: Path) -
         assert "deploy day" not in empty["result"] and "empty" in empty["result"]
 
 
+@pytest.mark.parametrize(
+    ("written", "recalled"),
+    [
+        ({"items": [{"text": "a", "saved_at": 5}, {"note": "b"}, "c", {"text": 5}]}, ["a"]),
+        ({"items": "abc"}, []),
+        ({"items": 7}, []),
+        (["a"], []),
+    ],
+)
+def test_a_hand_written_memory_file_gives_the_notes_it_holds(
+    space: Path, written: Any, recalled: list[str]
+) -> None:
+    (space / ".agent").mkdir()
+    (space / ".agent" / "memory.json").write_text(json.dumps(written), encoding="utf-8")
+    call, _ = direct(space, "memory", action="recall")
+    body = "\n".join(f"- {n}" for n in recalled) or "(memory is empty)"
+    assert call["ok"] is True and call["result"] == f"memory ({len(recalled)} item(s)):\n{body}"
+
+
 def test_private_folders_are_not_writable_through_file_tools(space: Path) -> None:
     call, _ = direct(space, "file_write", path=".agent/memory.json", content='{"items": []}')
     assert call["ok"] is False and call["result"].startswith("BLOCKED")

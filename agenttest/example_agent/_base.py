@@ -10,6 +10,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
+from agenttest._util.lenient import lenient
+
 from ._data import OfflineData
 from ._sandbox import Blocked, ToolError, Workspace
 
@@ -33,6 +37,20 @@ class ToolOutput:
     notes: list[str] = field(default_factory=list)
 
 
+class Note(msgspec.Struct, omit_defaults=True):
+    """A note in persistent memory, and when it was saved (a hand-written file may say it
+    any way, or not at all)."""
+
+    text: str
+    saved_at: object = None
+
+
+class MemoryFile(msgspec.Struct):
+    """``.agent/memory.json``, read leniently: what is not a note (no text) is not kept."""
+
+    items: list[object] = []
+
+
 class MemoryStore:
     """Persistent memory: a JSON list of notes in ``.agent/memory.json`` of the workspace."""
 
@@ -44,34 +62,39 @@ class MemoryStore:
     def path(self) -> Path:
         return self.workspace.root / ".agent" / "memory.json"
 
-    def items(self) -> list[dict[str, str]]:
+    def items(self) -> list[Note]:
         with self._lock:
             return self._load()
 
-    def _load(self) -> list[dict[str, str]]:
+    def _load(self) -> list[Note]:
         try:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return []
         except (OSError, ValueError) as exc:
             raise ToolError(f"memory file unreadable: {exc}") from exc
-        items = raw.get("items", []) if isinstance(raw, dict) else []
-        return [i for i in items if isinstance(i, dict) and isinstance(i.get("text"), str)]
+        notes = []
+        for item in lenient(MemoryFile, raw).items:
+            try:
+                notes.append(msgspec.convert(item, Note))
+            except msgspec.ValidationError:
+                continue
+        return notes
 
-    def _store(self, items: list[dict[str, str]]) -> None:
+    def _store(self, notes: list[Note]) -> None:
         folder = self.workspace.agent_dir()
         tmp = folder / "memory.json.tmp"
-        tmp.write_text(json.dumps({"items": items}, ensure_ascii=False, indent=1), "utf-8")
+        body = {"items": msgspec.to_builtins(notes)}
+        tmp.write_text(json.dumps(body, ensure_ascii=False, indent=1), "utf-8")
         tmp.replace(folder / "memory.json")
 
     def save(self, text: str) -> int:
         with self._lock:
-            items = self._load()
-            if not any(i["text"] == text for i in items):
-                stamp = datetime.now(UTC).isoformat(timespec="seconds")
-                items.append({"text": text, "saved_at": stamp})
-                self._store(items)
-            return len(items)
+            notes = self._load()
+            if not any(n.text == text for n in notes):
+                notes.append(Note(text, datetime.now(UTC).isoformat(timespec="seconds")))
+                self._store(notes)
+            return len(notes)
 
     def reset(self) -> int:
         """Forget every note (an unreadable memory file is replaced too); return how many."""

@@ -193,7 +193,7 @@ def memory(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
         count = ctx.memory.save(text)
         return ToolOutput(f"saved to memory ({count} item(s)): {text}", ["MEMORY save"])
     if action == "recall":
-        items = [i["text"] for i in ctx.memory.items()]
+        items = [note.text for note in ctx.memory.items()]
         if text:
             words = [w for w in fold(text).split() if len(w) > 2]
             matching = [i for i in items if any(w in fold(i) for w in words)]
