@@ -11,7 +11,7 @@ The harness is tolerant of sloppy agents on purpose, and the types say how:
 * **the shape of a turn** (a completion's first message and its tool calls): a part that
   does not fit means the reply cannot be read as a turn. The adapter says which part
   (:class:`~agenttest.agents.Garbage`, an ``ERROR`` attempt, never a ``FAIL``).
-* **evidence beside it** (token counts, a finish reason, the parts of a stream chunk):
+* **evidence beside it** (token counts, the parts of a stream chunk, an event's type):
   ``lenient`` (:mod:`agenttest._util.lenient`) leaves a field that does not fit at its
   default. A server's odd count is not worth losing the turn over.
 * ``object`` fields take whatever came, because their readers accept anything: a tool call's
