@@ -57,9 +57,13 @@ def _parsed(names: frozenset[str]) -> tuple[Selector, ...]:
 
 
 class RecordedCall(Protocol):
-    """A recorded tool call: a ``results.ToolCall``, or the dict a reply was read into."""
+    """A recorded tool call (a ``results.ToolCall``): what a selector matches it by."""
 
-    def get(self, key: str, /) -> Any: ...
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def arguments(self) -> Mapping[str, Any]: ...
 
 
 def call_matches(call: RecordedCall, names: Iterable[str] | None) -> bool:
@@ -69,7 +73,7 @@ def call_matches(call: RecordedCall, names: Iterable[str] | None) -> bool:
     # Graders ask this for every call of every attempt with the same few frozensets of a
     # block's tools: parse each set once (the regex was a third of the runner's growth).
     parsed = _parsed(names) if isinstance(names, frozenset) else selectors(names)
-    name, args = call.get("name"), call.get("arguments")
+    name, args = call.name, call.arguments
     return any(s.matches(name, args) for s in parsed)
 
 
