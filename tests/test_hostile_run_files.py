@@ -24,7 +24,7 @@ from agenttest._util.limits import MAX_RUNS
 from agenttest.cli import main
 from agenttest.errors import EXIT_OK, EXIT_USAGE, InputError
 from agenttest.reporting import build_report
-from agenttest.results import ReadNotes, iter_records
+from agenttest.results import Attempt, Grade, ReadNotes, iter_records
 from agenttest.results import _reader as reader
 
 GOLDEN = Path(__file__).parent / "golden" / "run_2.1.jsonl"
@@ -124,7 +124,7 @@ def test_missing_attempts_are_counted_not_listed(tmp_path: Path) -> None:
 def test_torn_lines_are_listed_by_the_first_few_and_counted(tmp_path: Path, garbage: int) -> None:
     path = _write(tmp_path / "run.jsonl", _records(), b"{not json\n" * garbage)
     notes = ReadNotes(str(path))
-    kinds = [r["record_type"] for r in iter_records(path, notes)]
+    kinds = [r.record_type for r in iter_records(path, notes)]
     assert kinds == ["run_meta", "attempt", "attempt", "attempt", "grade", "grade", "run_end"]
     assert notes.torn == garbage
     assert notes.torn_lines == list(range(2, 2 + min(garbage, reader.LISTED_LINES)))
@@ -173,7 +173,7 @@ def test_a_line_at_the_size_cap_is_read_and_one_byte_more_is_skipped(
     extra = padded("L1-AT-CAP", cap) + padded("L1-OVER-CAP", cap + 1)
     path = _write(tmp_path / "run.jsonl", _records(), extra)
     notes = ReadNotes(str(path))
-    ids = [r.get("test_id") for r in iter_records(path, notes)]
+    ids = [r.test_id if isinstance(r, Attempt | Grade) else None for r in iter_records(path, notes)]
     assert "L1-AT-CAP" in ids and "L1-OVER-CAP" not in ids
     assert notes.long_lines == [(3, cap + 1)] and notes.long_count == 1
     assert ids[-1] is None  # the run_end after the skipped line is read
@@ -208,7 +208,7 @@ def test_an_over_long_line_is_measured_not_held(
     notes = ReadNotes(str(path))
     tracemalloc.start()
     try:
-        kinds = [r["record_type"] for r in iter_records(path, notes)]
+        kinds = [r.record_type for r in iter_records(path, notes)]
         _size, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -276,5 +276,5 @@ def test_a_lone_surrogate_line_is_read_repaired(tmp_path: Path) -> None:
     record = json.dumps({**_records()[1], "test_id": "L1-X"}).replace("L1-X", "L1-\\ud800X")
     path = _write(tmp_path / "run.jsonl", _records(), record.encode() + b"\n")
     assert b"\\ud800" in path.read_bytes()  # precondition: the escape is in the file
-    ids = [r.get("test_id") for r in iter_records(path)]
+    ids = [r.test_id if isinstance(r, Attempt | Grade) else None for r in iter_records(path)]
     assert "L1-\ufffdX" in ids

@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from agenttest.blocks import load_battery
@@ -19,7 +20,7 @@ from agenttest.importers._pheron_log import (
     parse_params,
     tool_calls,
 )
-from agenttest.results import iter_records
+from agenttest.results import Attempt, Grade, RunEnd, RunMeta, iter_records
 
 from .conftest import run_cli
 from .fixtures.grading import CORPUS, CORPUS_FILES, HERE, needs_corpus
@@ -88,14 +89,14 @@ def test_the_turns_own_task_is_cut_out_of_an_overlapping_excerpt() -> None:
 def test_tool_calls_are_what_ran_with_outcomes_not_what_was_planned() -> None:
     lines, _ = Segmenter().segment(LOG, "1847 çarpı 293 nedir?")
     calls = tool_calls(lines, dict(UBIDS))
-    assert [(c["name"], c["ok"]) for c in calls] == [
+    assert [(c.name, c.ok) for c in calls] == [
         ("calculator_op", True),
         ("shell_exec", False),
         ("UBID 108", False),
     ]
-    assert calls[0]["arguments"] == {"expression": "1847 * 293"}
-    assert "SAFETY BLOCK" in calls[1]["result"] and "Reason:" in calls[1]["result"]
-    assert calls[2]["arguments"] == {"action": "run"}
+    assert calls[0].arguments == {"expression": "1847 * 293"}
+    assert "SAFETY BLOCK" in calls[1].result and "Reason:" in calls[1].result
+    assert calls[2].arguments == {"action": "run"}
 
 
 def test_a_stale_task_is_not_taken_for_a_later_turn() -> None:
@@ -158,23 +159,19 @@ def test_small_legacy_file_end_to_end(tmp_path: Path) -> None:
         src, battery, out_dir=out, allow_temp=True, overlay_path=str(OVERLAY)
     )
     assert result.path == out / src.name
-    records = list(iter_records(result.path))
-    meta, attempts, end = records[0], records[1:-1], records[-1]
-    assert meta["record_type"] == "run_meta" and meta["imported_from"].startswith("methodology-v1 ")
-    assert (
-        meta["model"] == "qwen3.5-9b"
-        and meta["k_nominal"] == 3
-        and meta["run_type"] == "exploratory"
-    )
-    assert meta["label"] == "mini" and meta["battery"]["digest"] == battery.digest
+    meta, attempts, end = _run_file(result.path)
+    assert meta.imported_from is not None and meta.imported_from.startswith("methodology-v1 ")
+    assert meta.model == "qwen3.5-9b" and meta.k_nominal == 3 and meta.run_type == "exploratory"
+    assert meta.label == "mini" and meta.battery is not None
+    assert meta.battery.digest == battery.digest
     first, lost, unknown = attempts
-    assert first["test_id"] == "FX-CALC-02" and first["legacy_id"] == "L1-HESAP-02"
+    assert first.test_id == "FX-CALC-02" and first.legacy_id == "L1-HESAP-02"
     # the shell call blocked by the guard and the hallucinated UBID are in the log, so the
     # unknown-tool rule fails an otherwise right answer
-    assert first["verdict"] == "FAIL" and [h["rule"] for h in first["critical"]] == ["unknown_tool"]
-    assert (lost["verdict"], lost["error_cause"], lost["status"]) == ("ERROR", "lost", "error")
-    assert unknown["verdict"] is None and unknown["tier"] == "other"
-    assert end["record_type"] == "run_end" and end["counts"]["verdict"] == {
+    assert first.verdict == "FAIL" and [h.rule for h in first.critical] == ["unknown_tool"]
+    assert (lost.verdict, lost.error_cause, lost.status) == ("ERROR", "lost", "error")
+    assert unknown.verdict is None and unknown.tier == "other"
+    assert end.counts["verdict"] == {
         "FAIL": 1,
         "ERROR": 1,
         "ungraded": 1,
@@ -183,6 +180,15 @@ def test_small_legacy_file_end_to_end(tmp_path: Path) -> None:
     # a second import never overwrites the first
     again = import_methodology_v1(src, battery, out_dir=out, allow_temp=True)
     assert again.path.name == "run_qwen3.5-9b_20260713_k3_mini_v2.jsonl"
+
+
+def _run_file(path: Path) -> tuple[RunMeta, list[Attempt], RunEnd]:
+    """An imported file: its run_meta, attempts and run_end, in that order."""
+    records = list(iter_records(path))
+    meta, attempts, end = records[0], records[1:-1], records[-1]
+    assert isinstance(meta, RunMeta) and isinstance(end, RunEnd)
+    assert all(isinstance(a, Attempt) for a in attempts)
+    return meta, [a for a in attempts if isinstance(a, Attempt)], end
 
 
 def test_import_refuses_temp_folders_and_bad_input(tmp_path: Path) -> None:
@@ -212,24 +218,25 @@ def test_every_corpus_file_imports_with_consistent_counts(tmp_path: Path) -> Non
         ]
         result = import_methodology_v1(src, battery, out_dir=tmp_path, allow_temp=True)
         records = list(iter_records(result.path))
-        attempts = [r for r in records if r["record_type"] == "attempt"]
-        assert records[0]["record_type"] == "run_meta" and records[-1]["record_type"] == "run_end"
+        attempts = [r for r in records if isinstance(r, Attempt)]
+        assert isinstance(records[0], RunMeta) and isinstance(records[-1], RunEnd)
         assert len(attempts) == len(legacy) == result.records
         totals = result.totals()
         assert sum(totals[k] for k in ("PASS", "FAIL", "ERROR", "unknown")) == len(legacy)
-        verdicts = Counter(a["verdict"] for a in attempts)
+        verdicts = Counter(a.verdict for a in attempts)
         assert verdicts[None] == totals["unknown"]
         for key in ("PASS", "FAIL", "ERROR"):
             assert verdicts[key] == totals[key]
-        assert len({(a["legacy_id"], a["run"]) for a in attempts}) == len(attempts)
+        assert len({(a.legacy_id, a.run) for a in attempts}) == len(attempts)
         for a, rec in zip(attempts, legacy, strict=True):
-            assert a["legacy_id"] == rec["id"] and a["run"] == rec["run"]
-            assert len(a["turns"]) == len(rec["turns"])
-            if a["verdict"] is not None:
-                assert a["rater"] == f"rules@{battery.digest}"
-                assert all(c.get("evidence") for c in a["criteria"])
-            if a["verdict"] == "ERROR":
-                assert a["error_cause"]
+            assert a.legacy_id == rec["id"] and a.run == rec["run"]
+            assert len(a.turns) == len(rec["turns"])
+            if a.verdict is not None:
+                assert a.rater == f"rules@{battery.digest}"
+                # evidence that says something (a note, a turn, an excerpt ...)
+                assert all(c.evidence and msgspec.to_builtins(c.evidence) for c in a.criteria)
+            if a.verdict == "ERROR":
+                assert a.error_cause
         total += len(legacy)
     assert total == sum(
         1 for f in CORPUS_FILES for line in f.open(encoding="utf-8") if line.strip()
@@ -258,8 +265,8 @@ def test_cli_import_prints_per_tier_counts_then_grade_appends(tmp_path: Path) ->
     assert graded.stdout.startswith(f"{run_file}: appended {sum(counts[:3])} grade record(s)")
     after = run_file.read_text(encoding="utf-8")
     assert after.startswith(before)
-    grades = [r for r in iter_records(run_file) if r["record_type"] == "grade"]
-    assert len(grades) == sum(counts[:3]) and {g["rater"] for g in grades} == {"rules-again"}
+    grades = [r for r in iter_records(run_file) if isinstance(r, Grade)]
+    assert len(grades) == sum(counts[:3]) and {g.rater for g in grades} == {"rules-again"}
 
 
 def test_cli_import_rejects_an_unknown_format(tmp_path: Path) -> None:

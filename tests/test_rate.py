@@ -204,7 +204,7 @@ def test_screen_shows_block_and_transcript_but_no_verdicts(tmp_path: Path) -> No
     ):
         assert text in screen, text
     # ... and nothing that says how anyone else rated it, while such grades exist:
-    assert {r["rater"] for r in iter_records(path) if r["record_type"] == "grade"} == {
+    assert {r.rater for r in iter_records(path) if isinstance(r, Grade)} == {
         OTHER_JUDGE,
         OTHER_HUMAN,
     }
@@ -239,13 +239,13 @@ def test_answers_append_grade_records(tmp_path: Path) -> None:
     assert (summary.rated, summary.skipped, summary.remaining, summary.stopped) == (4, 1, 2, True)
     assert path.read_bytes().startswith(before)  # nothing rewritten, only appended
     grades = my_grades(path)
-    assert [g["verdict"] for g in grades] == ["PASS", "FAIL", "FAIL", "PASS"]
+    assert [g.verdict for g in grades] == ["PASS", "FAIL", "FAIL", "PASS"]
     order = shown(screen)
-    assert [f"{g['test_id']} · run {g['run']}" for g in grades] == order[:4]
+    assert [f"{g.test_id} · run {g.run}" for g in grades] == order[:4]
     for g in grades:
-        assert g["schema_version"] == SCHEMA_VERSION and g["criteria"] == []
-        assert g["attempt_started_at"] == f"2026-07-01T10:0{g['run']}:00+00:00"
-        assert g["graded_at"].startswith("20")
+        assert g.schema_version == SCHEMA_VERSION and g.criteria == []
+        assert g.attempt_started_at == f"2026-07-01T10:0{g.run}:00+00:00"
+        assert g.graded_at is not None and g.graded_at.startswith("20")
 
 
 def test_resume_skips_what_this_rater_graded(tmp_path: Path) -> None:
@@ -268,7 +268,7 @@ def test_invalid_answer_asks_again_and_end_of_input_stops(tmp_path: Path) -> Non
     summary, screen = rate(path, ["maybe", "", "p"])
     assert "'maybe' is not an answer" in screen
     assert summary.rated == 1 and summary.stopped
-    assert [g["verdict"] for g in my_grades(path)] == ["PASS"]
+    assert [g.verdict for g in my_grades(path)] == ["PASS"]
 
 
 # --- sampling ----------------------------------------------------------------------------
@@ -313,7 +313,7 @@ def test_only_the_latest_completed_attempts_are_shown(tmp_path: Path) -> None:
     assert "retried answer" in screen and "old answer" not in screen
     assert summary.already == 0 and summary.rated == 1
     latest = my_grades(path)[-1]
-    assert latest["attempt_started_at"] == "2026-07-01T11:00:00+00:00"
+    assert latest.attempt_started_at == "2026-07-01T11:00:00+00:00"
 
 
 def test_rater_names_and_bad_sample(tmp_path: Path) -> None:
@@ -360,7 +360,7 @@ def test_cli_with_piped_stdin(tmp_path: Path) -> None:
     second = cli("s\np\n", "--sample", "4", "--seed", "9")  # input ends after two answers
     assert second.returncode == 0, second.stderr
     assert "2 graded before" in second.stdout
-    verdicts = [g["verdict"] for g in my_grades(path, "human:carol")]
+    verdicts = [g.verdict for g in my_grades(path, "human:carol")]
     assert verdicts == ["PASS", "FAIL", "PASS"]
     bad = cli("", "--rater", "two words")
     assert bad.returncode == 2 and "--rater must be a short name" in bad.stderr

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from agenttest.results import (
     SCHEMA_VERSION,
     Attempt,
     ReadNotes,
+    Record,
     RunMeta,
     RunWriter,
     check_not_temp,
@@ -85,8 +87,10 @@ def test_writer_appends_whole_lines_and_heals_a_torn_tail(tmp_path: Path) -> Non
         w.append({"record_type": "attempt", "test_id": "L1-CALC-01", "run": 1})
     notes = ReadNotes(str(path))
     records = list(iter_records(path, notes))
-    assert [r["record_type"] for r in records] == ["run_meta", "attempt"]
-    assert records[1]["test_id"] == "L1-CALC-01" and records[1]["schema_version"] == SCHEMA_VERSION
+    assert [r.record_type for r in records] == ["run_meta", "attempt"]
+    written = records[1]
+    assert isinstance(written, Attempt)
+    assert written.test_id == "L1-CALC-01" and written.schema_version == SCHEMA_VERSION
     assert notes.torn_lines == [2]
 
 
@@ -222,7 +226,7 @@ def test_full_disk_leaves_the_file_intact(tmp_path: Path) -> None:
                 w.append({"record_type": "attempt", "test_id": "L1", "run": 1})
         finally:
             os.write = real_write
-    assert [r["record_type"] for r in iter_records(path)] == ["run_meta"]
+    assert [r.record_type for r in iter_records(path)] == ["run_meta"]
     assert path.read_bytes().endswith(b"\n")
 
 
@@ -404,13 +408,12 @@ GOLDEN = Path(__file__).parent / "golden" / "run_2.0.jsonl"
 
 def test_golden_2_0_reads_back_every_record_type() -> None:
     records = list(iter_records(GOLDEN))
-    assert [r["record_type"] for r in records] == ["run_meta", "attempt", "grade", "run_end"]
+    assert [r.record_type for r in records] == ["run_meta", "attempt", "grade", "run_end"]
     attempt = records[1]
-    assert (
-        attempt["verdict"] == "PASS"
-        and attempt["turns"][0]["tool_calls"][0]["name"] == "calculator"
-    )
-    assert attempt["criteria"][1]["evidence"]["span"] == [14, 17]
+    assert isinstance(attempt, Attempt)
+    assert attempt.verdict == "PASS" and attempt.turns[0].tool_calls[0].name == "calculator"
+    evidence = attempt.criteria[1].evidence
+    assert evidence is not None and evidence.span == [14, 17]
 
 
 @pytest.mark.parametrize("version", ["2.3", "3.0", "10.0"])
@@ -461,7 +464,7 @@ def test_every_record_of_an_older_minor_version_is_migrated_and_counted(tmp_path
     path.write_bytes(old + _attempt_line(k=3))  # the last one is current: not migrated
     notes = ReadNotes(str(path))
     records = list(iter_records(path, notes))
-    assert [r["schema_version"] for r in records] == [SCHEMA_VERSION] * 4
+    assert [r.schema_version for r in records] == [SCHEMA_VERSION] * 4
     assert notes.migrated == 3
 
 
@@ -492,7 +495,7 @@ def test_read_run_meta_gives_the_first_record_or_refuses_an_empty_file(tmp_path:
         writer.append(run_meta(run_id="r1"))
         writer.append(attempt(test_id="T", run=1))
     meta = read_run_meta(path)
-    assert meta["record_type"] == "run_meta" and meta["run_id"] == "r1"
+    assert meta.record_type == "run_meta" and meta.run_id == "r1"
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
     with pytest.raises(InputError) as info:
@@ -575,7 +578,11 @@ def test_a_bad_run_meta_is_refused_and_a_bad_record_after_it_is_skipped_and_list
     ]
     path.write_bytes(_meta_line() + _attempt_line(k=0) + _attempt_line(k=2) + _attempt_line(k=3))
     notes = ReadNotes(str(path))
-    assert [r.get("k") for r in iter_records(path, notes)] == [None, 2, 3]  # read on after it
+    assert [r.k if isinstance(r, Attempt) else None for r in iter_records(path, notes)] == [
+        None,
+        2,
+        3,
+    ]  # read on after it
     assert notes.invalid == [(2, "attempt: `k` must be at least 1, got 0")]
 
 
@@ -612,7 +619,7 @@ def test_a_torn_last_line_longer_than_one_chunk_is_skipped_as_torn(tmp_path: Pat
     torn = b'{"record_type": "attempt", "pad": "' + b"p" * (3 * 1024 * 1024 // 2)
     path.write_bytes(files.encode_record(run_meta(run_id="r")) + torn)  # no newline at the end
     notes = ReadNotes(str(path))
-    assert [r["record_type"] for r in iter_records(path, notes)] == ["run_meta"]
+    assert [r.record_type for r in iter_records(path, notes)] == ["run_meta"]
     assert notes.torn_lines == [2] and notes.long_count == 0
 
 
@@ -640,7 +647,7 @@ def test_a_line_of_exactly_the_cap_is_read_and_one_byte_more_is_skipped(
     path = tmp_path / "run.jsonl"
     path.write_bytes(first + fits + over)
     notes = ReadNotes(str(path))
-    assert [r["k_nominal"] for r in iter_records(path, notes)] == [1, 2]
+    assert _k_nominals(iter_records(path, notes)) == [1, 2]
     assert notes.long_lines == [(3, cap + 1)]
 
 
@@ -652,8 +659,15 @@ def test_a_line_of_one_whole_chunk_with_its_newline_ends_there(tmp_path: Path) -
     path = tmp_path / "run.jsonl"
     path.write_bytes(first + chunk + _meta_line(k_nominal=3))
     notes = ReadNotes(str(path))
-    assert [r["k_nominal"] for r in iter_records(path, notes)] == [1, 2, 3]
+    assert _k_nominals(iter_records(path, notes)) == [1, 2, 3]
     assert notes.skipped == 0
+
+
+def _k_nominals(records: Iterable[Record]) -> list[int | None]:
+    """The k_nominal of each record read, every one of them a run_meta."""
+    metas = list(records)
+    assert all(isinstance(m, RunMeta) for m in metas)
+    return [m.k_nominal for m in metas if isinstance(m, RunMeta)]
 
 
 def test_blank_lines_are_passed_over_and_an_indented_record_is_read(tmp_path: Path) -> None:
@@ -661,7 +675,7 @@ def test_blank_lines_are_passed_over_and_an_indented_record_is_read(tmp_path: Pa
     indented = b"  " + _meta_line(k_nominal=2)
     path.write_bytes(_meta_line(k_nominal=1) + b"   \n\n" + indented + _meta_line(k_nominal=3))
     notes = ReadNotes(str(path))
-    assert [r["k_nominal"] for r in iter_records(path, notes)] == [1, 2, 3]
+    assert _k_nominals(iter_records(path, notes)) == [1, 2, 3]
     assert notes.torn == 0 and notes.skipped == 0
 
 
@@ -676,7 +690,7 @@ def test_what_msgspec_refuses_and_json_reads_is_judged_by_its_type_not_as_torn(
     lines.append(b"1.")
     path.write_bytes(_meta_line() + b"".join(_raw_attempt(v) for v in lines) + _attempt_line())
     notes = ReadNotes(str(path))
-    assert [r["record_type"] for r in iter_records(path, notes)] == ["run_meta", "attempt"]
+    assert [r.record_type for r in iter_records(path, notes)] == ["run_meta", "attempt"]
     wrong = "attempt: `latency_ms` must be a whole number or null, got a non-finite number"
     assert notes.invalid == [
         (n, f"{wrong} ({value})")
@@ -692,6 +706,6 @@ def test_without_notes_skipped_lines_are_passed_over_and_the_first_is_named_by_i
     first line quotes."""
     path = tmp_path / "run.jsonl"
     path.write_bytes(_meta_line() + b"{torn\n" + _attempt_line(k=0) + _attempt_line(k=2))
-    assert [r.get("k") for r in iter_records(path)] == [None, 2]
+    assert [r.k if isinstance(r, Attempt) else None for r in iter_records(path)] == [None, 2]
     monkeypatch.setattr("agenttest.results._reader.MAX_LINE_BYTES", 8)
     assert _problems(path) == [(str(path), 1, "not a JSONL run file (first line is too long)")]
