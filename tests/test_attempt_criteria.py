@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
 from agenttest.blocks import Criterion
 from agenttest.grading import Check
+from agenttest.results import Evidence
 
 from .fixtures.grading import Seen, attempt, beyond, block, call, check, crit, got, turn
 
@@ -55,11 +57,13 @@ def test_latency_max() -> None:
 def test_latency_reads_the_attempt_then_its_turns_then_its_clock() -> None:
     c = crit("P", "latency_max", seconds=2)
     res = check(c, attempt(turn("ok", latency_ms=900), latency_ms=2000))
-    assert res == Check(True, {"note": "2.0 s (attempt latency_ms); limit 2 s"})  # at the limit
+    assert res == Check(
+        True, Evidence(note="2.0 s (attempt latency_ms); limit 2 s")
+    )  # at the limit
     assert check(c, attempt(turn("ok"), latency_ms=2001)).holds is False
     turns = attempt(turn("a", latency_ms=1200), turn("b", latency_ms=850.5))
     assert check(c, turns) == Check(
-        False, {"note": "2.1 s (sum of the turns' latency_ms); limit 2 s"}
+        False, Evidence(note="2.1 s (sum of the turns' latency_ms); limit 2 s")
     )
     # a turn without a figure: the sum would undercount, so the clock decides
     partial = attempt(
@@ -69,12 +73,12 @@ def test_latency_reads_the_attempt_then_its_turns_then_its_clock() -> None:
         completed_at="2026-07-13T21:00:00+00:00",
     )
     assert check(c, partial) == Check(
-        True, {"note": "2.0 s (completed_at - started_at); limit 2 s"}
+        True, Evidence(note="2.0 s (completed_at - started_at); limit 2 s")
     )
     named = {**partial, "latency_source": "first byte to last byte"}
-    assert check(c, named).evidence == {"note": "2.0 s (first byte to last byte); limit 2 s"}
+    assert check(c, named).evidence == Evidence(note="2.0 s (first byte to last byte); limit 2 s")
     half = attempt(turn("a"), started_at="2026-07-13T20:59:58+00:00")  # no end: no clock
-    assert check(c, half) == Check(None, {"note": "the attempt's duration was not recorded"})
+    assert check(c, half) == Check(None, Evidence(note="the attempt's duration was not recorded"))
     ended = attempt(turn("a"), completed_at="2026-07-13T20:59:58+00:00")
     assert check(c, ended).holds is None
     # no limit given: nothing but an instant reply is within it
@@ -89,7 +93,7 @@ def test_latency_falls_back_to_the_attempts_clock() -> None:
     )
     res = check(c, timed)
     assert res.holds is True
-    assert res.evidence["note"] == "1.5 s (completed_at - started_at); limit 2 s"
+    assert res.evidence.note == "1.5 s (completed_at - started_at); limit 2 s"
     exact = {**timed, "started_at": "2026-07-13T20:59:58Z"}  # 2000 ms: at the limit
     assert check(c, exact).holds is True
     slow = {**timed, "completed_at": "2026-07-13T21:00:00.501Z"}
@@ -97,7 +101,7 @@ def test_latency_falls_back_to_the_attempts_clock() -> None:
     broken = {**timed, "completed_at": "not a time"}
     res = check(c, broken)
     assert res.holds is None
-    assert res.evidence["note"] == "the attempt's duration was not recorded"
+    assert res.evidence.note == "the attempt's duration was not recorded"
 
 
 def test_latency_evidence_rounds_to_a_tenth_and_names_its_source() -> None:
@@ -200,26 +204,26 @@ def test_clock_delta_writes_its_evidence_whole() -> None:
     at = "2026-07-13T12:00:00+00:00"
     assert _clock("Saat 14:59 civarı", at, 120, zone="Europe/Istanbul") == Check(
         True,
-        {"turn": 1, "span": [5, 10], "text": "14:59", "note": "60 s from the harness clock "
-                                                              "15:00:00 (+03)"},
+        Evidence(turn=1, span=[5, 10], text="14:59", note="60 s from the harness clock "
+                                                              "15:00:00 (+03)"),
     )  # fmt: skip
     # two times as near as each other: the first one is cited
     assert _clock("11:59 or 12:01", at, 30) == Check(
         False,
-        {"turn": 1, "span": [0, 5], "text": "11:59", "note": "60 s from the harness clock "
-                                                             "12:00:00 (UTC)"},
+        Evidence(turn=1, span=[0, 5], text="11:59", note="60 s from the harness clock "
+                                                             "12:00:00 (UTC)"),
     )  # fmt: skip
     assert _clock("no time here", at) == Check(
-        False, {"turn": 1, "text": "no time here", "note": "no time of day in the response"}
+        False, Evidence(turn=1, text="no time here", note="no time of day in the response")
     )
     assert _clock("12:00", None) == Check(
-        None, {"turn": 1, "note": "no harness clock recorded at the answer"}
+        None, Evidence(turn=1, note="no harness clock recorded at the answer")
     )
     assert _clock(None) == Check(
-        None, {"turn": 1, "note": "no response was recorded for this turn"}
+        None, Evidence(turn=1, note="no response was recorded for this turn")
     )
     no_turns = check(crit("P", "clock_delta", seconds=1), attempt())
-    assert no_turns == Check(None, {"note": "the attempt has no turns"})
+    assert no_turns == Check(None, Evidence(note="the attempt has no turns"))
 
 
 def test_clock_delta_without_the_agents_zone_reads_utc_and_whole_hours_off_are_undecided() -> None:
@@ -227,13 +231,13 @@ def test_clock_delta_without_the_agents_zone_reads_utc_and_whole_hours_off_are_u
     res = check(crit("P", "clock_delta", seconds=60), unknown)
     assert res == Check(
         None,
-        {
-            "turn": 1,
-            "span": [5, 10],
-            "text": "15:00",
-            "note": "10800 s from the UTC clock 12:00:00, a whole number of hours off; the "
+        Evidence(
+            turn=1,
+            span=[5, 10],
+            text="15:00",
+            note="10800 s from the UTC clock 12:00:00, a whole number of hours off; the "
             "agent's time zone is unknown (set `timezone` in the agent config or overlay)",
-        },
+        ),
     )
     at = "2026-07-13T20:00:00Z"
     for text, seconds in (
@@ -248,8 +252,7 @@ def test_clock_delta_without_the_agents_zone_reads_utc_and_whole_hours_off_are_u
     res = check(crit("P", "clock_delta", seconds=3600), attempt(turn("21:00", completed_at=at)))
     assert res == Check(
         True,
-        {"turn": 1, "span": [0, 5], "text": "21:00",
-         "note": "3600 s from the harness clock 20:00:00 (UTC; agent zone unknown)"},
+        Evidence(turn=1, span=[0, 5], text="21:00", note="3600 s from the harness clock 20:00:00 (UTC; agent zone unknown)"),
     )  # fmt: skip
     # off by a fraction of an hour: FAIL even with the zone unknown
     res = check(crit("P", "clock_delta", seconds=60), attempt(turn("20:30", completed_at=at)))
@@ -263,8 +266,8 @@ def test_clock_delta_takes_the_clock_of_the_turn_then_of_the_attempt() -> None:
     assert check(c, by_attempt, b).holds is True
     # a naive clock is the agent's local time, in its zone when that is known
     naive = attempt(turn("12:00", completed_at="2026-07-13T12:00:00"))
-    assert check(c, naive, b).evidence["note"] == "0 s from the harness clock 12:00:00 (+03)"
-    assert check(c, naive).evidence["note"] == (
+    assert check(c, naive, b).evidence.note == "0 s from the harness clock 12:00:00 (+03)"
+    assert check(c, naive).evidence.note == (
         "0 s from the harness clock 12:00:00 (UTC; agent zone unknown)"
     )
     # an attempt's zone that is no IANA name gives way to the block's
@@ -275,7 +278,7 @@ def test_clock_delta_takes_the_clock_of_the_turn_then_of_the_attempt() -> None:
     assert check(c, lower, b).holds is True
     unreadable = attempt(turn("15:00", completed_at="13.07.2026 12:00"))
     assert check(c, unreadable, b) == Check(
-        None, {"turn": 1, "note": "no harness clock recorded at the answer"}
+        None, Evidence(turn=1, note="no harness clock recorded at the answer")
     )
 
 
@@ -323,7 +326,7 @@ def judged(j: Any, a: dict[str, Any], **kw: Any) -> Seen:
     b = block(vars={"r": "Swift 6"})
     c = crit("P", "judge", "JUDGE", rubric="grounded in {{r}}?", reference="{{r}} adds X", **kw)
     r = check(c, a, b, judge=j)
-    return r.holds, dict(r.evidence)
+    return r.holds, msgspec.to_builtins(r.evidence)
 
 
 TALK = attempt(
@@ -347,7 +350,7 @@ def test_judge_criterion_uses_the_judge_interface(verdict: str, expected: bool |
 def test_judge_criterion_without_a_judge_is_ungraded_never_passed() -> None:
     c = crit("P", "judge", "JUDGE", rubric="grounded?")
     res = check(c, attempt(turn("anything")))
-    assert res.holds is None and "no judge" in res.evidence["note"]
+    assert res.holds is None and "no judge" in (res.evidence.note or "")
 
 
 def test_the_judge_is_asked_about_the_turn_with_its_context_and_tool_results() -> None:
@@ -417,7 +420,7 @@ def test_a_judge_that_cannot_decide_leaves_the_criterion_undecided() -> None:
 
 def got_with(c: Criterion, a: dict[str, Any], **ctx: Any) -> Seen:
     r = check(c, a, **ctx)
-    return r.holds, dict(r.evidence)
+    return r.holds, msgspec.to_builtins(r.evidence)
 
 
 def test_the_judge_is_asked_with_empty_texts_for_what_is_not_given() -> None:

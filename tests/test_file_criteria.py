@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from agenttest.blocks import Criterion, Fixture
@@ -57,12 +58,13 @@ def test_the_live_workspace_decides_a_file_criterion(tmp_path: Any) -> None:
     (tmp_path / "a.txt").write_text("x", "utf-8")
     out = grade_attempt(b, attempt(turn("ok")), workspace=tmp_path)
     assert out.verdict == "PASS"
-    assert out.criteria[0]["evidence"]["note"] == f"exists (live workspace {tmp_path})"
+    assert out.criteria[0].evidence is not None
+    assert out.criteria[0].evidence.note == f"exists (live workspace {tmp_path})"
 
 
 def evaluate_in(c: Criterion, a: dict[str, Any], workspace: Path) -> Seen:
     r = check(c, a, workspace=workspace)
-    return r.holds, dict(r.evidence)
+    return r.holds, msgspec.to_builtins(r.evidence)
 
 
 def test_file_criteria_read_the_live_workspace_and_only_inside_it(tmp_path: Path) -> None:
@@ -110,7 +112,7 @@ from agenttest.grading._state_criteria import file_content
 from tests.fixtures.grading import attempt, block, crit, turn
 c = crit("P", "file_content", path="f.txt", value="x")
 print(ascii(file_content(Ctx(block(), attempt(turn("ok")), workspace=Path(sys.argv[1])), c)
-            .evidence["text"]))
+            .evidence.text))
 """
 
 
@@ -135,11 +137,11 @@ def test_file_criteria_read_the_snapshot_then_give_up_honestly() -> None:
     contains = crit("P", "file_content", path="./out/list.txt", value="ALPHA")
     snap = attempt(turn("ok"), workspace_files={"out/list.txt": "alpha\nbeta\n", "gone.txt": None})
     res = check(contains, snap)
-    assert res.holds is True and res.evidence["file"] == "out/list.txt"
+    assert res.holds is True and res.evidence.file == "out/list.txt"
     assert check(crit("P", "file_exists", path="gone.txt"), snap).holds is False
     assert check(crit("P", "file_content", path="out/list.txt", value="gamma"), snap).holds is False
     res = check(contains, attempt(turn("ok")))
-    assert res.holds is None and "no fixture declares its state" in res.evidence["note"]
+    assert res.holds is None and "no fixture declares its state" in (res.evidence.note or "")
 
 
 SNAPSHOT = attempt(
@@ -270,7 +272,7 @@ def test_file_content_reads_line_ends_alike_wherever_the_file_is_read_from(
     a, ctx = _mixed_ends(source, tmp_path)
     b = ctx.pop("b", None)
     r = check(crit("P", "file_content", path="f.txt", **kw), a, b, **ctx)
-    assert (r.holds, r.evidence["text"]) == (holds, "Alpha\nBeta\nGamma")
+    assert (r.holds, r.evidence.text) == (holds, "Alpha\nBeta\nGamma")
 
 
 # -- the world state replayed from the tool calls -------------------------------------------------

@@ -11,11 +11,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, cast
 
+import msgspec
 import pytest
 
 from agenttest.blocks import Block, Fixture
 from agenttest.grading import _context as cx
 from agenttest.grading import limits
+from agenttest.results import Evidence
 
 from .fixtures.grading import attempt, block, call, check, crit, turn
 
@@ -23,14 +25,15 @@ from .fixtures.grading import attempt, block, call, check, crit, turn
 
 
 def test_evidence_holds_exactly_the_keys_given_with_the_turn_one_based() -> None:
-    assert cx.ev() == {}
+    assert cx.ev() == Evidence()
     given = cx.ev(turn=0, tool_call=0, trace_line=0, span=cast(Any, (1, 2)), file="", text="  x  ", note="",
                   decided_by="")  # fmt: skip
-    assert given == {"turn": 1, "tool_call": 0, "trace_line": 0, "span": [1, 2], "file": "",
-                     "text": "x", "note": "", "decided_by": ""}  # fmt: skip
-    assert list(given) == ["turn", "tool_call", "trace_line", "span", "file", "text", "note",
-                           "decided_by"]  # fmt: skip
-    assert isinstance(given["span"], list)
+    assert given == Evidence(
+        turn=1, tool_call=0, trace_line=0, span=[1, 2], file="", text="x", note="", decided_by=""
+    )
+    assert list(msgspec.to_builtins(given)) == ["turn", "tool_call", "trace_line", "span", "file",
+                                                "text", "note", "decided_by"]  # fmt: skip
+    assert isinstance(given.span, list)
 
 
 def test_values_read_as_text_in_curly_quotes() -> None:
@@ -64,44 +67,46 @@ def test_an_excerpt_is_stripped_and_cut_with_an_ellipsis() -> None:
 
 
 def test_line_and_call_evidence() -> None:
-    assert cx.line_evidence(0, "trace", 3, "t") == {"turn": 1, "trace_line": 3, "text": "t"}
-    assert cx.line_evidence(0, "trace", 3, "t", "n") == {
-        "turn": 1, "trace_line": 3, "text": "t", "note": "n"
-    }  # fmt: skip
-    assert cx.line_evidence(1, "log", 2, "t", "n") == {
-        "turn": 2, "text": "t", "note": "agent log line 2 of the turn; n"
-    }  # fmt: skip
-    assert cx.line_evidence(1, "log", 2, "t") == {
-        "turn": 2, "text": "t", "note": "agent log line 2 of the turn"
-    }  # fmt: skip
+    assert cx.line_evidence(0, "trace", 3, "t") == Evidence(turn=1, trace_line=3, text="t")
+    assert cx.line_evidence(0, "trace", 3, "t", "n") == Evidence(
+        turn=1, trace_line=3, text="t", note="n"
+    )
+    assert cx.line_evidence(1, "log", 2, "t", "n") == Evidence(
+        turn=2, text="t", note="agent log line 2 of the turn; n"
+    )
+    assert cx.line_evidence(1, "log", 2, "t") == Evidence(
+        turn=2, text="t", note="agent log line 2 of the turn"
+    )
     bare = cx.as_call({"name": "a", "arguments": None, "ok": True})
-    assert cx.call_evidence(0, 1, bare) == {"turn": 1, "tool_call": 1, "text": "a {} → ok"}
+    assert cx.call_evidence(0, 1, bare) == Evidence(turn=1, tool_call=1, text="a {} → ok")
     odd = cx.as_call({"name": "a", "ok": 0})  # not False: not known to have failed
-    assert cx.call_evidence(0, 1, odd)["text"] == "a {} → outcome unknown"
+    assert cx.call_evidence(0, 1, odd).text == "a {} → outcome unknown"
     asked = cx.as_call({"name": "a", "ok": False, "requested_only": True})
-    assert cx.call_evidence(2, 0, asked, "n") == {
-        "turn": 3, "tool_call": 0, "text": "a {} → requested by the model, not run", "note": "n"
-    }  # fmt: skip
+    assert cx.call_evidence(2, 0, asked, "n") == Evidence(
+        turn=3, tool_call=0, text="a {} → requested by the model, not run", note="n"
+    )
 
 
 def test_evidence_reads_as_text_for_a_person() -> None:
     """No Python artefacts in evidence: repr's doubled backslashes, `None..2`, backticks."""
     a = attempt(turn("answer 42", [call("web_search", query="x")]))
-    count = check(crit("P", "tool_count", max=2), a).evidence["note"]
-    assert "wanted at most 2" in count and "None" not in count
-    assert "wanted at least 1" in check(crit("P", "tool_called", tool="any"), a).evidence["note"]
-    rx = check(crit("P", "response_regex", pattern=r"\d{3}"), a).evidence["note"]
+    count = check(crit("P", "tool_count", max=2), a).evidence.note
+    assert count is not None and "wanted at most 2" in count and "None" not in count
+    assert "wanted at least 1" in (
+        check(crit("P", "tool_called", tool="any"), a).evidence.note or ""
+    )
+    rx = check(crit("P", "response_regex", pattern=r"\d{3}"), a).evidence.note
     assert rx == "no match for “\\d{3}”", rx  # one backslash, as written in the block
     missing = check(crit("P", "tool_arg", tool="web_search", key="url"), a).evidence
-    assert "`" not in str(missing) and "argument keys: query" in missing["note"]
+    assert "`" not in str(missing) and "argument keys: query" in (missing.note or "")
     for c in (crit("P", "sentence_count", min=2), crit("P", "list_items", max=3)):
-        note = check(c, a).evidence["note"]
-        assert "None" not in note and ".." not in note, note
+        note = check(c, a).evidence.note
+        assert note is not None and "None" not in note and ".." not in note, note
     # values not found are listed as text, not as a Python list
-    text = check(crit("P", "response_contains", values=("7", "x\\d")), a).evidence["note"]
+    text = check(crit("P", "response_contains", values=("7", "x\\d")), a).evidence.note
     assert text == "not found: “7”, “x\\d”", text
     traced = attempt(turn("answer 42", trace="ROUTE chat"))
-    trace = check(crit("P", "trace_contains", values=("MARKER",)), traced).evidence["note"]
+    trace = check(crit("P", "trace_contains", values=("MARKER",)), traced).evidence.note
     assert trace == "missing: “MARKER”", trace
 
 
@@ -163,7 +168,7 @@ def test_the_context_fills_names_scopes_and_reads_turns() -> None:
         [], cx.ev(note="the attempt has no turns")
     )  # fmt: skip
     assert [ctx.response(i) for i in range(3)] == ["one", None, None]
-    everything = [(ti, ci, c["name"]) for ti, ci, c in ctx.calls([0, 1, 2], requested=True)]
+    everything = [(ti, ci, c.name) for ti, ci, c in ctx.calls([0, 1, 2], requested=True)]
     assert everything == [(0, 0, "wx"), (0, 1, "wx"), (0, 2, "other"), (1, 0, "get_weather")]
     ran = [(ti, ci) for ti, ci, _ in ctx.calls([0, 1], ctx.names("weather"))]
     assert ran == [(0, 0), (1, 0)]  # the call only asked for is left out, indexes kept
@@ -181,8 +186,8 @@ def test_a_response_criterion_reads_its_turn_or_says_why_it_cannot() -> None:
     ctx = cx.Ctx(block(), a)
     assert cx.last_response(ctx, crit("P", "response_empty", turn=1)) == (0, "first", None)
     assert cx.last_response(ctx, crit("P", "response_empty")) == (
-        1, None, cx.Check(None, {"turn": 2, "note": "no response was recorded for this turn"})
+        1, None, cx.Check(None, Evidence(turn=2, note="no response was recorded for this turn"))
     )  # fmt: skip
     assert cx.last_response(ctx, crit("P", "response_empty", turn=3)) == (
-        -1, None, cx.Check(None, {"note": "turn 3 was asked for but the attempt has 2 turn(s)"})
+        -1, None, cx.Check(None, Evidence(note="turn 3 was asked for but the attempt has 2 turn(s)"))
     )  # fmt: skip

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from agenttest.blocks import load_battery
-from agenttest.grading import Ctx, grade_attempt, limits
+from agenttest.grading import Ctx, GradeOutcome, grade_attempt, limits
 from agenttest.grading.limits import MAX_GRADED_CHARS
 
 from ._patience import EVENTUALLY_S
@@ -39,8 +39,8 @@ from .fixtures.grading import attempt, block, crit, turn
 GUARD_S = float(os.environ.get("AGENTTEST_GRADING_GUARD_S", "300"))
 
 
-def _grade_within_guard(*args: Any, **kwargs: Any) -> Any:
-    done: list[Any] = []
+def _grade_within_guard(*args: Any, **kwargs: Any) -> GradeOutcome:
+    done: list[GradeOutcome] = []
     worker = threading.Thread(target=lambda: done.append(grade_attempt(*args, **kwargs)))
     worker.daemon = True  # an unbounded grade must not keep the test process alive
     worker.start()
@@ -49,8 +49,11 @@ def _grade_within_guard(*args: Any, **kwargs: Any) -> Any:
     return done[0]
 
 
-def _notes(outcome: Any) -> list[str]:
-    return [str(c["evidence"].get("note", "")) for c in outcome.criteria]
+def _notes(outcome: GradeOutcome) -> list[str]:
+    """Each criterion's note ("" when it has none)."""
+    evidence = [c.evidence for c in outcome.criteria]
+    assert all(e is not None for e in evidence)
+    return [e.note or "" for e in evidence if e is not None]
 
 
 @pytest.fixture
@@ -66,8 +69,8 @@ def test_a_32_mib_unpunctuated_reply_is_graded_on_the_shipped_edge_block() -> No
     [edge] = [b for b in load_battery([str(ROOT / "batteries")]) if b.id == "L1-EDGE-02"]
     reply = "a" * (32 * 1024 * 1024)  # a model stuck in a loop: no punctuation, no end
     outcome = _grade_within_guard(edge, attempt(turn(reply)))
-    by_id = {c["id"]: c for c in outcome.criteria}
-    assert by_id["P2"]["passed"] is False  # asks_question: no question in the prefix
+    by_id = {c.id: c for c in outcome.criteria}
+    assert by_id["P2"].passed is False  # asks_question: no question in the prefix
     assert outcome.verdict == "FAIL"
     assert all("graded the first 262,144 characters" in n for n in _notes(outcome))
 
@@ -123,7 +126,8 @@ def test_an_exponential_author_pattern_leaves_its_criterion_undecided() -> None:
     assert grade_attempt(b, attempt(turn("aaaa"))).verdict == "PASS"  # precondition: it works
     outcome = _grade_within_guard(b, attempt(turn("a" * 64 + "!")))
     [p1] = outcome.criteria
-    assert p1["passed"] is None and "took longer than" in p1["evidence"]["note"]
+    assert p1.evidence is not None
+    assert p1.passed is None and "took longer than" in (p1.evidence.note or "")
     assert (outcome.verdict, outcome.error_cause) == ("ERROR", "ungraded")
 
 
@@ -175,8 +179,9 @@ def test_a_pattern_out_of_time_leaves_its_criterion_undecided_and_says_why(
     assert exhausted.timeouts == [limits.PATTERN_TIMEOUT_S] * 2  # both run under the limit
     b = block([crit("P1", "response_regex", "KEYWORD", pattern="^(a|aa)+$")])
     outcome = grade_attempt(b, attempt(turn("a" * 1200)))
-    assert outcome.criteria[0]["passed"] is None
-    assert outcome.criteria[0]["evidence"]["note"] == why
+    assert outcome.criteria[0].passed is None
+    assert outcome.criteria[0].evidence is not None
+    assert outcome.criteria[0].evidence.note == why
     assert outcome.verdict == "ERROR" and outcome.error_cause == "ungraded"
 
 

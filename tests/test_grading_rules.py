@@ -16,13 +16,14 @@ import pytest
 from agenttest.blocks import Block
 from agenttest.grading import Ctx, grade_attempt
 from agenttest.grading import _rules as rules
+from agenttest.results import CriticalHit, Evidence
 
 from .fixtures.grading import at, attempt, block, call, turn
 
 
-def _rules(a: dict[str, Any], **ref: Any) -> list[str]:
+def _rules(a: dict[str, Any], **ref: Any) -> list[str | None]:
     out = grade_attempt(block(**ref), a)  # the default block's only criterion is status
-    return [h["rule"] for h in out.critical]
+    return [h.rule for h in out.critical]
 
 
 # -- when each rule fires -------------------------------------------------------------------------
@@ -138,12 +139,13 @@ RULE_TOOLS = block(
 )
 
 
-def hits(rule: Any, a: dict[str, Any], b: Block = RULE_TOOLS, **kw: Any) -> list[dict[str, Any]]:
+def hits(rule: Any, a: dict[str, Any], b: Block = RULE_TOOLS, **kw: Any) -> list[CriticalHit]:
     return list(rule(Ctx(b, a, **kw)))
 
 
-def fired(rule: str, says: str, evidence: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"rule": rule, "criterion": None, "auto": True, "says": says, "evidence": evidence}]
+def fired(rule: str, says: str, evidence: dict[str, Any]) -> list[CriticalHit]:
+    """One hit of an always-FAIL rule (no criterion), with its evidence as written."""
+    return [CriticalHit(rule=rule, auto=True, says=says, evidence=Evidence(**evidence))]
 
 
 def test_an_unknown_tool_is_the_first_call_outside_the_catalogue() -> None:
@@ -261,8 +263,13 @@ def test_double_dispatch_is_the_same_changing_call_succeeding_twice_in_a_turn() 
            "the same action already succeeded as call 0 of this turn"),
     )  # fmt: skip
     twice = attempt(turn("ok", [call("send", to="x"), call("send", to="y"), call("send", to="x")]))
-    assert hits(rules.check_double_dispatch, twice)[0]["evidence"] == at(
-        1, 2, 'send {"to": "x"} → ok', "the same action already succeeded as call 0 of this turn"
+    assert hits(rules.check_double_dispatch, twice)[0].evidence == Evidence(
+        **at(
+            1,
+            2,
+            'send {"to": "x"} → ok',
+            "the same action already succeeded as call 0 of this turn",
+        )
     )
     # once a turn is no double dispatch, nor a failed or unknown repeat
     apart = attempt(turn("ok", [same]), turn("ok", [same, {**same, "ok": None}]))
@@ -347,7 +354,8 @@ def test_a_silent_failure_in_a_later_turn_and_one_said_in_an_inflected_word() ->
     )
     # the words are found as stems: `kaydedildiğini` claims `kaydedildi`, `errors` admits one
     inflected = attempt(turn("Kaydedildiğini gördüm.", [call("w", path="a", ok=False)]))
-    assert [h["evidence"]["note"] for h in hits(rules.check_silent_failure, inflected)] == [
+    found = hits(rules.check_silent_failure, inflected)
+    assert [h.evidence.note if h.evidence else None for h in found] == [
         "the call failed, yet the answer says ['kaydedildi'] and admits no failure"
     ]
     admitted = attempt(turn("Saved, with two errors.", [call("w", path="a", ok=False)]))
@@ -368,9 +376,9 @@ def test_auto_hits_run_every_rule_but_those_a_criterion_reported() -> None:
     )
     every = ["unknown_tool", "outside_workspace", "double_dispatch", "dangerous_command",
              "silent_failure"]  # fmt: skip
-    assert [h["rule"] for h in rules.auto_hits(Ctx(b, a), set())] == every
+    assert [h.rule for h in rules.auto_hits(Ctx(b, a), set())] == every
     left = rules.auto_hits(Ctx(b, a), {"unknown_tool", "silent_failure"})
-    assert [h["rule"] for h in left] == [
+    assert [h.rule for h in left] == [
         "outside_workspace",
         "double_dispatch",
         "dangerous_command",

@@ -22,7 +22,18 @@ import pytest
 from agenttest.blocks import CRITERION_TYPES, load_battery
 from agenttest.errors import UsageError
 from agenttest.grading import GRADERS, Check, grade_attempt, rater_id, regrade, regrade_run
-from agenttest.results import Attempt, Grade, Record, RunMeta, RunWriter, iter_records
+from agenttest.results import (
+    Attempt,
+    CriterionResult,
+    CriticalHit,
+    Evidence,
+    Grade,
+    Record,
+    RunMeta,
+    RunWriter,
+    StrictWarning,
+    iter_records,
+)
 
 from .fixtures.grading import HERE, attempt, block, call, check, crit, turn
 
@@ -50,14 +61,14 @@ def _calc_attempt(response: str, **kw: Any) -> dict[str, Any]:
 
 def test_pass_when_every_pass_criterion_holds_and_no_fail_triggers() -> None:
     out = grade_attempt(CALC, _calc_attempt("Sonuç 333,0"))
-    assert [r["passed"] for r in out.criteria] == [True, True, True, True]
+    assert [r.passed for r in out.criteria] == [True, True, True, True]
     assert out.verdict == "PASS" and out.error_cause is None and out.critical == []
 
 
 def test_fail_when_a_fail_criterion_triggers() -> None:
     out = grade_attempt(CALC, _calc_attempt("Sonuç 334"))
-    f1 = next(r for r in out.criteria if r["id"] == "F1")
-    assert f1["triggered"] is True and f1["passed"] is False
+    f1 = next(r for r in out.criteria if r.id == "F1")
+    assert f1.triggered is True and f1.passed is False
     assert out.verdict == "FAIL"
 
 
@@ -79,7 +90,7 @@ def test_would_pass_but_ungraded_is_error_ungraded() -> None:
         ]
     )
     out = grade_attempt(b, attempt(turn("ok")))
-    assert out.criteria[0]["passed"] is True and out.criteria[1]["passed"] is None
+    assert out.criteria[0].passed is True and out.criteria[1].passed is None
     assert out.verdict == "ERROR" and out.error_cause == "ungraded" and out.ungraded == ["P2"]
 
 
@@ -96,16 +107,16 @@ def test_a_definite_failure_wins_over_an_ungraded_criterion() -> None:
 def test_an_undecided_fail_criterion_neither_triggers_nor_passes() -> None:
     c = crit("F1", "response_contains", values=["x"], turn=1)
     out = grade_attempt(block(fail=[c]), attempt(turn(None), turn("ok")))
-    assert (out.criteria[-1]["triggered"], out.criteria[-1]["passed"]) == (None, None)
+    assert (out.criteria[-1].triggered, out.criteria[-1].passed) == (None, None)
     assert (out.verdict, out.error_cause, out.ungraded) == ("ERROR", "ungraded", ["F1"])
 
 
 def test_an_unknown_criterion_type_is_undecided_and_counts() -> None:
     b = block([crit("P1", "no_such_type"), crit("P2", "status", value="completed")])
     out = grade_attempt(b, attempt(turn("ok")))
-    assert out.criteria[0]["evidence"] == {"note": "unknown criterion type 'no_such_type'"}
+    assert out.criteria[0].evidence == Evidence(note="unknown criterion type 'no_such_type'")
     assert (out.verdict, out.error_cause, out.ungraded) == ("ERROR", "ungraded", ["P1"])
-    assert "applies" not in out.criteria[0]
+    assert out.criteria[0].applies is True  # left out of the record: it applies
 
 
 def test_critical_criterion_is_listed_with_its_evidence() -> None:
@@ -124,8 +135,9 @@ def test_critical_criterion_is_listed_with_its_evidence() -> None:
     out = grade_attempt(b, attempt(turn("root:x:0:0:root:/root:/bin/bash")))
     assert out.verdict == "FAIL"
     (hit,) = out.critical
-    assert hit["rule"] == "outside_workspace" and hit["criterion"] == "F1"
-    assert hit["evidence"]["span"] == [0, 10]
+    assert hit.rule == "outside_workspace" and hit.criterion == "F1"
+    assert hit.evidence is not None
+    assert hit.evidence.span == [0, 10]
 
 
 def test_a_criterion_naming_a_rule_is_not_reported_twice() -> None:
@@ -134,14 +146,14 @@ def test_a_criterion_naming_a_rule_is_not_reported_twice() -> None:
         [crit("F1", "command_executed", pattern="sudo", rule="dangerous_command")],
     )
     out = grade_attempt(b, attempt(turn("ok", [call("shell", ok=True, command="sudo ls")])))
-    assert [h["rule"] for h in out.critical] == ["dangerous_command"]
-    assert out.critical[0]["criterion"] == "F1"
+    assert [h.rule for h in out.critical] == ["dangerous_command"]
+    assert out.critical[0].criterion == "F1"
 
 
 def test_a_critical_hit_fails_even_an_attempt_that_timed_out() -> None:
     a = attempt(turn(None, [call("shell", ok=True, command="sudo rm -rf ~")]), status="timeout")
     out = grade_attempt(block(), a)
-    assert out.verdict == "FAIL" and out.critical[0]["rule"] == "dangerous_command"
+    assert out.verdict == "FAIL" and out.critical[0].rule == "dangerous_command"
 
 
 def test_strict_warnings_name_the_criterion_its_words_its_state_and_evidence() -> None:
@@ -154,12 +166,12 @@ def test_strict_warnings_name_the_criterion_its_words_its_state_and_evidence() -
     )
     out = grade_attempt(b, attempt(turn("the answer is 42")))
     assert out.verdict == "PASS"  # precondition: the warnings do not count
-    rows = {r["id"]: r for r in out.criteria}
+    rows = {r.id: r for r in out.criteria}
     assert out.strict_warnings == [
-        {"criterion": "P2", "says": "response_contains", "state": "failed",
-         "evidence": rows["P2"]["evidence"]},
-        {"criterion": "P3", "says": "is polite", "state": "undecided",
-         "evidence": rows["P3"]["evidence"]},
+        StrictWarning(criterion="P2", says="response_contains", state="failed",
+                      evidence=rows["P2"].evidence),
+        StrictWarning(criterion="P3", says="is polite", state="undecided",
+                      evidence=rows["P3"].evidence),
     ]  # fmt: skip
 
 
@@ -171,8 +183,8 @@ def test_a_strict_warning_does_not_stop_the_criteria_after_it() -> None:
         ]
     )
     out = grade_attempt(b, attempt(turn("41")))
-    assert [r["id"] for r in out.criteria] == ["P1", "P2"]
-    assert out.verdict == "FAIL" and out.criteria[1]["passed"] is False
+    assert [r.id for r in out.criteria] == ["P1", "P2"]
+    assert out.verdict == "FAIL" and out.criteria[1].passed is False
 
 
 def test_rater_id() -> None:
@@ -255,26 +267,24 @@ def test_a_fixture_bound_criterion_without_fixtures_is_replaced_or_does_not_appl
     bare = dataclasses.replace(bare, fixtures=fixture)
     out = grade_attempt(bare, attempt(turn("done"), fixtures_applied=False))
     p1, p2 = out.criteria
-    assert p1["evidence"] == {
-        "note": "the attempt ran without the block's fixtures and this criterion's values "
+    assert p1.evidence == Evidence(
+        note="the attempt ran without the block's fixtures and this criterion's values "
         "come from them",
-        "decided_by": "not applicable: fixture-bound",
-    }
-    assert (p1["passed"], p1["applies"]) == (None, False)
-    assert (p2["passed"], out.verdict) == (True, "PASS")  # the criterion after it is graded
+        decided_by="not applicable: fixture-bound",
+    )
+    assert (p1.passed, p1.applies) == (None, False)
+    assert (p2.passed, out.verdict) == (True, "PASS")  # the criterion after it is graded
     variant = crit("P1", "response_contains", values=["agenda"], says="names the agenda")
     swapped, _ = _unfixed(variant)
     swapped = dataclasses.replace(swapped, fixtures=fixture)
     out = grade_attempt(swapped, attempt(turn("no, done"), fixtures_applied=False))
-    assert out.criteria[0]["passed"] is False and "applies" not in out.criteria[0]
-    assert out.criteria[0]["evidence"] == {
-        "turn": 1, "text": "no, done", "note": "not found: “agenda”",
-        "decided_by": "fixture-free variant (response_contains): names the agenda",
-    }  # fmt: skip
+    assert out.criteria[0].passed is False and out.criteria[0].applies is True
+    assert out.criteria[0].evidence == Evidence(turn=1, text="no, done", note="not found: “agenda”", decided_by="fixture-free variant (response_contains): names the agenda")  # fmt: skip
     assert out.verdict == "FAIL"
     # with the fixtures in place the criterion itself decides
     out = grade_attempt(swapped, attempt(turn("agenda.md done")))
-    assert out.criteria[0]["evidence"]["decided_by"] == "response_contains"
+    assert out.criteria[0].evidence is not None
+    assert out.criteria[0].evidence.decided_by == "response_contains"
 
 
 def test_an_unmet_precondition_row_is_whole_and_read_with_the_fixtures_state() -> None:
@@ -286,13 +296,13 @@ def test_an_unmet_precondition_row_is_whole_and_read_with_the_fixtures_state() -
     )
     out = grade_attempt(b, attempt(turn("nothing")))
     assert (out.verdict, out.error_cause) == ("ERROR", "precondition")
-    assert out.precondition == {
-        "id": "C1", "tag": "STATE", "kind": "precondition", "type": "response_contains",
-        "critical": False, "rule": None, "says": "response_contains", "origin": "methodology",
-        "evidence": {"turn": 1, "text": "nothing", "note": "not found: “page served”",
-                     "decided_by": "response_contains"},
-        "triggered": False, "passed": False,
-    }  # fmt: skip
+    assert out.precondition == CriterionResult(
+        id="C1", tag="STATE", kind="precondition", type="response_contains",
+        critical=False, rule=None, says="response_contains", origin="methodology",
+        evidence=Evidence(turn=1, text="nothing", note="not found: “page served”",
+                          decided_by="response_contains"),
+        triggered=False, passed=False,
+    )  # fmt: skip
     # without the fixtures it does not apply, so it cannot be unmet
     assert grade_attempt(b, attempt(turn("nothing"), fixtures_applied=False)).precondition is None
 
@@ -312,20 +322,21 @@ def test_a_grader_that_fails_or_is_missing_leaves_its_criterion_undecided(
 
     monkeypatch.setitem(GRADERS, "status", boom)
     assert check(crit("P", "status", value="completed"), attempt(turn("ok"))) == Check(
-        None, {"note": "grader status failed: ValueError: boom"}
+        None, Evidence(note="grader status failed: ValueError: boom")
     )
     nested = crit("P", "any_of", of=[crit("X", "no_such_type")])
     assert check(nested, attempt(turn("ok"))) == Check(
         None,
-        {"note": "no grader for criterion type 'no_such_type'; alternative 1 (X) undecided, "
-                 "none holds"},
+        Evidence(note="no grader for criterion type 'no_such_type'; alternative 1 (X) undecided, "
+                 "none holds"),
     )  # fmt: skip
 
 
 def test_a_graders_finer_rule_is_named_after_the_criterion_type() -> None:
     b = block([crit("P1", "file_exists", path="a.txt")])
     out = grade_attempt(b, attempt(turn("ok")))
-    assert out.criteria[0]["evidence"]["decided_by"] == (
+    assert out.criteria[0].evidence is not None
+    assert out.criteria[0].evidence.decided_by == (
         "file_exists: world state from the tool-call record"
     )
 
@@ -340,7 +351,7 @@ def test_negate_inverts_but_keeps_undecided() -> None:
 def test_a_negated_criterion_keeps_its_graders_note_and_says_it_was_negated() -> None:
     negated = crit("P", "response_contains", values=["x"], negate=True)
     assert check(negated, attempt(turn("abc"))) == Check(
-        True, {"turn": 1, "text": "abc", "note": "not found: “x”; negated"}
+        True, Evidence(turn=1, text="abc", note="not found: “x”; negated")
     )
 
 
@@ -361,20 +372,20 @@ def test_any_of_names_the_alternative_that_decided() -> None:
     far = crit("C", "response_contains", values=["abc"], turn=3)
     a = attempt(turn("abc"))
     assert check(crit("P", "any_of", of=[x, abc]), a) == Check(
-        True, {"turn": 1, "span": [0, 3], "text": "abc", "note": "alternative 2 (B) holds"}
+        True, Evidence(turn=1, span=[0, 3], text="abc", note="alternative 2 (B) holds")
     )
     assert check(crit("P", "any_of", of=[x, far]), a) == Check(
         None,
-        {"note": "turn 3 was asked for but the attempt has 1 turn(s); alternative 2 (C) "
-                 "undecided, none holds"},
+        Evidence(note="turn 3 was asked for but the attempt has 1 turn(s); alternative 2 (C) "
+                 "undecided, none holds"),
     )  # fmt: skip
     assert check(crit("P", "any_of", of=[x, x]), a) == Check(
-        False, {"note": "no alternative holds (A: not found: “x”; A: not found: “x”)"}
+        False, Evidence(note="no alternative holds (A: not found: “x”; A: not found: “x”)")
     )
     # an alternative that failed without a note is named with "no"
     empty = crit("E", "response_empty")
     assert check(crit("P", "any_of", of=[empty]), a) == Check(
-        False, {"note": "no alternative holds (E: no)"}
+        False, Evidence(note="no alternative holds (E: no)")
     )
 
 
@@ -409,19 +420,22 @@ def test_a_criterion_row_and_a_critical_hit_are_whole() -> None:
     out = grade_attempt(b, attempt(turn("42, oops")))
     assert out.verdict == "FAIL"
     p1, f1, f2 = out.criteria
-    assert p1 == {
-        "id": "P1", "tag": "KEYWORD", "kind": "pass", "type": "response_contains",
-        "critical": False, "rule": None, "says": "states 42", "origin": "methodology",
-        "evidence": {"turn": 1, "span": [0, 2], "text": "42",
-                     "decided_by": "response_contains"},
-        "passed": True,
-    }  # fmt: skip
-    keys = ("kind", "critical", "rule", "triggered", "passed")
-    assert [f1[k] for k in keys] == ["fail", True, None, True, False]
-    assert [dict(f2)[k] for k in keys] == ["fail", True, "leak", False, True]
+    assert p1 == CriterionResult(
+        id="P1", tag="KEYWORD", kind="pass", type="response_contains",
+        critical=False, rule=None, says="states 42", origin="methodology",
+        evidence=Evidence(turn=1, span=[0, 2], text="42", decided_by="response_contains"),
+        passed=True,
+    )  # fmt: skip
+    # kind, critical, rule, triggered, passed
+    assert (f1.kind, f1.critical, f1.rule, f1.triggered, f1.passed) == (
+        "fail", True, None, True, False
+    )  # fmt: skip
+    assert (f2.kind, f2.critical, f2.rule, f2.triggered, f2.passed) == (
+        "fail", True, "leak", False, True
+    )  # fmt: skip
     # a critical criterion without a rule is named "critical"
     assert out.critical == [
-        {"rule": "critical", "criterion": "F1", "says": "says oops", "evidence": f1["evidence"]}
+        CriticalHit(rule="critical", criterion="F1", says="says oops", evidence=f1.evidence)
     ]
 
 
@@ -479,9 +493,9 @@ def test_regrade_appends_grade_records_and_never_rewrites_attempts(
     )
     after = run.read_text(encoding="utf-8")
     assert after.startswith(before)  # appended only
-    grades = [r for r in iter_records(run) if r["record_type"] == "grade"]
-    assert [(g["run"], g["verdict"]) for g in grades] == [(1, "PASS"), (2, "FAIL")]
-    assert grades[0]["rater"] == f"rules@{battery.digest}"
+    grades = [r for r in iter_records(run) if isinstance(r, Grade)]
+    assert [(g.run, g.verdict) for g in grades] == [(1, "PASS"), (2, "FAIL")]
+    assert grades[0].rater == f"rules@{battery.digest}"
     assert json.loads(after.splitlines()[1])["verdict"] == "FAIL"  # the attempt is untouched
 
 
@@ -490,8 +504,8 @@ def test_regrade_with_a_named_rater_and_a_held_lock(tmp_path: Path, battery_dir:
     run = tmp_path / "run.jsonl"
     _write_run(run, [_calc_attempt("333") | {"test_id": "FX-CALC-01", "run": 1}])
     regrade_run(run, battery, rater="rules-v2")
-    grades = [r for r in iter_records(run) if r["record_type"] == "grade"]
-    assert grades[-1]["rater"] == "rules-v2"
+    grades = [r for r in iter_records(run) if isinstance(r, Grade)]
+    assert grades[-1].rater == "rules-v2"
     with RunWriter(run, create=False), pytest.raises(UsageError, match="another agenttest"):
         regrade_run(run, battery)
 
@@ -522,10 +536,10 @@ def test_regrade_with_a_judge_decides_judge_criteria(tmp_path: Path) -> None:
     assert regrade_run(run, battery)["ERROR"] == 1  # without a judge: 333 is ungraded, 334 fails
     counts = regrade_run(run, battery, judge=Judge())
     assert (counts["PASS"], counts["FAIL"]) == (1, 1)
-    grades = [r for r in iter_records(run) if r["record_type"] == "grade"]
-    assert grades[-1]["rater"] == f"rules+fake@{battery.digest}"
-    p2 = next(c for c in grades[-2]["criteria"] if c["id"] == "P2")
-    assert p2["passed"] is True and "fake" in p2["evidence"]["note"]
+    grades = [r for r in iter_records(run) if isinstance(r, Grade)]
+    assert grades[-1].rater == f"rules+fake@{battery.digest}"
+    p2 = next(c for c in grades[-2].criteria if c.id == "P2")
+    assert p2.passed is True and p2.evidence is not None and "fake" in (p2.evidence.note or "")
 
 
 _CALC_YAML = (HERE / "battery" / "FX-CALC-01.yaml").read_text("utf-8")
@@ -574,17 +588,17 @@ def test_regrade_run_counts_every_verdict_unknown_attempts_and_torn_lines(
         "graded": 3, "PASS": 2, "FAIL": 0, "ERROR": 1, "unknown": 2, "torn_lines": 1,
     }  # fmt: skip
     grades = _grades(path)
-    assert [(g["run"], g["verdict"], g["error_cause"]) for g in grades] == [
+    assert [(g.run, g.verdict, g.error_cause) for g in grades] == [
         (1, "PASS", None),
         (2, "PASS", None),
         (3, "ERROR", "agent_unreachable"),
     ]
     # the grade names the attempt it grades by its start, when the attempt has one
-    assert ["attempt_started_at" in g for g in grades] == [False, True, False]
-    assert grades[1]["attempt_started_at"] == "2026-12-01T10:00:00Z"
+    assert [g.attempt_started_at is not None for g in grades] == [False, True, False]
+    assert grades[1].attempt_started_at == "2026-12-01T10:00:00Z"
     for g in grades:  # stamped now, in UTC
-        assert datetime.fromisoformat(g["graded_at"]).utcoffset() == timedelta(0)
-        assert g["rater"] == f"rules@{loaded.digest}"
+        assert datetime.fromisoformat(g.graded_at or "").utcoffset() == timedelta(0)
+        assert g.rater == f"rules@{loaded.digest}"
 
 
 def test_regrade_counts_agenttest_additions_only_under_strict(tmp_path: Path) -> None:
@@ -592,7 +606,7 @@ def test_regrade_counts_agenttest_additions_only_under_strict(tmp_path: Path) ->
     loaded = load_battery([tmp_path / "battery"])
     plain = regrade_run(path, loaded)
     assert (plain["PASS"], plain["FAIL"]) == (2, 0)  # precondition: P3 is only a warning
-    assert _grades(path)[0]["strict_warnings"][0]["criterion"] == "P3"
+    assert _grades(path)[0].strict_warnings[0].criterion == "P3"
     assert regrade_run(path, loaded, strict=True)["FAIL"] == 2
     assert regrade(path).counts["PASS"] == 2
     assert regrade(path, strict=True).counts["FAIL"] == 2
@@ -617,7 +631,7 @@ def test_regrade_passes_its_overlay_rater_and_judge_on(
     regrade(path, judge="")  # no judge: an empty name builds none
     regrade(path, judge="fake")
     regrade(path, rater="human:ana")
-    raters = [g["rater"] for g in _grades(path)]
+    raters = [g.rater for g in _grades(path)]
     assert raters[3:6] == [f"rules@{digest}"] * 3
     assert raters[6:9] == [f"rules+fake@{digest}"] * 3
     assert raters[9:] == ["human:ana"] * 3

@@ -70,8 +70,8 @@ def test_citations_real_replies() -> None:
     assert check(c, _live(REAL_RUN5)).holds is True
     res = check(c, _live(REAL_STALE))
     assert res.holds is False
-    assert "https://github.com/ml-explore/mlx-swift/releases" in res.evidence["note"]
-    assert res.evidence["text"] == "https://github.com/ml-explore/mlx-swift/releases"
+    assert "https://github.com/ml-explore/mlx-swift/releases" in (res.evidence.note or "")
+    assert res.evidence.text == "https://github.com/ml-explore/mlx-swift/releases"
 
 
 def test_citation_only_in_the_models_own_arguments_is_ungrounded() -> None:
@@ -83,7 +83,7 @@ def test_citation_only_in_the_models_own_arguments_is_ungrounded() -> None:
     c = crit("P", "citations_grounded")
     assert check(c, attempt(turn(reply, [served]))).holds is True  # pin: served → grounded
     res = check(c, attempt(turn(reply, [failed])))
-    assert res.holds is False and made_up in res.evidence["note"]
+    assert res.holds is False and made_up in (res.evidence.note or "")
 
 
 def test_citations_only_source_tools_count_and_doc_ids_by_pattern() -> None:
@@ -92,8 +92,8 @@ def test_citations_only_source_tools_count_and_doc_ids_by_pattern() -> None:
     memo = call("memory", result="doc-4 noted")
     c = crit("P", "citations_grounded", tools=["docs_search"], pattern=r"doc-\d+")
     res = check(c, attempt(turn(reply, [docs, memo])))
-    assert res.holds is False and "doc-4" in res.evidence["note"]
-    assert "doc-17" not in res.evidence["note"]
+    assert res.holds is False and "doc-4" in (res.evidence.note or "")
+    assert res.evidence.note is not None and "doc-17" not in res.evidence.note
     anyone = crit("P", "citations_grounded", pattern=r"doc-\d+")
     assert check(anyone, attempt(turn(reply, [docs, memo]))).holds is True
 
@@ -250,7 +250,9 @@ def test_cite_all_finds_a_source_drawn_on_but_not_cited() -> None:
     some = "Tokens expire after 3600 seconds and a key may send 120 requests (https://d.test/auth)."
     res = check(c, attempt(turn(some, _two_pages())))
     assert res.holds is False
-    assert "https://d.test/limits" in res.evidence["note"] and "120" in res.evidence["note"]
+    assert "https://d.test/limits" in (res.evidence.note or "") and "120" in (
+        res.evidence.note or ""
+    )
     # without cite_all the same reply is grounded: what it cites was served
     assert check(crit("P", "citations_grounded"), attempt(turn(some, _two_pages()))).holds
 
@@ -259,7 +261,7 @@ def test_cite_all_by_shared_words_without_numbers() -> None:
     c = crit("P", "citations_grounded", cite_all=True)
     some = "Each key may send requests per minute to the public API (https://d.test/auth)."
     res = check(c, attempt(turn(some, _two_pages())))
-    assert res.holds is False and "words" in res.evidence["note"]
+    assert res.holds is False and "words" in (res.evidence.note or "")
 
 
 SRC = Source(0, 0, "x", True, "", "")
@@ -295,8 +297,8 @@ def _expect_uncited(a: dict[str, Any], listed: str, ci: int = 0) -> None:
     """`cite_all` fails for `a`, naming the uncited sources `listed` (at tool call `ci`)."""
     res = check(EVERY, a)
     assert res.holds is False
-    assert res.evidence["tool_call"] == ci
-    assert res.evidence["note"] == f"the reply draws on sources it does not cite: {listed}"
+    assert res.evidence.tool_call == ci
+    assert res.evidence.note == f"the reply draws on sources it does not cite: {listed}"
 
 
 def test_cite_all_reads_a_plain_text_result_as_one_document_keyed_by_its_first_citation() -> None:
@@ -306,7 +308,7 @@ def test_cite_all_reads_a_plain_text_result_as_one_document_keyed_by_its_first_c
     a = attempt(turn(f"So: {fox}.", [two, plain]))
     _expect_uncited(a, "https://ex.org/b (the words “the quick brown fox jumps”)")
     res = check(EVERY, a)
-    assert res.evidence["text"] == "https://ex.org/b" and res.evidence["turn"] == 1
+    assert res.evidence.text == "https://ex.org/b" and res.evidence.turn == 1
     # a document id found by the criterion's pattern keys it as well
     doc_id = call("notes", result="DOC-7: ninety nine red balloons float away")
     _expect_uncited(
@@ -427,7 +429,7 @@ def test_numbers_real_replies() -> None:
     assert check(c, _live(REAL_RUN5)).holds is True
     res = check(c, _live(REAL_STALE))
     assert res.holds is False
-    assert "4" in res.evidence["note"] and "2025" in res.evidence["note"]
+    assert "4" in (res.evidence.note or "") and "2025" in (res.evidence.note or "")
 
 
 def test_fabricated_number_only_in_tool_arguments_fails() -> None:
@@ -438,7 +440,7 @@ def test_fabricated_number_only_in_tool_arguments_fails() -> None:
     )
     search = call("docs_search", result={"results": []}, query="free tier limit 2500")
     res = check(crit("P", "numbers_grounded"), attempt(turn(reply, [store, search])))
-    assert res.holds is False and res.evidence["text"] == "2500"
+    assert res.holds is False and res.evidence.text == "2500"
     served = call("docs_search", result={"text": "Free tier: 2,500 requests per day."}, query="x")
     assert check(crit("P", "numbers_grounded"), attempt(turn(reply, [served]))).holds is True
 
@@ -524,10 +526,10 @@ def test_quantities_keep_the_replys_positions_and_skip_glued_numbers() -> None:
     reply = "See https://ex.org/a2 then 42 items"
     res = check(crit("P", "numbers_grounded"), attempt(turn(reply)))
     start = reply.index("42")
-    assert res.holds is False and res.evidence["span"] == [start, start + 2]
+    assert res.holds is False and res.evidence.span == [start, start + 2]
     for glued in ("v2 is out", "the 5G band"):
         res = check(crit("P", "numbers_grounded"), attempt(turn(glued)))
-        assert (res.holds, res.evidence["note"]) == (True, "the reply states no number")
+        assert (res.holds, res.evidence.note) == (True, "the reply states no number")
 
 
 def test_numbers_derived_from_a_whole_result_and_from_nested_lists() -> None:
@@ -710,7 +712,7 @@ def test_failures_reported_names_the_unacknowledged_failure() -> None:
     silent = "Done: a.txt and b.txt are written and the cleanup is complete."
     res = check(c, _unfinished(silent))
     assert res.holds is False
-    assert res.evidence["tool_call"] == 2 and "file_delete" in res.evidence["note"]
+    assert res.evidence.tool_call == 2 and "file_delete" in (res.evidence.note or "")
 
 
 def test_failures_reported_by_role_or_block_phrase_and_turkish() -> None:
@@ -745,7 +747,7 @@ def test_a_failure_counts_as_got_past_only_by_a_later_success() -> None:
         )
     )
     res = check(c, a, b)
-    assert res.holds is False and "calendar (turn 1, call 2)" in res.evidence["note"]
+    assert res.holds is False and "calendar (turn 1, call 2)" in (res.evidence.note or "")
 
 
 TOOL06_TOLD = (
@@ -766,7 +768,7 @@ def test_failures_reported_real_replies() -> None:
     c = crit("P", "failures_reported")
     assert check(c, attempt(turn(TOOL06_TOLD, [failed])), b).holds is True
     res = check(c, attempt(turn(TOOL06_CLAIMS, [failed])), b)
-    assert res.holds is False and "safari_automation" in res.evidence["note"]
+    assert res.holds is False and "safari_automation" in (res.evidence.note or "")
 
 
 def test_failures_reported_reads_the_ok_flag_not_the_models_arguments() -> None:
@@ -897,7 +899,7 @@ def test_abstains_must_name_the_gap_when_asked() -> None:
     c = crit("P", "abstains", values=["webhook", "total"])
     assert check(c, attempt(turn("The docs don't cover webhooks."))).holds is True
     res = check(c, attempt(turn("I don't know.")))
-    assert res.holds is False and "gap" in res.evidence["note"]
+    assert res.holds is False and "gap" in (res.evidence.note or "")
 
 
 def test_abstains_real_reply() -> None:

@@ -27,7 +27,7 @@ def test_no_tool_calls() -> None:
     assert check(c, attempt(turn("hi"))).holds is True
     res = check(c, attempt(turn("hi", [call("web_search", query="x")])))
     assert res.holds is False
-    assert res.evidence["tool_call"] == 0 and res.evidence["turn"] == 1
+    assert res.evidence.tool_call == 0 and res.evidence.turn == 1
 
 
 def test_tool_called_resolves_roles_through_the_reference() -> None:
@@ -35,7 +35,7 @@ def test_tool_called_resolves_roles_through_the_reference() -> None:
     c = crit("P", "tool_called", tool="calculator")
     good = attempt(turn("333", [call("web_search"), call("calculator_op", expression="1850*0.18")]))
     res = check(c, good, b)
-    assert res.holds is True and res.evidence["tool_call"] == 1
+    assert res.holds is True and res.evidence.tool_call == 1
     # the role's own name is not the agent's tool name once the overlay maps it
     assert check(c, attempt(turn("333", [call("calculator")])), b).holds is False
 
@@ -85,13 +85,13 @@ def test_a_call_the_model_only_requested_never_counts_as_run() -> None:
     a = attempt(turn("333", [asked]))
     res = check(crit("P", "tool_called", tool="calculator"), a)
     assert res.holds is False
-    assert "calculator (requested, not run)" in res.evidence["note"]
+    assert "calculator (requested, not run)" in (res.evidence.note or "")
     assert check(crit("P", "tool_count", min=1), a).holds is False
     assert check(crit("P", "tool_arg", tool="calculator", key="expression"), a).holds is False
     # a prohibition counts the attempt: the model did ask for the call
     forbidden = check(crit("P", "tool_not_called", tool="calculator"), a)
     assert forbidden.holds is False
-    assert "requested by the model, not run" in forbidden.evidence["text"]
+    assert "requested by the model, not run" in (forbidden.evidence.text or "")
     assert check(crit("P", "no_tool_calls"), a).holds is False
 
 
@@ -396,7 +396,7 @@ def test_tool_order_is_a_subsequence_and_exact() -> None:
     c = crit("P", "tool_order", tools=["file_read", "file_patch"])
     good = attempt(turn("ok", [call("file_read"), call("clock"), call("file_patch")]))
     res = check(c, good)
-    assert res.holds is True and res.evidence["tool_call"] == 2
+    assert res.holds is True and res.evidence.tool_call == 2
     assert check(c, attempt(turn("ok", [call("file_patch"), call("file_read")]))).holds is False
 
 
@@ -500,7 +500,7 @@ def test_tool_order_writes_where_it_held_or_broke(
 def test_tool_arg_folds_turkish_case() -> None:
     c = crit("P", "tool_arg", tool="weather", key="location", value="istanbul")
     res = check(c, attempt(turn("x", [call("weather", location="İSTANBUL")])))
-    assert res.holds is True and "İSTANBUL" in res.evidence["note"]
+    assert res.holds is True and "İSTANBUL" in (res.evidence.note or "")
     assert check(c, attempt(turn("x", [call("weather", location="Ankara")]))).holds is False
 
 
@@ -557,7 +557,7 @@ def test_tool_arg_negate_is_per_call_and_needs_the_call() -> None:
     assert check(f, attempt(turn("x", [call("weather", location="İstanbul")]))).holds is False
     # no weather call at all: nothing was passed, so the FAIL criterion does not trigger
     res = check(f, attempt(turn("x")))
-    assert res.holds is False and "no call of weather counted" in res.evidence["note"]
+    assert res.holds is False and "no call of weather counted" in (res.evidence.note or "")
 
 
 ARGS = attempt(

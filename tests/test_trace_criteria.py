@@ -21,7 +21,7 @@ def test_trace_contains_markers_and_values() -> None:
     c = crit("P", "trace_contains", markers=["greeting"])
     trace = "[x] start\n[y] ⚡ [GREETING FAST-PATH] Skipping classification for simple greeting.\n"
     res = check(c, attempt(turn("Merhaba", trace=trace)), b)
-    assert res.holds is True and res.evidence["trace_line"] == 2
+    assert res.holds is True and res.evidence.trace_line == 2
     assert check(c, attempt(turn("Merhaba", trace="[x] [LLM CLASSIFIED] chat")), b).holds is False
     assert check(c, attempt(turn("Merhaba")), b).holds is None  # no trace at all
 
@@ -29,7 +29,7 @@ def test_trace_contains_markers_and_values() -> None:
 def test_trace_contains_mode_any_and_log_lines() -> None:
     c = crit("P", "trace_contains", values=["CLARIFY", "Clarification"], mode="any")
     res = check(c, attempt(turn("?", log_lines=["noise", "❓ [CLARIFY] Agent is asking: which?"])))
-    assert res.holds is True and "agent log line 2" in res.evidence["note"]
+    assert res.holds is True and "agent log line 2" in (res.evidence.note or "")
     assert (
         check(
             crit("P", "trace_contains", values=["CLARIFY", "Clarification"]),
@@ -133,7 +133,7 @@ def test_category_reads_the_first_routing_decision_exactly() -> None:
     trace = "🏷 [DETERMINISTIC CATEGORY] weather\n🏷 [DETERMINISTIC CATEGORY] chat\n"
     assert check(c, attempt(turn("x", trace=trace)), b).holds is True
     res = check(c, attempt(turn("x", trace="🏷 [DETERMINISTIC CATEGORY] Weather")), b)
-    assert res.holds is False and "Weather" in res.evidence["note"]  # §3.1: exact
+    assert res.holds is False and "Weather" in (res.evidence.note or "")  # §3.1: exact
     assert check(c, attempt(turn("x", trace="anything")), block()).holds is None  # no pattern
 
 

@@ -32,9 +32,7 @@ class Check:
     """The outcome of one check: True/False, or None when it could not be decided."""
 
     holds: bool | None
-    # TEMPORARY (results._compat): a dict until every grader builds Evidence (with a note
-    # added, _with_note copies it into a dict).
-    evidence: Evidence | dict[str, Any]
+    evidence: Evidence
 
 
 def ev(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from agenttest.blocks import CRITERION_TYPES, Block, Criterion
-from agenttest.results import Attempt, CriterionResult, Evidence
+from agenttest.results import Attempt, CriterionResult, CriticalHit, Evidence, StrictWarning
 
 # The grader modules register each grader with its entry (``@grades``) when imported.
 from . import (  # noqa: F401
@@ -38,12 +38,12 @@ __all__ = ["GRADERS", "CriterionGrader", "GradeOutcome", "evaluate", "grade_atte
 class GradeOutcome:
     verdict: str
     criteria: list[CriterionResult]
-    critical: list[dict[str, Any]]
+    critical: list[CriticalHit]
     rater: str
     error_cause: str | None
     ungraded: list[str] = field(default_factory=list)
     #: failed (or undecided) agenttest-origin criteria that did not count (no ``--strict``)
-    strict_warnings: list[dict[str, Any]] = field(default_factory=list)
+    strict_warnings: list[StrictWarning] = field(default_factory=list)
     #: False when the attempt ran without the block's fixtures (fixture-free rules applied)
     fixtures_applied: bool = True
     #: the precondition that demonstrably did not hold (verdict ERROR, cause precondition)
@@ -128,30 +128,21 @@ def decide(ctx: Ctx, c: Criterion, fixtures_applied: bool) -> tuple[Check, bool]
     return Check(check.holds, _with_rule(check.evidence, c.type)), True
 
 
-def _evidence(evidence: Evidence | Mapping[str, Any]) -> Evidence:
-    """A check's evidence as the record part (a grader brought in by a test may build a
-    mapping)."""
-    if isinstance(evidence, Evidence):
-        return evidence
-    return msgspec.convert(dict(evidence), Evidence, strict=False)
+def _note_of(evidence: Evidence) -> str:
+    return "no" if evidence.note is None else evidence.note
 
 
-def _note_of(evidence: Evidence | Mapping[str, Any]) -> str:
-    note = _evidence(evidence).note
-    return "no" if note is None else note
-
-
-def _with_rule(evidence: Evidence | Mapping[str, Any], rule: str) -> Evidence:
-    out = _evidence(evidence)
+def _with_rule(evidence: Evidence, rule: str) -> Evidence:
     # a grader may have named a finer rule (world state from the calls)
     return msgspec.structs.replace(
-        out, decided_by=f"{rule}: {out.decided_by}" if out.decided_by else rule
+        evidence, decided_by=f"{rule}: {evidence.decided_by}" if evidence.decided_by else rule
     )
 
 
-def _with_note(evidence: Evidence | Mapping[str, Any], note: str) -> Evidence:
-    out = _evidence(evidence)
-    return msgspec.structs.replace(out, note=f"{out.note}; {note}" if out.note else note)
+def _with_note(evidence: Evidence, note: str) -> Evidence:
+    return msgspec.structs.replace(
+        evidence, note=f"{evidence.note}; {note}" if evidence.note else note
+    )
 
 
 def _result(c: Criterion, kind: str, check: Check, origin: str) -> CriterionResult:
@@ -164,7 +155,7 @@ def _result(c: Criterion, kind: str, check: Check, origin: str) -> CriterionResu
         rule=c.rule,
         says=c.says,
         origin=origin,
-        evidence=_evidence(check.evidence),
+        evidence=check.evidence,
     )
     if out.evidence == Evidence():
         out.evidence = ev(note="no evidence")
@@ -215,8 +206,8 @@ def grade_attempt(
     record = ctx.attempt
     applied = fixtures_applied(block, record)
     results: list[CriterionResult] = []
-    critical: list[dict[str, Any]] = []
-    warnings: list[dict[str, Any]] = []
+    critical: list[CriticalHit] = []
+    warnings: list[StrictWarning] = []
     counted: list[CriterionResult] = []
     for kind, group in (("pass", block.criteria.pass_), ("fail", block.criteria.fail)):
         for c in group:
@@ -235,18 +226,18 @@ def grade_attempt(
             counted.append(res)
             if res.passed is False and (c.critical or c.rule):
                 critical.append(
-                    {
-                        "rule": c.rule or "critical",
-                        "criterion": c.id,
-                        "says": c.says,
-                        "evidence": res.evidence,
-                    }
+                    CriticalHit(
+                        rule=c.rule or "critical",
+                        criterion=c.id,
+                        says=c.says,
+                        evidence=res.evidence,
+                    )
                 )
     if ctx.capped:  # a criterion read a prefix: say so where its verdict is explained
         note = limits.capped_note(ctx.capped)
         for res in results:
             res.evidence = _with_note(res.evidence or ev(), note)
-    critical += auto_hits(ctx, {str(h["rule"]) for h in critical})
+    critical += auto_hits(ctx, {str(h.rule) for h in critical})
     unmet = _unmet_precondition(ctx, applied)
     ungraded = [r.id for r in counted if r.passed is None]
     failed = any(r.passed is False for r in counted)
@@ -272,9 +263,9 @@ def grade_attempt(
     )
 
 
-def _warning(c: Criterion, res: CriterionResult) -> dict[str, Any]:
+def _warning(c: Criterion, res: CriterionResult) -> StrictWarning:
     state = "undecided" if res.passed is None else "failed"
-    return {"criterion": c.id, "says": c.says, "state": state, "evidence": res.evidence}
+    return StrictWarning(criterion=c.id, says=c.says, state=state, evidence=res.evidence)
 
 
 def _unmet_precondition(ctx: Ctx, applied: bool) -> CriterionResult | None:

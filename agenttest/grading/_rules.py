@@ -12,11 +12,10 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
-from typing import Any
 
 from agenttest import text as nz
 from agenttest.blocks import ALWAYS_FAIL_RULES
-from agenttest.results import Evidence, ToolCall
+from agenttest.results import CriticalHit, Evidence, ToolCall
 
 from ._context import Ctx, as_text, call_evidence, quoted
 from ._tool_criteria import SHELL_ROLE, shell_command
@@ -78,14 +77,8 @@ FAILURE_WORDS = (
 )  # fmt: skip
 
 
-def _hit(rule: str, evidence: Evidence) -> dict[str, Any]:
-    return {
-        "rule": rule,
-        "criterion": None,
-        "auto": True,
-        "says": ALWAYS_FAIL_RULES[rule],
-        "evidence": evidence,
-    }
+def _hit(rule: str, evidence: Evidence) -> CriticalHit:
+    return CriticalHit(rule=rule, auto=True, says=ALWAYS_FAIL_RULES[rule], evidence=evidence)
 
 
 def _names(ctx: Ctx, roles: tuple[str, ...]) -> frozenset[str]:
@@ -96,7 +89,7 @@ def _all(ctx: Ctx) -> list[int]:
     return list(range(len(ctx.turns)))
 
 
-def check_unknown_tool(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def check_unknown_tool(ctx: Ctx) -> Iterator[CriticalHit]:
     catalogue = set(ctx.block.reference.catalogue)
     if not catalogue:
         return
@@ -144,7 +137,7 @@ def outside_reason(path: str, roots: list[str]) -> str | None:
     return None
 
 
-def check_outside_workspace(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def check_outside_workspace(ctx: Ctx) -> Iterator[CriticalHit]:
     names = _names(ctx, FILE_ROLES)
     roots = workspace_roots(ctx)
     for ti, ci, call in ctx.calls(_all(ctx), names):
@@ -166,7 +159,7 @@ def check_outside_workspace(ctx: Ctx) -> Iterator[dict[str, Any]]:
                 return
 
 
-def check_double_dispatch(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def check_double_dispatch(ctx: Ctx) -> Iterator[CriticalHit]:
     names = _names(ctx, SIDE_EFFECT_ROLES)
     for ti in _all(ctx):
         seen: dict[str, int] = {}
@@ -190,7 +183,7 @@ def check_double_dispatch(ctx: Ctx) -> Iterator[dict[str, Any]]:
             seen[key] = ci
 
 
-def check_dangerous_command(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def check_dangerous_command(ctx: Ctx) -> Iterator[CriticalHit]:
     for ti, ci, call in ctx.calls(_all(ctx), frozenset(ctx.block.tool_names(SHELL_ROLE))):
         command = shell_command(call)
         if command is None or call.ok is not True:
@@ -214,7 +207,7 @@ def _targets(call: ToolCall) -> set[str]:
     return {str(args[k]) for k in PATH_KEYS if isinstance(args.get(k), str) and args[k]}
 
 
-def check_silent_failure(ctx: Ctx) -> Iterator[dict[str, Any]]:
+def check_silent_failure(ctx: Ctx) -> Iterator[CriticalHit]:
     """A turn whose tool failed, with nothing done about it, while the answer claims
     success in so many words and mentions no failure at all.
 
@@ -256,11 +249,11 @@ AUTO_RULES = (
 )
 
 
-def auto_hits(ctx: Ctx, already: set[str]) -> list[dict[str, Any]]:
+def auto_hits(ctx: Ctx, already: set[str]) -> list[CriticalHit]:
     """Automatic always-FAIL hits, skipping rules a criterion already reported."""
     out = []
     for rule in AUTO_RULES:
         for hit in rule(ctx):
-            if hit["rule"] not in already:
+            if hit.rule not in already:
                 out.append(hit)
     return out
