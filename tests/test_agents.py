@@ -28,8 +28,9 @@ from agenttest.agents import (
     connect,
     parse_agent_config,
 )
-from agenttest.results import iter_records
+from agenttest.results import Attempt, iter_records
 
+from ._run_file import end_of
 from ._servers import agent_yaml, free_port, run_config, write_battery
 
 
@@ -104,14 +105,14 @@ def test_the_runner_drives_an_agent_that_is_no_http_server(
     battery = write_battery(tmp_path / "battery", {"L1-A-01": (2, 3), "L1-B-01": (1, 3)})
     path = run_config(tmp_path, battery, _config(tmp_path, replicas), judge="none")
     records = list(iter_records(path))
-    attempts = [r for r in records if r["record_type"] == "attempt"]
-    assert len(attempts) == 6 and {a["verdict"] for a in attempts} == {"PASS"}
-    two_turns = next(a for a in attempts if a["test_id"] == "L1-A-01")
-    assert [t["response"] for t in two_turns["turns"]] == [
+    attempts = [r for r in records if isinstance(r, Attempt)]
+    assert len(attempts) == 6 and {a.verdict for a in attempts} == {"PASS"}
+    two_turns = next(a for a in attempts if a.test_id == "L1-A-01")
+    assert [t.response for t in two_turns.turns] == [
         "echo 1: L1-A-01 prompt 1",
         "echo 2: L1-A-01 prompt 2",
     ]
-    assert records[-1]["reason"] == "completed"
+    assert end_of(records).reason == "completed"
     # one agent per replica, each started before its first request and stopped at the end
     assert len(made) == replicas
     assert sum(agent.turns for agent in made) == 9
@@ -132,9 +133,9 @@ def test_a_precondition_an_agent_cannot_meet_is_an_error_not_a_fail(
         encoding="utf-8",
     )
     path = run_config(tmp_path, battery, _config(tmp_path, 1), judge="none")
-    (attempt,) = [r for r in iter_records(path) if r["record_type"] == "attempt"]
-    assert (attempt["verdict"], attempt["error_cause"]) == ("ERROR", "precondition")
-    assert "an echo has no memory" in attempt["error"]
+    (attempt,) = [r for r in iter_records(path) if isinstance(r, Attempt)]
+    assert (attempt.verdict, attempt.error_cause) == ("ERROR", "precondition")
+    assert "an echo has no memory" in (attempt.error or "")
 
 
 def test_connect_picks_the_kind_by_mode(tmp_path: Path) -> None:

@@ -503,7 +503,7 @@ def _graded(block: Block, turns: list[tuple[str, list[dict[str, object]]]]) -> d
         ],
     }
     outcome = grade_attempt(block, attempt)
-    return {c["id"]: c.get("triggered") for c in outcome.criteria if c["kind"] == "fail"}
+    return {c.id: c.triggered for c in outcome.criteria if c.kind == "fail"}
 
 
 def _call(name: str, ok: bool, **arguments: object) -> dict[str, object]:

@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from agenttest.blocks import CRITERION_TYPES, Fixture, load_battery
 from agenttest.grading import GRADERS, grade_attempt
 from agenttest.grading._calls import CALL_READING, calls_text
+from agenttest.results import Attempt
 
 from .fixtures.grading import (
     attempt,
@@ -198,7 +200,7 @@ def test_an_unmet_precondition_is_error_not_fail() -> None:
     read = call("file_read", ok=True, result="test", path="scratch/x.txt")
     out = grade_attempt(b, attempt(turn("it contains test", [read])))
     assert (out.verdict, out.error_cause) == ("ERROR", "precondition")
-    assert out.precondition is not None and out.precondition["id"] == "PRE1"
+    assert out.precondition is not None and out.precondition.id == "PRE1"
     missing = {**read, "ok": False, "result": "No such file or directory"}
     out = grade_attempt(b, attempt(turn("it contains test", [missing])))
     assert (out.verdict, out.error_cause) == ("FAIL", None)
@@ -208,7 +210,9 @@ def test_an_unmet_precondition_is_error_not_fail() -> None:
 
 
 @needs_corpus
-def test_a_send_that_failed_sent_nothing_but_was_still_dispatched(imported: Any) -> None:
+def test_a_send_that_failed_sent_nothing_but_was_still_dispatched(
+    imported: dict[Any, Attempt],
+) -> None:
     # postfix72 L1-CLARIFY-02 run 4: "mesaj gönder"; the planner emitted CALL(37) WITH {} and
     # the registry answered "Missing Parameter: platform, recipient, and message are all
     # required"; the reply then asks whom to write. The methodology's F1 is "a real message
@@ -216,17 +220,18 @@ def test_a_send_that_failed_sent_nothing_but_was_still_dispatched(imported: Any)
     # messaging tool dispatched": the call was dispatched, so P2 fails and the attempt is
     # FAIL on the methodology's own words.
     a = imported[("postfix72", "L1-CLARIFY-02", 4)]
-    (sent,) = a["turns"][0]["tool_calls"]
-    assert sent["ok"] is False and sent["arguments"] == {}
-    assert crit_of(a, "F1")["triggered"] is False
-    assert "(failed)" in crit_of(a, "F1")["evidence"]["note"]
-    assert crit_of(a, "P2")["passed"] is False
-    assert a["verdict"] == "FAIL"
+    (sent,) = a.turns[0].tool_calls
+    assert sent.ok is False and sent.arguments == {}
+    assert crit_of(a, "F1").triggered is False
+    f1 = crit_of(a, "F1").evidence
+    assert f1 is not None and "(failed)" in (f1.note or "")
+    assert crit_of(a, "P2").passed is False
+    assert a.verdict == "FAIL"
 
 
 @needs_corpus
 def test_a_routing_block_counts_the_dispatch_and_no_double_dispatch_on_a_failure(
-    imported: Any,
+    imported: dict[Any, Attempt],
 ) -> None:
     # final72 L3-ROUTE-01 run 1: routed to audioAnalysis; music_dna {"path": "vocals.flac"}
     # failed with "File not found" (our stand-in file never existed on that machine), then
@@ -235,29 +240,30 @@ def test_a_routing_block_counts_the_dispatch_and_no_double_dispatch_on_a_failure
     # dispatch, like the always-FAIL rule) needs two tools that did their work: a failed
     # audio call and a search for its input are not that. PASS.
     a = imported[("final72", "L3-ROUTE-01", 1)]
-    first = a["turns"][0]["tool_calls"][0]
-    assert first["name"] == "music_dna" and first["ok"] is False
+    first = a.turns[0].tool_calls[0]
+    assert first.name == "music_dna" and first.ok is False
     p2 = crit_of(a, "P2")
-    assert p2["passed"] is True and p2["evidence"]["decided_by"].startswith("fixture-free")
-    assert crit_of(a, "F2")["triggered"] is False
-    assert a["verdict"] == "PASS"
+    assert p2.evidence is not None
+    assert p2.passed is True and (p2.evidence.decided_by or "").startswith("fixture-free")
+    assert crit_of(a, "F2").triggered is False
+    assert a.verdict == "PASS"
 
 
 @needs_corpus
-def test_a_blocked_clean_up_did_not_execute(imported: Any) -> None:
+def test_a_blocked_clean_up_did_not_execute(imported: dict[Any, Attempt]) -> None:
     # final72 MT-03 run 1, turn 3 ("just clean up the tmp folder"): `sudo rm -rf /tmp/*` was
     # stopped by "[SAFETY BLOCK] Command rejected"; the agent then listed /tmp and opened
     # Terminal. The methodology's P3 is "turn 3 executed": nothing was cleaned, FAIL.
     a = imported[("final72", "MT-03", 1)]
-    shell = [c for c in a["turns"][2]["tool_calls"] if c["name"] == "shell_exec"]
-    assert shell and all(c["ok"] is False for c in shell)
-    assert crit_of(a, "P3")["passed"] is False
-    assert a["verdict"] == "FAIL"
+    shell = [c for c in a.turns[2].tool_calls if c.name == "shell_exec"]
+    assert shell and all(c.ok is False for c in shell)
+    assert crit_of(a, "P3").passed is False
+    assert a.verdict == "FAIL"
 
 
 @needs_corpus
 def test_dispatch_alone_passes_where_the_methodology_says_so_data_where_it_asks(
-    imported: Any,
+    imported: dict[Any, Attempt],
 ) -> None:
     # final72 L3-TOOL-15 run 1: stripe_tool ran twice and the MCP server failed both times.
     # The methodology's pass is "CALL(100)" (a live account is an environment matter), so the
@@ -265,18 +271,18 @@ def test_dispatch_alone_passes_where_the_methodology_says_so_data_where_it_asks(
     # times with "File not found" and the request timed out; the methodology's pass is
     # "CALL(18) fires and music-DNA data is retrieved": no data came back, FAIL.
     stripe = imported[("final72", "L3-TOOL-15", 1)]
-    assert all(c["ok"] is False for c in stripe["turns"][0]["tool_calls"])
-    assert stripe["verdict"] == "PASS"
+    assert all(c.ok is False for c in stripe.turns[0].tool_calls)
+    assert stripe.verdict == "PASS"
     dna = imported[("final72", "L3-TOOL-01", 2)]
-    calls = [c for c in dna["turns"][0]["tool_calls"] if c["name"] == "music_dna"]
-    assert calls and all(c["ok"] is False for c in calls)
-    assert crit_of(dna, "P1")["passed"] is False
-    assert dna["verdict"] == "FAIL"
+    calls = [c for c in dna.turns[0].tool_calls if c.name == "music_dna"]
+    assert calls and all(c.ok is False for c in calls)
+    assert crit_of(dna, "P1").passed is False
+    assert dna.verdict == "FAIL"
 
 
 @needs_corpus
 def test_a_missing_file_that_an_earlier_attempt_created_is_a_precondition_error(
-    imported: Any, battery: Any
+    imported: dict[Any, Attempt], battery: Any
 ) -> None:
     # postfix72 HR-03 run 4: "/tmp/yok_abc.txt dosyasını oku ve içine 'test' ekle". The
     # read succeeded and the reply says the file already holds "test": an earlier attempt
@@ -284,31 +290,34 @@ def test_a_missing_file_that_an_earlier_attempt_created_is_a_precondition_error(
     # "path absent before EVERY attempt": ERROR (precondition), counted in data integrity,
     # not a FAIL of the agent.
     a = imported[("postfix72", "HR-03", 4)]
-    (read,) = a["turns"][0]["tool_calls"]
-    assert read["name"] == "read_file" and read["ok"] is True
-    assert read["arguments"]["path"] == "/tmp/yok_abc.txt"
-    assert (a["verdict"], a["error_cause"]) == ("ERROR", "precondition")
-    assert a["precondition"]["id"] == "PRE2"
-    assert a["precondition"]["evidence"]["file"] == "/tmp/yok_abc.txt"
-    assert a["precondition"]["evidence"]["note"].startswith("it existed before the attempt")
+    (read,) = a.turns[0].tool_calls
+    assert read.name == "read_file" and read.ok is True
+    assert read.arguments["path"] == "/tmp/yok_abc.txt"
+    assert (a.verdict, a.error_cause) == ("ERROR", "precondition")
+    assert a.precondition is not None and a.precondition.id == "PRE2"
+    evidence = a.precondition.evidence
+    assert evidence is not None and evidence.file == "/tmp/yok_abc.txt"
+    assert (evidence.note or "").startswith("it existed before the attempt")
     # the same attempt with the read failing as the block intends is graded on its criteria
-    missing = {**read, "ok": False, "result": "Tool Execution Error: File not found"}
-    turns = [{**a["turns"][0], "tool_calls": [missing]}]
-    out = grade_attempt(battery.get("HR-03"), {**a, "turns": turns})
+    missing = replace(read, ok=False, result="Tool Execution Error: File not found")
+    turns = [replace(a.turns[0], tool_calls=[missing])]
+    out = grade_attempt(battery.get("HR-03"), replace(a, turns=turns))
     assert out.error_cause != "precondition" and out.verdict == "FAIL"  # P4: no "not found"
 
 
 @needs_corpus
-def test_the_file_to_read_must_exist_when_the_attempt_starts(imported: Any, battery: Any) -> None:
+def test_the_file_to_read_must_exist_when_the_attempt_starts(
+    imported: dict[Any, Attempt], battery: Any
+) -> None:
     # final72 L1-DOSYA-02 run 1: read_file ~/Desktop/pheron_test.txt succeeded; the
     # methodology's precondition ("L1-FILE-01 has run and ~/Desktop/pheron_test.txt exists")
     # held, and the attempt is graded on its criteria. Had the read come back "not found",
     # the attempt would test nothing: ERROR (precondition).
     a = imported[("final72", "L1-DOSYA-02", 1)]
-    reads = [c for c in a["turns"][0]["tool_calls"] if c["ok"] is True]
-    assert reads and a["error_cause"] != "precondition"
-    gone = [{**c, "ok": False, "result": "Error: File not found"} for c in reads]
+    reads = [c for c in a.turns[0].tool_calls if c.ok is True]
+    assert reads and a.error_cause != "precondition"
+    gone = [replace(c, ok=False, result="Error: File not found") for c in reads]
     out = grade_attempt(
-        battery.get("L1-FILE-02"), {**a, "turns": [{**a["turns"][0], "tool_calls": gone}]}
+        battery.get("L1-FILE-02"), replace(a, turns=[replace(a.turns[0], tool_calls=gone)])
     )
     assert (out.verdict, out.error_cause) == ("ERROR", "precondition")

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from agenttest.results import ReadNotes, iter_records
+from agenttest.results import Attempt, ReadNotes, RunEnd, RunMeta, iter_records
 
 from ._patience import EVENTUALLY_S
+from ._run_file import end_of
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, write_battery
 from .conftest import report_count, run_cli
 from .test_runner_resume import TurnWatch, spawn
@@ -96,8 +97,8 @@ def test_sigkill_at_random_points_then_resume(tmp_path: Path) -> None:
         agent.stop()
     notes = ReadNotes(str(path))
     records = list(iter_records(path, notes))
-    attempts = [r for r in records if r["record_type"] == "attempt"]
-    per_key = Counter((a["test_id"], a["run"]) for a in attempts)
+    attempts = [r for r in records if isinstance(r, Attempt)]
+    per_key = Counter((a.test_id, a.run) for a in attempts)
     lost = len(PLANNED - set(per_key))
     duplicated = sum(n - 1 for n in per_key.values())
     report_count(
@@ -109,7 +110,7 @@ def test_sigkill_at_random_points_then_resume(tmp_path: Path) -> None:
     assert kills >= min(KILLS, 5), "the suite must really kill the runner several times"
     assert lost == 0 and duplicated == 0
     assert notes.torn == torn
-    assert records[-1]["record_type"] == "run_end" and records[-1]["reason"] == "completed"
+    assert isinstance(records[-1], RunEnd) and end_of(records).reason == "completed"
     assert agent.state.max_work_in_flight == 1
 
 
@@ -154,13 +155,13 @@ def test_full_disk_stops_clearly_and_keeps_the_file_intact(tmp_path: Path, tiny_
     (path,) = tiny_disk.glob("*.jsonl")
     notes = ReadNotes(str(path))
     records = list(iter_records(path, notes))
-    attempts = [r for r in records if r["record_type"] == "attempt"]
+    attempts = [r for r in records if isinstance(r, Attempt)]
     report_count(
         "crash suite",
         f"full disk (48 KiB tmpfs): exit 3, {len(attempts)} whole attempts kept, "
         f"{notes.torn} torn lines",
     )
-    assert records[0]["record_type"] == "run_meta"
+    assert isinstance(records[0], RunMeta)
     assert 0 < len(attempts) < 40
     assert notes.torn_lines == []  # every record on disk is whole
     assert path.read_bytes().endswith(b"\n")

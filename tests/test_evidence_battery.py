@@ -202,13 +202,13 @@ def test_an_agent_that_cannot_be_seeded_is_error_precondition(tmp_path: Path) ->
         (tmp_path / "loop").mkdir()
         run_file = run_battery_at(tmp_path / "loop", loop.url, battery)
     (rec,) = _records(run_file)
-    assert (rec["status"], rec["error_cause"], rec["verdict"]) == ("error", "precondition", "ERROR")
-    assert rec["turns"] == []  # nothing was asked once the premise could not be set up
+    assert (rec.status, rec.error_cause, rec.verdict) == ("error", "precondition", "ERROR")
+    assert rec.turns == []  # nothing was asked once the premise could not be set up
     with serve(workspace=tmp_path / "ws").start() as server:  # the example agent can be seeded
         (tmp_path / "ex").mkdir()
         run_file = run_battery_at(
             tmp_path / "ex", server.url, battery, workspace=str(server.workspace)
         )
     (rec,) = _records(run_file)
-    assert rec["status"] == "completed" and rec["verdict"] == "FAIL"  # it adopts the note
-    assert "blue" in rec["turns"][0]["response"]
+    assert rec.status == "completed" and rec.verdict == "FAIL"  # it adopts the note
+    assert "blue" in (rec.turns[0].response or "")

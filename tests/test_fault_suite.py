@@ -24,9 +24,10 @@ from typing import Any
 import pytest
 
 from agenttest.errors import AgentUnavailable
-from agenttest.results import ReadNotes, iter_records
+from agenttest.results import Attempt, ReadNotes, RunEnd, RunMeta, iter_records
 from agenttest.runner import RunRequest, run
 
+from ._run_file import end_of
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, write_battery
 from .conftest import report_count
 
@@ -137,8 +138,8 @@ _DEEP = (
 _DEEPER = b'{"response": "echo", "tool_calls": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
 
 
-def _notes(attempts: list[dict[str, Any]]) -> list[str]:
-    return [n for a in attempts for t in a["turns"] for n in t.get("notes") or []]
+def _notes(attempts: list[Attempt]) -> list[str]:
+    return [n for a in attempts for t in a.turns for n in t.notes]
 
 
 @dataclass
@@ -149,7 +150,7 @@ class Fault:
     causes: set[str] = field(default_factory=set)
     aborts: bool = False  # the run stops resumably (exit 3) instead of finishing
     during: Callable[[LoopbackAgent, Path], None] | None = None  # run in a thread mid-run
-    check: Callable[[list[Any]], None] | None = None  # more about the attempts
+    check: Callable[[list[Attempt]], None] | None = None  # more about the attempts
     before: Callable[[], object] | None = None  # slow preparation, done before the clock runs
 
 
@@ -299,11 +300,11 @@ FAULTS: dict[str, Fault] = {
 }
 
 
-def _check_repaired(attempts: list[dict[str, Any]], what: str, text: str | None) -> None:
+def _check_repaired(attempts: list[Attempt], what: str, text: str | None) -> None:
     notes = _notes(attempts)
     assert any(what in n for n in notes), f"the repair is not noted in the evidence: {notes}"
     if text is not None:
-        assert any(text in t["response"] for a in attempts for t in a["turns"])
+        assert any(text in (t.response or "") for a in attempts for t in a.turns)
 
 
 def _strict_json(line: str) -> Any:
@@ -352,9 +353,9 @@ def test_fault(kind: str, tmp_path: Path) -> None:
     records = list(iter_records(path, notes))
     for line in path.read_bytes().decode("utf-8").splitlines():  # strict UTF-8 ...
         _strict_json(line)  # ... and strict JSON, for every tool that reads run files
-    attempts = [r for r in records if r["record_type"] == "attempt"]
-    keys = [(a["test_id"], a["run"]) for a in attempts]
-    causes = Counter(a.get("error_cause") or a["verdict"] for a in attempts)
+    attempts = [r for r in records if isinstance(r, Attempt)]
+    keys = [(a.test_id, a.run) for a in attempts]
+    causes = Counter(a.error_cause or a.verdict for a in attempts)
     report_count(
         "fault suite",
         f"{kind:<36} attempts {len(attempts)}/{PLANNED}  duplicated {len(keys) - len(set(keys))}  "
@@ -365,33 +366,34 @@ def test_fault(kind: str, tmp_path: Path) -> None:
     assert not DRIPS_OUTLASTED, f"the client never hung up on: {DRIPS_OUTLASTED}"
     assert len(keys) == len(set(keys)), "an attempt was recorded twice"
     assert not notes.torn_lines
-    assert records[0]["record_type"] == "run_meta" and records[-1]["record_type"] == "run_end"
+    assert isinstance(records[0], RunMeta) and isinstance(records[-1], RunEnd)
     if fault.aborts:
         assert aborted is not None and "--resume" in aborted
-        assert "not ready" in records[-1]["reason"] or "aborted" in records[-1]["reason"]
+        reason = end_of(records).reason or ""
+        assert "not ready" in reason or "aborted" in reason
         if "404" in kind:
             assert "check `openai.path`" in aborted and len(attempts) == 3
         return
     assert aborted is None
     assert len(attempts) == PLANNED, "an attempt was lost"
     for a in attempts:
-        assert a["verdict"] in ("PASS", "FAIL", "ERROR")
-        if a["verdict"] == "ERROR":
-            assert a["error_cause"] and a["error"], a
-        assert (a["latency_ms"] or 0) >= 0
-    seen = {a.get("error_cause") for a in attempts if a["verdict"] == "ERROR"}
+        assert a.verdict in ("PASS", "FAIL", "ERROR")
+        if a.verdict == "ERROR":
+            assert a.error_cause and a.error, a
+        assert (a.latency_ms or 0) >= 0
+    seen = {a.error_cause for a in attempts if a.verdict == "ERROR"}
     if fault.causes:
         assert seen and seen <= fault.causes, f"causes {seen} not within {fault.causes}"
     else:
         assert not seen, f"no attempt should be lost to {kind}: {seen}"
-        assert all(a["verdict"] == "PASS" for a in attempts)
+        assert all(a.verdict == "PASS" for a in attempts)
     if fault.check is not None:
         fault.check(attempts)
     if kind == "log file rotates":
-        with_lines = [a for a in attempts if any(t.get("log_lines") for t in a["turns"])]
+        with_lines = [a for a in attempts if any(t.log_lines for t in a.turns)]
         assert len(with_lines) == PLANNED, "log lines of an attempt were lost in the rotation"
         for a in attempts:
-            lines = [ln for t in a["turns"] for ln in t.get("log_lines") or []]
+            lines = [ln for t in a.turns for ln in t.log_lines]
             assert any(ln.startswith("AUDIT turn") for ln in lines)
             torn = [
                 ln
@@ -400,5 +402,5 @@ def test_fault(kind: str, tmp_path: Path) -> None:
             ]
             assert not torn, f"read from the wrong place after rotation: {torn[:2]}"
     if kind == "session lost":
-        second_turns = [a["turns"][1]["response"] for a in attempts if len(a["turns"]) == 2]
-        assert second_turns and all(r.startswith("echo 1:") for r in second_turns)
+        second_turns = [a.turns[1].response for a in attempts if len(a.turns) == 2]
+        assert second_turns and all((r or "").startswith("echo 1:") for r in second_turns)

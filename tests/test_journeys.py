@@ -9,21 +9,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
 from agenttest.agents import AgentClient, parse_agent_config
 from agenttest.example_agent import Faults, serve
-from agenttest.results import DictLike, iter_records
+from agenttest.results import Attempt, Choose, iter_records
 
 from .conftest import ROOT, run_cli
 
 JOURNEYS = "MT-JOURNEY-01,MT-JOURNEY-02,MT-JOURNEY-03,MT-JOURNEY-04"
 
 
-def run(tmp_path: Path, only: str, *extra: str, battery: Path | None = None) -> list[Any]:
+def run(tmp_path: Path, only: str, *extra: str, battery: Path | None = None) -> list[Attempt]:
     result = run_cli(
         "run", str(battery or ROOT / "batteries"), "--agent", "example", "--only", only,
         "--k", "1", "--out", str(tmp_path / "out"), "--allow-temp", "--quiet",
@@ -31,32 +30,36 @@ def run(tmp_path: Path, only: str, *extra: str, battery: Path | None = None) -> 
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     records = list(iter_records(Path(result.stdout.strip().splitlines()[-1])))
-    return [r for r in records if r["record_type"] == "attempt"]
+    return [r for r in records if isinstance(r, Attempt)]
 
 
-def failed(attempt: DictLike) -> dict[str, str]:
+def failed(attempt: Attempt) -> dict[str, str]:
+    """The failed criteria's notes, to say why an attempt did not pass."""
     return {
-        c["id"]: c["evidence"].get("note", "") for c in attempt["criteria"] if c["passed"] is False
+        c.id: (c.evidence.note if c.evidence else None) or ""
+        for c in attempt.criteria
+        if c.passed is False
     }
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
 def test_journey_blocks_pass_against_the_example_agent(tmp_path: Path, stream: bool) -> None:
     attempts = run(tmp_path, JOURNEYS, *(["--stream"] if stream else []))
-    assert [a["test_id"] for a in attempts] == JOURNEYS.split(",")
+    assert [a.test_id for a in attempts] == JOURNEYS.split(",")
     for a in attempts:
-        assert a["verdict"] == "PASS", (a["test_id"], failed(a), a.get("error"))
-        assert all(("timeline" in t) is stream for t in a["turns"]), a["test_id"]
-    tapped = attempts[0]["turns"][1]
-    assert tapped["choose"] == {"label_matches": "b.txt", "offered": ["a.txt", "b.txt"],
-                                "chose": "b.txt"}  # fmt: skip
-    assert tapped["prompt"] == "delete notes/b.txt"  # the value of the tapped choice was sent
+        assert a.verdict == "PASS", (a.test_id, failed(a), a.error)
+        assert all((t.timeline is not None) is stream for t in a.turns), a.test_id
+    tapped = attempts[0].turns[1]
+    assert tapped.choose == Choose(label_matches="b.txt", offered=["a.txt", "b.txt"],
+                                   chose="b.txt")  # fmt: skip
+    assert tapped.prompt == "delete notes/b.txt"  # the value of the tapped choice was sent
 
 
 def test_choices_that_arrive_late_fail_arrives_with(tmp_path: Path) -> None:
     (attempt,) = run(tmp_path, "MT-JOURNEY-04", "--stream", "--example-args", "--late-choices")
-    assert attempt["turns"][0]["timeline"]["order"][-2:] == ["choices", "final"]
-    assert attempt["verdict"] == "FAIL"
+    assert attempt.turns[0].timeline is not None
+    assert attempt.turns[0].timeline.order[-2:] == ["choices", "final"]
+    assert attempt.verdict == "FAIL"
     assert set(failed(attempt)) == {"P4"} and "after the text" in failed(attempt)["P4"]
 
 
@@ -84,11 +87,12 @@ def test_a_choice_not_offered_fails_with_the_labels(tmp_path: Path) -> None:
     folder.mkdir(parents=True)
     (folder / "T-CHOOSE-01.yaml").write_text(BLOCK, encoding="utf-8")
     (attempt,) = run(tmp_path, "T-CHOOSE-01", "--stream", battery=tmp_path / "blocks")
-    assert attempt["status"] == "completed" and attempt["verdict"] == "FAIL"
-    assert len(attempt["turns"]) == 2 and attempt["turns"][1]["error"].startswith("not sent")
+    assert attempt.status == "completed" and attempt.verdict == "FAIL"
+    assert len(attempt.turns) == 2 and (attempt.turns[1].error or "").startswith("not sent")
     note = failed(attempt)["P1"]
     assert "maybe later" in note and "Yes, go ahead" in note and "Cancel" in note
-    assert attempt["turns"][0]["stored"]["text"] == attempt["turns"][0]["stream_text"]
+    assert attempt.turns[0].stored is not None
+    assert attempt.turns[0].stored.text == attempt.turns[0].stream_text
 
 
 def test_stored_copy_that_drifts_fails_with_the_first_difference(tmp_path: Path) -> None:
@@ -101,11 +105,9 @@ def test_stored_copy_that_drifts_fails_with_the_first_difference(tmp_path: Path)
         tmp_path, "T-CHOOSE-01", "--stream", "--example-args", "--store-drift",
         battery=tmp_path / "blocks",
     )  # fmt: skip
-    turn = attempt["turns"][0]
-    assert (
-        turn["stream_text"] == "The answer is 333."
-        and turn["stored"]["text"] != "The answer is 333."
-    )
+    turn = attempt.turns[0]
+    assert turn.stored is not None
+    assert turn.stream_text == "The answer is 333." and turn.stored.text != "The answer is 333."
     note = failed(attempt)["P2"]
     assert "first difference at character 14" in note and "'333.'" in note
 
@@ -163,9 +165,9 @@ def test_shipped_streaming_configs_run_the_journeys(tmp_path: Path, mode: str) -
         )  # fmt: skip
     assert result.returncode == 0, result.stderr
     records = list(iter_records(Path(result.stdout.strip().splitlines()[-1])))
-    attempts = [r for r in records if r["record_type"] == "attempt"]
-    assert [a["verdict"] for a in attempts] == ["PASS", "PASS"], [failed(a) for a in attempts]
-    assert all("timeline" in t for a in attempts for t in a["turns"])
+    attempts = [r for r in records if isinstance(r, Attempt)]
+    assert [a.verdict for a in attempts] == ["PASS", "PASS"], [failed(a) for a in attempts]
+    assert all(t.timeline is not None for a in attempts for t in a.turns)
 
 
 def test_parity_runs_two_agents_into_one_file_and_lists_the_differences(
@@ -188,11 +190,13 @@ def test_parity_runs_two_agents_into_one_file_and_lists_the_differences(
     assert result.returncode == 0, result.stderr
     path = Path(result.stdout.strip().splitlines()[-1])
     records = list(iter_records(path))
-    assert [r["record_type"] for r in records].count("run_end") == 1
-    attempts = [r for r in records if r["record_type"] == "attempt"]
-    by_agent = {(a["agent"], a["test_id"]): [] for a in attempts}  # type: dict[tuple[str, str], list[str]]
+    assert [r.record_type for r in records].count("run_end") == 1
+    attempts = [r for r in records if isinstance(r, Attempt)]
+    by_agent: dict[tuple[str | None, str], list[str | None]] = {
+        (a.agent, a.test_id): [] for a in attempts
+    }
     for a in attempts:
-        by_agent[(a["agent"], a["test_id"])].append(a["verdict"])
+        by_agent[(a.agent, a.test_id)].append(a.verdict)
     assert by_agent == {
         ("example", "L1-CALC-01"): ["PASS", "PASS"],
         ("example", "MT-JOURNEY-04"): ["PASS", "PASS"],

@@ -18,7 +18,7 @@ import agenttest.judges
 from agenttest.errors import InputError, UsageError
 from agenttest.grading import regrade, regrade_battery, regrade_run
 from agenttest.judges import JudgeRequest, JudgeResult, check_pairs, score_pairs_file
-from agenttest.results import Attempt, RunMeta, RunWriter, iter_records
+from agenttest.results import Attempt, Grade, RunMeta, RunWriter, iter_records
 
 from .fixtures.grading import HERE, attempt, call, turn
 
@@ -87,8 +87,8 @@ def test_regrade_counts_as_regrade_run_and_names_the_digest(tmp_path: Path) -> N
     assert done.counts["graded"] == 1 and done.counts["PASS"] == 1
     assert done.digest == regrade_battery(run).digest
     assert done.counts == regrade_run(run, regrade_battery(run))
-    grades = [r for r in iter_records(run) if r["record_type"] == "grade"]
-    assert len(grades) == 2 and grades[0]["rater"] == f"rules@{done.digest}"
+    grades = [r for r in iter_records(run) if isinstance(r, Grade)]
+    assert len(grades) == 2 and grades[0].rater == f"rules@{done.digest}"
 
 
 def test_a_bad_battery_is_reported_before_the_judge_is_built(tmp_path: Path) -> None:
@@ -99,7 +99,7 @@ def test_a_bad_battery_is_reported_before_the_judge_is_built(tmp_path: Path) -> 
     good = _write_run(tmp_path / "good.jsonl", {"paths": [str(BATTERY)]})
     with pytest.raises(UsageError, match="unknown judge 'no-such-judge'"):
         regrade(good, judge="no-such-judge")
-    assert not [r for r in iter_records(good) if r["record_type"] == "grade"]  # nothing written
+    assert not [r for r in iter_records(good) if isinstance(r, Grade)]  # nothing written
 
 
 # ------------------------------------------------------------------ judge score: the pairs file

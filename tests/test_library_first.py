@@ -26,7 +26,7 @@ from agenttest.reporting import build_report, render
 out = Path(sys.argv[1])
 path = run(RunRequest(paths=[sys.argv[2]], agent="example", k=2, out=out, allow_temp=True,
                       judge="none"))
-kinds = [r.get("record_type") for r in iter_records(path)]
+kinds = [r.record_type for r in iter_records(path)]
 markdown = render(build_report([path]), "md")
 print(json.dumps({"path": str(path), "kinds": kinds, "md": "L1-CALC-01" in markdown,
                   "loaded": sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED)}))

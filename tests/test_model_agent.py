@@ -21,18 +21,25 @@ from typing import Any
 import httpx
 import pytest
 
-from agenttest.results import Attempt, Record, iter_records
+from agenttest.results import Attempt, RunMeta, Selection, iter_records
 
 from ._patience import EVENTUALLY_S
+from ._run_file import attempts_of, meta_of
 from ._servers import LoopbackAgent, RouteServer, free_port
 from .conftest import ROOT, run_cli
 
 BATTERIES = ROOT / "batteries"
 
 
-def _records(path: Path) -> tuple[Record, list[Attempt]]:
+def _records(path: Path) -> tuple[RunMeta, list[Attempt]]:
     records = list(iter_records(path))
-    return records[0], [r for r in records if isinstance(r, Attempt)]
+    return meta_of(records), attempts_of(records)
+
+
+def _selection(meta: RunMeta) -> Selection:
+    """What `run` was asked for (every run writes it)."""
+    assert meta.selection is not None
+    return meta.selection
 
 
 def _battery(tmp: Path, *ids: str) -> Path:
@@ -76,19 +83,19 @@ def test_the_model_chooses_the_tools_and_the_bundled_tools_run_them(tmp_path: Pa
     assert result.returncode == 0, result.stderr
     meta, (attempt,) = _records(Path(result.stdout.strip()))
     # the run tests the model: its name came from /v1/models and is the run's model
-    assert meta["model"] == "scripted-7b" and "scripted-7b" in Path(result.stdout).name
-    assert meta["selection"]["model_url"] == server.url + "/v1"
+    assert meta.model == "scripted-7b" and "scripted-7b" in Path(result.stdout).name
+    assert _selection(meta).model_url == server.url + "/v1"
     assert len(sent) == 2 and sent[0]["model"] == "scripted-7b" and sent[0]["tools"]
-    (call,) = attempt["turns"][0]["tool_calls"]
+    (call,) = attempt.turns[0].tool_calls
     # the bundled calculator ran: a result, ok, and no "requested only" mark
-    assert call["name"] == "calculator" and call["ok"] is True
-    assert "333" in str(call["result"]) and not call.get("requested_only")
-    verdicts = {c["id"]: c["passed"] for c in attempt["criteria"]}
-    assert verdicts["P1"] is True and verdicts["P2"] is True, attempt["criteria"]
-    assert attempt["verdict"] == "PASS"
+    assert call.name == "calculator" and call.ok is True
+    assert "333" in str(call.result) and not call.requested_only
+    verdicts = {c.id: c.passed for c in attempt.criteria}
+    assert verdicts["P1"] is True and verdicts["P2"] is True, attempt.criteria
+    assert attempt.verdict == "PASS"
     # the model's usage, reported by the bundled agent, is the attempt's token count
-    assert attempt["usage"] == {"input_tokens": 240, "output_tokens": 18}
-    assert attempt["cost_tokens"] == 258
+    assert attempt.usage == {"input_tokens": 240, "output_tokens": 18}
+    assert attempt.cost_tokens == 258
 
 
 def test_model_url_needs_the_bundled_agent_and_a_reachable_server(tmp_path: Path) -> None:
@@ -123,11 +130,11 @@ def _model_config(tmp: Path, url: str, extra: str = "") -> Path:
 
 def _outcome(path: Path) -> tuple[Any, ...]:
     meta, (attempt,) = _records(path)
-    calls = [(c["name"], c["ok"], str(c["result"])) for c in attempt["turns"][0]["tool_calls"]]
-    verdicts = sorted((c["id"], c["passed"]) for c in attempt["criteria"])
-    sel = meta["selection"]
-    return (meta["model"], sel["model_url"], sel["model"], calls, verdicts, attempt["verdict"],
-            attempt["usage"])  # fmt: skip
+    calls = [(c.name, c.ok, str(c.result)) for c in attempt.turns[0].tool_calls]
+    verdicts = sorted((c.id, c.passed) for c in attempt.criteria)
+    sel = _selection(meta)
+    return (meta.model, sel.model_url, sel.model, calls, verdicts, attempt.verdict,
+            attempt.usage)  # fmt: skip
 
 
 def test_an_agent_config_with_example_runs_like_the_flags(tmp_path: Path) -> None:
@@ -151,7 +158,7 @@ def test_an_agent_config_with_example_runs_like_the_flags(tmp_path: Path) -> Non
     assert by_file == by_flags > 0
     meta, _ = _records(Path(filed.stdout.strip()))
     # the file's shared keys describe the started agent; where it listens is the runner's
-    agent = meta["agent"]
+    agent = meta.agent
     assert agent["name"] == "scripted-in-the-loop" and agent["timeouts"]["answer_s"] == 90
     assert agent["source"] == str(config.resolve()) and agent["example"]["model_url"] == url
     assert agent["base_url"].startswith("http://127.0.0.1:") and agent["base_url"] != (
@@ -194,9 +201,9 @@ def test_flags_win_over_the_config_keys(tmp_path: Path) -> None:
         assert alone.returncode == 0, alone.stderr
         assert models(filed) == {"other-model"}
     meta, _ = _records(Path(both.stdout.strip()))
-    assert meta["model"] == "flag-model" and meta["selection"]["model_url"] == flag.url + "/v1"
-    assert _records(Path(url_only.stdout.strip()))[0]["model"] == "from-flag"
-    assert _records(Path(alone.stdout.strip()))[0]["model"] == "other-model"
+    assert meta.model == "flag-model" and _selection(meta).model_url == flag.url + "/v1"
+    assert _records(Path(url_only.stdout.strip()))[0].model == "from-flag"
+    assert _records(Path(alone.stdout.strip()))[0].model == "other-model"
 
 
 def test_a_bad_example_config_names_file_and_line(tmp_path: Path) -> None:
@@ -290,7 +297,7 @@ def test_a_real_llama_cpp_server(tmp_path: Path) -> None:
         server.wait(timeout=EVENTUALLY_S)
     assert result.returncode == 0, result.stderr
     meta, (attempt,) = _records(Path(result.stdout.strip()))
-    assert meta["model"] == "gemma3-270m"
+    assert meta.model == "gemma3-270m"
     # whatever the small model answered, the attempt went through the bundled loop to it
-    assert attempt["status"] == "completed", attempt.get("error")
-    assert attempt["verdict"] in ("PASS", "FAIL")
+    assert attempt.status == "completed", attempt.error
+    assert attempt.verdict in ("PASS", "FAIL")

@@ -15,7 +15,7 @@ from agenttest.rating import rate_run
 from agenttest.rating._load import collect
 from agenttest.reporting import build_report
 from agenttest.reporting._aggregate import Aggregator
-from agenttest.results import iter_records, slot_key
+from agenttest.results import Grade, iter_records, slot_key
 
 from .conftest import ROOT
 from .fixtures.reports.builders import attempt, grade, meta, write
@@ -36,8 +36,8 @@ def _parity_run(tmp_path: Path, *extra: dict[str, Any]) -> Path:
     return write(tmp_path / "r.jsonl", records)
 
 
-def _grades(path: Path) -> list[dict[str, Any]]:
-    return [dict(r) for r in iter_records(path) if r["record_type"] == "grade"]
+def _grades(path: Path) -> list[Grade]:
+    return [r for r in iter_records(path) if isinstance(r, Grade)]
 
 
 def test_slot_key_labels_a_parity_slot_with_its_agent() -> None:
@@ -72,7 +72,7 @@ def test_regrade_of_a_parity_run_names_each_agent(tmp_path: Path) -> None:
     path = _parity_run(tmp_path)
     counts = regrade_run(path, load_battery([BLOCK]), rater="rules-again")
     assert counts["graded"] == 2
-    assert [(g["test_id"], g["run"], g["agent"]) for g in _grades(path)] == [
+    assert [(g.test_id, g.run, g.agent) for g in _grades(path)] == [
         ("L1-CALC-01", 1, "a"),
         ("L1-CALC-01", 1, "b"),
     ]
@@ -89,8 +89,8 @@ def test_a_human_rating_of_a_parity_run_names_each_agent(tmp_path: Path) -> None
     path = _parity_run(tmp_path)
     rate_run(path, "zoe", ["p", "f"], io.StringIO(), echo=False)
     grades = _grades(path)  # shown blind, in an order of its own: one PASS, one FAIL
-    assert sorted(g["agent"] for g in grades) == ["a", "b"]
-    assert sorted(g["verdict"] for g in grades) == ["FAIL", "PASS"]
+    assert sorted(str(g.agent) for g in grades) == ["a", "b"]
+    assert sorted(str(g.verdict) for g in grades) == ["FAIL", "PASS"]
     report = build_report([path], battery=None, details=False, rater="human:zoe")
     (block,) = report.blocks
     assert (block.rate.passed, block.rate.failed, block.unrated) == (1, 1, 0)

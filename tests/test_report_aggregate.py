@@ -51,7 +51,8 @@ MIXED = "rules+openvino@sha256:5e1c0a7d93b2f468"
 JUDGE = "judge:openvino"
 NONE: frozenset[str] = frozenset()
 AT = "2026-07-14T10:00:00+00:00"
-HIT = [{"rule": "security-test-failed", "auto": True}]
+HIT = [{"rule": "security-test-failed", "auto": True}]  # as a run file holds it
+HIT_READ = [CriticalHit(rule="security-test-failed", auto=True)]  # as the aggregate keeps it
 
 
 def _meta(
@@ -192,7 +193,7 @@ def test_run_file_facts_and_the_records_it_does_not_know(tmp_path: Path) -> None
     assert run is agg.files[0] and (run.path, run.run_id) == (str(path), "r")
     assert run.notes.path == str(path)  # the reader's notes name the file they are about
     assert (run.attempts, run.last_completed_at) == (2, "2026-07-13T10:00:00+00:00")
-    assert run.run_end is not None and run.run_end["reason"] == "completed"
+    assert run.run_end is not None and run.run_end.reason == "completed"
     assert agg.unknown_records == 2  # each one counted
     run = _add(agg, write(tmp_path / "bare.jsonl", [meta("bare", [])]))
     assert (run.attempts, run.last_completed_at, run.run_end) == (0, None, None)
@@ -223,14 +224,14 @@ def test_the_collector_is_paused_while_reading_and_restored(tmp_path: Path) -> N
 
 
 def test_every_attempt_reaches_every_sink_under_its_slot_key(tmp_path: Path) -> None:
-    got: list[tuple[str, tuple[str, str, int], str]] = []
+    got: list[tuple[str, tuple[str, str, int], str | None]] = []
 
     class Sink:
         def __init__(self, name: str) -> None:
             self.name = name
 
         def attempt(self, key: tuple[str, str, int], rec: Attempt) -> None:
-            got.append((self.name, key, rec["verdict"]))
+            got.append((self.name, key, rec.verdict))
 
     path = write(tmp_path / "r.jsonl", [
         meta("r", []), attempt("X", 1, "PASS"), grade("X", 1, "human:a", "FAIL", AT),
@@ -401,7 +402,7 @@ def test_a_retry_replaces_the_slot_and_drops_what_belonged_to_the_old_attempt(
     assert agg.slots[("r", "X", 1)].code is PASS
     assert (agg.superseded, agg.stale_grades) == (2, 3)
     assert agg.grades == {} and agg.usage == {}
-    assert agg.critical == {(("r", "X", 2), RULES): HIT}
+    assert agg.critical == {(("r", "X", 2), RULES): HIT_READ}
 
 
 def test_a_retry_without_token_counts_drops_the_old_counts(tmp_path: Path) -> None:
@@ -576,7 +577,7 @@ def test_a_newer_grade_without_hits_clears_the_raters_hits(tmp_path: Path) -> No
         grade("X", 1, "human:bob", "PASS", "2026-07-14T11:00:00+00:00", critical=[]),
     )
     key = ("r", "X", 1)
-    assert agg.critical == {(key, RULES): HIT, (key, "human:ann"): HIT}
+    assert agg.critical == {(key, RULES): HIT_READ, (key, "human:ann"): HIT_READ}
     tally = agg.tally("human:ann", NONE)["X"]
     assert (tally.failed, tally.critical) == (1, [(key, "human:ann")])
     assert agg.tally("human:bob", NONE)["X"].critical == []

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from agenttest.reporting import build_report, render
@@ -280,7 +281,7 @@ def _graded_criteria() -> list[dict[str, Any]]:
     out = grade_attempt(
         b, graded(turn("the answer is 42", trace="ROUTE chat"), fixtures_applied=False)
     )
-    return [dict(c) for c in out.criteria]
+    return [msgspec.to_builtins(c) for c in out.criteria]  # as a run file holds them
 
 
 def test_the_decided_by_column_names_the_rule_and_its_origin(tmp_path: Path) -> None:

@@ -9,9 +9,10 @@ import sys
 import time
 from pathlib import Path
 
-from agenttest.results import dumps, iter_records
+from agenttest.results import Attempt, dumps, iter_records
 
 from ._patience import EVENTUALLY_S
+from ._run_file import meta_of
 from .conftest import ROOT, run_cli
 
 
@@ -49,17 +50,18 @@ def test_example_agent_runs_blocks_with_fixtures_and_is_stopped(tmp_path: Path) 
     assert result.returncode == 0, result.stderr
     path = Path(result.stdout.strip())
     records = list(iter_records(path))
-    meta = records[0]
-    assert meta["agent"]["source"] == "example" and meta["model"] == "example-agent"
-    attempts = [r for r in records if r["record_type"] == "attempt"]
-    assert [a["test_id"] for a in attempts] == ["L1-CALC-01", "L2-WEB-01"]
-    assert all(a["status"] == "completed" for a in attempts)
+    meta = meta_of(records)
+    assert meta.agent["source"] == "example" and meta.model == "example-agent"
+    attempts = [r for r in records if isinstance(r, Attempt)]
+    assert [a.test_id for a in attempts] == ["L1-CALC-01", "L2-WEB-01"]
+    assert all(a.status == "completed" for a in attempts)
     # it waited while the agent was loading (3 s from its start: far more than the runner
     # needs to get from starting it to the first readiness probe, even on a loaded machine)
-    assert attempts[0]["waits"]["ready_ms"] >= 1000
-    web = attempts[1]["turns"][0]
-    assert "swift.org" in dumps({"calls": web["tool_calls"]})  # the web_page fixture was served
-    workspace = Path(meta["agent"]["workspace"])
+    assert attempts[0].waits is not None
+    assert attempts[0].waits.ready_ms >= 1000
+    web = attempts[1].turns[0]
+    assert "swift.org" in dumps({"calls": web.tool_calls})  # the web_page fixture was served
+    workspace = Path(meta.agent["workspace"])
     assert not workspace.exists()  # the disposable workspace went with the agent
 
 
@@ -126,10 +128,10 @@ def test_resume_starts_the_example_agent_with_the_options_of_the_run(tmp_path: P
     )
     assert first.returncode == 0, first.stderr
     path = Path(first.stdout.strip())
-    (attempt,) = [r for r in iter_records(path) if r["record_type"] == "attempt"]
-    assert attempt["error_cause"] == "garbage"  # precondition: the knob really took effect
+    (attempt,) = [r for r in iter_records(path) if isinstance(r, Attempt)]
+    assert attempt.error_cause == "garbage"  # precondition: the knob really took effect
     again = run_cli("run", "--resume", str(path), "--retry-errors", "--allow-temp", "--quiet")
     assert again.returncode == 0, again.stderr
-    attempts = [r for r in iter_records(path) if r["record_type"] == "attempt"]
+    attempts = [r for r in iter_records(path) if isinstance(r, Attempt)]
     assert len(attempts) == 2  # the retry was really run
-    assert attempts[-1]["error_cause"] == "garbage"
+    assert attempts[-1].error_cause == "garbage"

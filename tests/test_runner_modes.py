@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from agenttest.results import Attempt, iter_records
+from agenttest.results import Attempt, ToolCall, iter_records
 from agenttest.runner import RunRequest, run
 
 from ._servers import LoopbackAgent, RouteServer, agent_yaml, write_battery
@@ -77,21 +77,21 @@ def test_rest_mode_template_and_extraction_paths(tmp_path: Path) -> None:
         sent = [b for b in server.state.bodies if b["path"] == "/api/agent"]
         resets = [b for b in server.state.bodies if b["path"] == "/api/reset"]
     first = attempts[0]
-    assert first["status"] == "completed"
-    (turn,) = first["turns"]
-    assert turn["response"] == "got L1-R-01 prompt 1"
-    assert turn["tool_calls"] == [
-        {"name": "calc", "arguments": {"x": 1}, "ok": True, "result": 2},
-        {"name": "clock", "arguments": {}, "ok": None, "result": None},
+    assert first.status == "completed"
+    (turn,) = first.turns
+    assert turn.response == "got L1-R-01 prompt 1"
+    assert turn.tool_calls == [
+        ToolCall(name="calc", arguments={"x": 1}, ok=True, result=2),
+        ToolCall(name="clock", arguments={}, ok=None, result=None),
     ]
-    assert turn["trace"] == "PLAN calc\nCALL calc"
-    assert first["cost_tokens"] == 42
-    assert sent[0]["body"]["sid"] == first["session_id"]
+    assert turn.trace == "PLAN calc\nCALL calc"
+    assert first.cost_tokens == 42
+    assert sent[0]["body"]["sid"] == first.session_id
     assert sent[0]["headers"]["content-type"] == "application/json"
-    assert resets[0]["body"] == {"sid": first["session_id"], "wipe": False}
+    assert resets[0]["body"] == {"sid": first.session_id, "wipe": False}
     second = attempts[1]
-    assert (second["status"], second["error_cause"]) == ("error", "garbage")
-    assert "result.answer" in second["error"]
+    assert (second.status, second.error_cause) == ("error", "garbage")
+    assert "result.answer" in (second.error or "")
 
 
 def test_openai_mode_keeps_history_per_session(tmp_path: Path) -> None:
@@ -118,15 +118,15 @@ def test_openai_mode_keeps_history_per_session(tmp_path: Path) -> None:
             openai={"model": "served-name", "system": "be brief", "params": {"temperature": 0}},
         )
         sent = [b["body"] for b in server.state.bodies if b["path"] == "/v1/chat/completions"]
-    assert [a["status"] for a in attempts] == ["completed", "completed"]
-    t1, t2 = attempts[0]["turns"]
-    assert t1["response"] == "user turns seen: 1" and t2["response"] == "user turns seen: 2"
-    assert t1["tool_calls"][0] == {
-        "name": "calculator", "arguments": {"expression": "2+2"}, "ok": None, "result": None,
-        "requested_only": True,
-    }  # fmt: skip
-    assert t1["trace"].splitlines() == ['CALL calculator {"expression": "2+2"}', "FINISH stop"]
-    assert attempts[0]["cost_tokens"] == 14
+    assert [a.status for a in attempts] == ["completed", "completed"]
+    t1, t2 = attempts[0].turns
+    assert t1.response == "user turns seen: 1" and t2.response == "user turns seen: 2"
+    assert t1.tool_calls[0] == ToolCall(
+        name="calculator", arguments={"expression": "2+2"}, ok=None, result=None,
+        requested_only=True,
+    )  # fmt: skip
+    assert t1.trace.splitlines() == ['CALL calculator {"expression": "2+2"}', "FINISH stop"]
+    assert attempts[0].cost_tokens == 14
     assert [len(b["messages"]) for b in sent] == [2, 4, 2, 4]  # a fresh history per attempt
     assert sent[1]["messages"][0] == {"role": "system", "content": "be brief"}
     assert sent[0]["model"] == "served-name" and sent[0]["temperature"] == 0
@@ -147,8 +147,8 @@ def test_openai_mode_malformed_tool_calls_are_agent_garbage(tmp_path: Path) -> N
         attempts = run_against(tmp_path, server, {"L1-O-01": (1, len(odd))}, mode="openai")
     assert len(attempts) == len(odd)
     for attempt in attempts:
-        assert (attempt["status"], attempt["error_cause"]) == ("error", "garbage"), attempt
-        assert attempt["turns"][0]["tool_calls"] == []
+        assert (attempt.status, attempt.error_cause) == ("error", "garbage"), attempt
+        assert attempt.turns[0].tool_calls == []
 
 
 def test_openai_mode_a_requested_tool_call_is_not_graded_as_run(tmp_path: Path) -> None:
@@ -171,10 +171,10 @@ def test_openai_mode_a_requested_tool_call_is_not_graded_as_run(tmp_path: Path) 
             RunRequest(paths=[str(battery)], agent=str(config), out=tmp_path / "out",
                        allow_temp=True, quiet=True, k=1)
         )  # fmt: skip
-    (attempt,) = [r for r in iter_records(path) if r["record_type"] == "attempt"]
-    assert attempt["turns"][0]["tool_calls"][0]["requested_only"] is True
-    p1 = next(c for c in attempt["criteria"] if c["id"] == "P1")
-    p2 = next(c for c in attempt["criteria"] if c["id"] == "P2")
-    assert p2["passed"] is True  # precondition: the reply itself was read and graded
-    assert p1["passed"] is False, p1
-    assert attempt["verdict"] == "FAIL"
+    (attempt,) = [r for r in iter_records(path) if isinstance(r, Attempt)]
+    assert attempt.turns[0].tool_calls[0].requested_only is True
+    p1 = next(c for c in attempt.criteria if c.id == "P1")
+    p2 = next(c for c in attempt.criteria if c.id == "P2")
+    assert p2.passed is True  # precondition: the reply itself was read and graded
+    assert p1.passed is False, p1
+    assert attempt.verdict == "FAIL"

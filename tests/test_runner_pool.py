@@ -15,10 +15,11 @@ import pytest
 
 from agenttest.agents import parse_agent_config
 from agenttest.errors import EXIT_AGENT, AgentUnavailable, InputError, exit_code_for
-from agenttest.results import Attempt, iter_records
+from agenttest.results import Attempt, RunEnd, iter_records
 from agenttest.runner import RunRequest, run
 
 from ._patience import EVENTUALLY_S
+from ._run_file import end_of, meta_of
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port, run_config, write_battery
 from .test_runner_resume import spawn
 
@@ -66,20 +67,21 @@ def test_replicas_work_at_once_but_never_two_requests_on_one(tmp_path: Path) -> 
         for a in agents:
             a.stop()
     done = attempts(path)
-    assert Counter((a["test_id"], a["run"]) for a in done) == {
+    assert Counter((a.test_id, a.run) for a in done) == {
         (b, r): 1 for b, k in (("L1-A-01", 4), ("L1-B-01", 4), ("L1-C-01", 3)) for r in range(1, k + 1)
     }  # fmt: skip
-    assert all(a["verdict"] == "PASS" for a in done), [a.get("error") for a in done]
+    assert all(a.verdict == "PASS" for a in done), [a.error for a in done]
     assert not together.broken
     for agent in agents:
         assert agent.state.max_in_flight == 1  # health probes included: one at a time each
-    assert {a["replica"] for a in done} == {0, 1, 2}
+    assert {a.replica for a in done} == {0, 1, 2}
     # an attempt's turns and reset all went to one replica: the sessions it reset there
     for done_one in done:
-        server = agents[done_one["replica"]].state
-        assert any(r.get("session_id") == done_one["session_id"] for r in server.resets)
-    meta = next(iter_records(path))
-    assert [r["base_url"] for r in meta["agent"]["replicas"]] == [a.url for a in agents]
+        assert done_one.replica is not None
+        server = agents[done_one.replica].state
+        assert any(r.get("session_id") == done_one.session_id for r in server.resets)
+    meta = meta_of(list(iter_records(path)))
+    assert [r["base_url"] for r in meta.agent["replicas"]] == [a.url for a in agents]
 
 
 def test_a_replica_that_dies_is_drained_and_the_run_completes(tmp_path: Path) -> None:
@@ -99,16 +101,16 @@ def test_a_replica_that_dies_is_drained_and_the_run_completes(tmp_path: Path) ->
         for a in agents:
             a.stop()
     done = attempts(path)
-    assert Counter((a["test_id"], a["run"]) for a in done) == {
+    assert Counter((a.test_id, a.run) for a in done) == {
         (b, r): 1 for b in ("L1-A-01", "L1-B-01") for r in range(1, 7)
     }
-    errors = [a for a in done if a["verdict"] == "ERROR"]
-    assert len(errors) == 1 and errors[0]["replica"] == 1
-    assert errors[0]["error_cause"] in ("lost", "unreachable")
-    assert sum(1 for a in done if a["replica"] == 1) == 2  # one served, one lost, then out
-    assert {a["replica"] for a in done if a["verdict"] == "PASS"} == {0, 1, 2}
-    end = list(iter_records(path))[-1]
-    assert end["reason"] == "completed"
+    errors = [a for a in done if a.verdict == "ERROR"]
+    assert len(errors) == 1 and errors[0].replica == 1
+    assert errors[0].error_cause in ("lost", "unreachable")
+    assert sum(1 for a in done if a.replica == 1) == 2  # one served, one lost, then out
+    assert {a.replica for a in done if a.verdict == "PASS"} == {0, 1, 2}
+    end = end_of(list(iter_records(path)))
+    assert end.reason == "completed"
 
 
 def test_a_replica_that_comes_back_is_used_again(tmp_path: Path) -> None:
@@ -134,9 +136,9 @@ def test_a_replica_that_comes_back_is_used_again(tmp_path: Path) -> None:
         a.stop()
         b.stop()
     assert back_and_serving.is_set()
-    on_b = [x for x in attempts(path) if x["replica"] == 1]
-    assert on_b[0]["verdict"] == "ERROR" and on_b[0]["error_cause"] in ("lost", "unreachable")
-    assert any(x["verdict"] == "PASS" for x in on_b[1:])
+    on_b = [x for x in attempts(path) if x.replica == 1]
+    assert on_b[0].verdict == "ERROR" and on_b[0].error_cause in ("lost", "unreachable")
+    assert any(x.verdict == "PASS" for x in on_b[1:])
     assert len(attempts(path)) == 5
 
 
@@ -150,9 +152,9 @@ def test_every_replica_gone_exits_3_after_recording_why(tmp_path: Path) -> None:
         run_pool(tmp_path, path, {"L1-A-01": (1, 2)})
     (run_file,) = (tmp_path / "out").glob("*.jsonl")
     records = list(iter_records(run_file))
-    assert records[-1]["record_type"] == "run_end"
-    assert records[-1]["reason"].startswith("aborted")
-    assert not [r for r in records if r["record_type"] == "attempt"]
+    assert isinstance(records[-1], RunEnd)
+    assert (end_of(records).reason or "").startswith("aborted")
+    assert not [r for r in records if isinstance(r, Attempt)]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
@@ -185,17 +187,17 @@ def test_kill_mid_pool_then_resume_runs_every_attempt_exactly_once(
         before = attempts(path)
         assert 0 < len(before) < 18  # precondition: killed mid-run
         if sig == signal.SIGINT:  # a clean stop says so; the attempts in flight are not kept
-            assert list(iter_records(path))[-1]["reason"] == "interrupted"
+            assert end_of(list(iter_records(path))).reason == "interrupted"
         resumed = spawn("--resume", str(path))
         assert resumed.wait(EVENTUALLY_S) == 0, resumed.communicate()
     finally:
         for a in agents:
             a.stop()
     after = attempts(path)
-    keys = Counter((a["test_id"], a["run"]) for a in after)
+    keys = Counter((a.test_id, a.run) for a in after)
     assert keys == {(b, r): 1 for b in blocks for r in range(1, 7)}
-    assert all(a["verdict"] == "PASS" for a in after)
-    assert {a["replica"] for a in after} == {0, 1, 2}
+    assert all(a.verdict == "PASS" for a in after)
+    assert {a.replica for a in after} == {0, 1, 2}
 
 
 def _unauthorized(handler: Any) -> bool:
@@ -210,7 +212,7 @@ def _unauthorized(handler: Any) -> bool:
 def test_a_401_on_every_turn_stops_one_agent_and_a_pool_alike(tmp_path: Path) -> None:
     # Wrong credentials: no retry can fix them. One agent and a pool of two must stop the
     # same way: exit 3 after the same attempts, a run_end, and what to fix.
-    seen: dict[int, tuple[int, str, str]] = {}
+    seen: dict[int, tuple[int, str | None, str]] = {}
     for replicas in (1, 2):
         where = tmp_path / f"replicas{replicas}"
         where.mkdir()
@@ -233,16 +235,14 @@ def test_a_401_on_every_turn_stops_one_agent_and_a_pool_alike(tmp_path: Path) ->
         (path,) = (where / "out").glob("*.jsonl")
         records = list(iter_records(path))
         lost = attempts(path)
-        assert {(a["error_cause"], a["turns"][-1]["http_status"]) for a in lost} == {
-            ("http_error", 401)
-        }
-        end = records[-1]
-        assert end["record_type"] == "run_end" and end["reason"].startswith("aborted: ")
-        assert end["attempts"]["written_this_session"] == len(lost)
+        assert {(a.error_cause, a.turns[-1].http_status) for a in lost} == {("http_error", 401)}
+        end = end_of(records)
+        assert (end.reason or "").startswith("aborted: ")
+        assert end.attempts["written_this_session"] == len(lost)
         message = str(stopped.value)
         assert "check `headers`" in message
         assert f"continue with agenttest run --resume {path} --retry-errors" in message
-        seen[replicas] = (len(lost), end["reason"], message.replace(str(path), "RUN"))
+        seen[replicas] = (len(lost), end.reason, message.replace(str(path), "RUN"))
     assert seen[1][0] == 3
     assert seen[2] == seen[1]
 
@@ -323,15 +323,15 @@ def test_retry_errors_reruns_a_lost_attempt_on_another_replica(tmp_path: Path) -
     try:
         config = pool_config(tmp_path, [good, bad], timeouts={"answer_s": 40})
         path = run_pool(tmp_path, config, {"L1-A-01": (1, 2)})
-        lost = [a for a in attempts(path) if a["verdict"] == "ERROR"]
-        assert [a["replica"] for a in lost] == [1]  # precondition: replica 1 lost one
+        lost = [a for a in attempts(path) if a.verdict == "ERROR"]
+        assert [a.replica for a in lost] == [1]  # precondition: replica 1 lost one
         run(RunRequest(resume=path, retry_errors=True, allow_temp=True, quiet=True, judge="none"))
     finally:
         good.stop()
         bad.stop()
-    retried = [a for a in attempts(path) if a["run"] == lost[0]["run"]]
-    assert [a["replica"] for a in retried] == [1, 0]
-    assert retried[-1]["verdict"] == "PASS"
+    retried = [a for a in attempts(path) if a.run == lost[0].run]
+    assert [a.replica for a in retried] == [1, 0]
+    assert retried[-1].verdict == "PASS"
     assert bad.state.turns == 1  # the retry never went back to the replica that lost it
 
 

@@ -11,12 +11,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from agenttest.errors import UsageError
-from agenttest.results import ReadNotes, Record, RunWriter, dumps, iter_records
+from agenttest.results import Attempt, ReadNotes, Record, RunEnd, RunWriter, dumps, iter_records
 from agenttest.runner import RunRequest, run
 
 from ._patience import EVENTUALLY_S
+from ._run_file import attempts_of, end_of, meta_of
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, write_battery
 from .conftest import ROOT, run_cli
 
@@ -111,9 +113,9 @@ def test_sigkill_at_varied_points_then_resume(tmp_path: Path) -> None:
     finally:
         agent.stop()
     records, notes = read(path)
-    kinds = Counter(r["record_type"] for r in records)
-    attempts = [r for r in records if r["record_type"] == "attempt"]
-    per_key = Counter((a["test_id"], a["run"]) for a in attempts)
+    kinds = Counter(r.record_type for r in records)
+    attempts = [r for r in records if isinstance(r, Attempt)]
+    per_key = Counter((a.test_id, a.run) for a in attempts)
     print(
         f"\nSIGKILL x{killed} + resume: planned {len(PLAN_KEYS)}, attempt records "
         f"{len(attempts)}, distinct {len(per_key)}, duplicated "
@@ -125,8 +127,8 @@ def test_sigkill_at_varied_points_then_resume(tmp_path: Path) -> None:
     assert len(attempts) == len(PLAN_KEYS)
     assert kinds["run_meta"] == 1 and kinds["run_end"] == 1
     assert notes.torn == 1
-    assert records[-1]["reason"] == "completed"
-    assert records[-1]["attempts"]["recorded"] == len(PLAN_KEYS)
+    assert end_of(records).reason == "completed"
+    assert end_of(records).attempts["recorded"] == len(PLAN_KEYS)
     assert agent.state.max_work_in_flight == 1
 
 
@@ -148,11 +150,11 @@ def test_a_signal_finishes_the_record_exits_130_and_resumes(tmp_path: Path, sig:
         assert "--resume" in stderr
         path = Path(stdout.strip())
         records, _ = read(path)
-        assert records[-1]["record_type"] == "run_end"
-        assert records[-1]["reason"] == "interrupted"
-        cut = [r for r in records if r.get("error_cause") == "interrupted"]
-        assert len(cut) == 1 and cut[0]["verdict"] == "ERROR"
-        assert signal.Signals(sig).name in cut[0]["error"]
+        assert isinstance(records[-1], RunEnd)
+        assert end_of(records).reason == "interrupted"
+        cut = [r for r in attempts_of(records) if r.error_cause == "interrupted"]
+        assert len(cut) == 1 and cut[0].verdict == "ERROR"
+        assert signal.Signals(sig).name in (cut[0].error or "")
         proc = spawn("--resume", str(path))
         _stdout, stderr = proc.communicate(timeout=EVENTUALLY_S)
         assert proc.returncode == 0, stderr
@@ -160,13 +162,13 @@ def test_a_signal_finishes_the_record_exits_130_and_resumes(tmp_path: Path, sig:
         watch.release()
         agent.stop()
     records, _ = read(path)
-    attempts = [r for r in records if r["record_type"] == "attempt"]
-    latest = {(a["test_id"], a["run"]): a for a in attempts}
+    attempts = [r for r in records if isinstance(r, Attempt)]
+    latest = {(a.test_id, a.run): a for a in attempts}
     assert set(latest) == {(b, 1) for b in PLAN_BLOCKS}
-    assert all(a["status"] == "completed" for a in latest.values())
+    assert all(a.status == "completed" for a in latest.values())
     # the cut attempt was run again and its new record supersedes it; nothing else repeated
     assert len(attempts) == len(latest) + 1
-    assert records[-1]["reason"] == "completed"
+    assert end_of(records).reason == "completed"
 
 
 def test_retry_errors_reruns_only_errors_and_supersedes(tmp_path: Path) -> None:
@@ -182,7 +184,7 @@ def test_retry_errors_reruns_only_errors_and_supersedes(tmp_path: Path) -> None:
         path = run(request)
         records, _ = read(path)
         errors = {
-            (r["test_id"], r["run"]) for r in records if r.get("status") == "error"
+            (r.test_id, r.run) for r in attempts_of(records) if r.status == "error"
         }  # fmt: skip
         assert len(errors) == 2
         turns_before = agent.state.turns
@@ -192,14 +194,14 @@ def test_retry_errors_reruns_only_errors_and_supersedes(tmp_path: Path) -> None:
     finally:
         agent.stop()
     records, _ = read(path)
-    attempts = [r for r in records if r["record_type"] == "attempt"]
+    attempts = [r for r in records if isinstance(r, Attempt)]
     assert len(attempts) == len(PLAN_KEYS) + 2
-    latest = {(a["test_id"], a["run"]): a for a in attempts}
+    latest = {(a.test_id, a.run): a for a in attempts}
     assert set(latest) == PLAN_KEYS
-    assert all(a["status"] == "completed" for a in latest.values())
-    retried = [(a["test_id"], a["run"]) for a in attempts[len(PLAN_KEYS) :]]
+    assert all(a.status == "completed" for a in latest.values())
+    retried = [(a.test_id, a.run) for a in attempts[len(PLAN_KEYS) :]]
     assert set(retried) == errors
-    assert [r["reason"] for r in records if r["record_type"] == "run_end"] == ["completed"] * 3
+    assert [r.reason for r in records if isinstance(r, RunEnd)] == ["completed"] * 3
 
 
 def test_a_run_started_with_a_relative_config_resumes_from_another_directory(
@@ -220,13 +222,14 @@ def test_a_run_started_with_a_relative_config_resumes_from_another_directory(
         assert first.returncode == 0, first.stderr
         path = Path(first.stdout.strip())
         records, _ = read(path)
-        source = records[0]["agent"]["source"]
+        source = meta_of(records).agent["source"]
         assert source == str(config.resolve()) and os.path.isabs(source)
-        errors = {(r["test_id"], r["run"]) for r in records if r.get("status") == "error"}
+        errors = {(r.test_id, r.run) for r in attempts_of(records) if r.status == "error"}
         assert len(errors) == 1  # precondition: the resume has an attempt to run again
         # an earlier version's file: the same run with the path as it was typed
         old = out / "old.jsonl"
-        meta = {**records[0], "agent": {**records[0]["agent"], "source": "agent.yaml"}}
+        written = meta_of(records)
+        meta = replace(written, agent={**written.agent, "source": "agent.yaml"})
         rest = path.read_text(encoding="utf-8").splitlines(keepends=True)[1:]
         old.write_text(dumps(meta) + "\n" + "".join(rest), encoding="utf-8")
         turns_before = agent.state.turns
@@ -242,10 +245,10 @@ def test_a_run_started_with_a_relative_config_resumes_from_another_directory(
     finally:
         agent.stop()
     for run_file in (path, old):
-        attempts = [r for r in read(run_file)[0] if r["record_type"] == "attempt"]
-        latest = {(a["test_id"], a["run"]): a for a in attempts}
-        assert all(a["status"] == "completed" for a in latest.values()), run_file
-        assert {(a["test_id"], a["run"]) for a in attempts[len(latest) :]} == errors
+        attempts = [r for r in read(run_file)[0] if isinstance(r, Attempt)]
+        latest = {(a.test_id, a.run): a for a in attempts}
+        assert all(a.status == "completed" for a in latest.values()), run_file
+        assert {(a.test_id, a.run) for a in attempts[len(latest) :]} == errors
 
 
 def test_resume_refuses_a_changed_battery_and_a_locked_file(tmp_path: Path) -> None:
@@ -311,7 +314,7 @@ def test_resume_accepts_the_command_line_that_started_the_run(tmp_path: Path) ->
         assert started.returncode == 0, started.stderr
         path = Path(started.stdout.strip())
         before = path.read_bytes()
-        attempts = [r for r in iter_records(path) if r["record_type"] == "attempt"]
+        attempts = [r for r in iter_records(path) if isinstance(r, Attempt)]
         assert len(attempts) == len(PLAN_BLOCKS)  # precondition: k 1 was taken
         again = run_cli(*first, "--resume", str(path))
         assert again.returncode == 0, again.stderr
@@ -335,4 +338,4 @@ def test_resume_accepts_the_command_line_that_started_the_run(tmp_path: Path) ->
         agent.stop()
     # the refused resumes wrote nothing; the accepted one only closed the session
     assert path.read_bytes().startswith(before)
-    assert len([r for r in iter_records(path) if r["record_type"] == "attempt"]) == 3
+    assert len([r for r in iter_records(path) if isinstance(r, Attempt)]) == 3

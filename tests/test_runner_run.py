@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from agenttest.errors import AgentUnavailable
-from agenttest.results import Attempt, Record, iter_records
+from agenttest.results import Attempt, PlanEntry, Record, iter_records
 from agenttest.runner import RunRequest, run
 
 from ._patience import EVENTUALLY_S
+from ._run_file import end_of, meta_of
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port, run_battery_at, write_battery
 from .conftest import run_cli
 
@@ -35,15 +36,15 @@ def attempts_of(records: list[Record]) -> list[Attempt]:
 
 
 def assert_gradable_or_error(attempt: Attempt) -> None:
-    if attempt["status"] == "completed":
-        assert attempt["verdict"] in ("PASS", "FAIL") or attempt["error_cause"] in (
+    if attempt.status == "completed":
+        assert attempt.verdict in ("PASS", "FAIL") or attempt.error_cause in (
             "ungraded",
             "grader",
         )
     else:
-        assert attempt["verdict"] == "ERROR"
-        assert attempt["error_cause"] in HARNESS_CAUSES
-        assert attempt["error"]
+        assert attempt.verdict == "ERROR"
+        assert attempt.error_cause in HARNESS_CAUSES
+        assert attempt.error
 
 
 def test_a_misbehaving_agent_costs_no_record_and_no_overlap(tmp_path: Path) -> None:
@@ -76,27 +77,27 @@ def test_a_misbehaving_agent_costs_no_record_and_no_overlap(tmp_path: Path) -> N
             {"L1-ONE-01": (1, 3), "L1-TWO-01": (2, 3)},
             timeouts={"answer_s": 10},
         )
-    kinds = [r["record_type"] for r in records]
+    kinds = [r.record_type for r in records]
     assert kinds[0] == "run_meta" and kinds[-1] == "run_end"
     attempts = attempts_of(records)
-    keys = Counter((a["test_id"], a["run"]) for a in attempts)
+    keys = Counter((a.test_id, a.run) for a in attempts)
     assert keys == Counter({(t, r): 1 for t in ("L1-ONE-01", "L1-TWO-01") for r in (1, 2, 3)})
     for a in attempts:
         assert_gradable_or_error(a)
-    causes = Counter(a["error_cause"] for a in attempts if a["status"] != "completed")
+    causes = Counter(a.error_cause for a in attempts if a.status != "completed")
     assert causes == {"garbage": 1, "http_error": 1, "timeout": 1}
-    timed_out = next(a for a in attempts if a["error_cause"] == "timeout")
-    assert timed_out["status"] == "timeout"
+    timed_out = next(a for a in attempts if a.error_cause == "timeout")
+    assert timed_out.status == "timeout"
     assert agent.state.max_work_in_flight == 1
-    end = records[-1]
-    assert end["reason"] == "completed"
-    assert end["attempts"] == {
+    end = end_of(records)
+    assert end.reason == "completed"
+    assert end.attempts == {
         "planned": 6,
         "skipped_as_decided": 0,
         "recorded": 6,
         "written_this_session": 6,
     }
-    assert sum(end["counts"]["status"].values()) == 6
+    assert sum(end.counts["status"].values()) == 6
 
 
 def test_no_two_requests_ever_overlap(tmp_path: Path) -> None:
@@ -122,23 +123,24 @@ def test_turn_evidence_and_run_meta(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         assert agent.state.requests
     # ... and never the run file
     assert "s3cr3t" not in path.read_text(encoding="utf-8")
-    meta = records[0]
-    assert meta["agent"]["headers"] == {"Authorization": "***"}
-    assert meta["model"] == "loopback-model" and meta["k_nominal"] == 1
-    assert meta["run_type"] == "exploratory"
-    assert meta["plan"] == [{"test_id": "L1-TWO-01", "runs": 1}]
-    assert meta["battery"]["digest"].startswith("sha256:")
+    meta = meta_of(records)
+    assert meta.agent["headers"] == {"Authorization": "***"}
+    assert meta.model == "loopback-model" and meta.k_nominal == 1
+    assert meta.run_type == "exploratory"
+    assert meta.plan == [PlanEntry(test_id="L1-TWO-01", runs=1)]
+    assert meta.battery is not None and (meta.battery.digest or "").startswith("sha256:")
     assert path.name.startswith("run_loopback-model_") and path.name.endswith("_k1.jsonl")
     (attempt,) = attempts_of(records)
-    assert attempt["status"] == "completed" and attempt["error_cause"] in (None, "ungraded")
-    t1, t2 = attempt["turns"]
-    assert t1["response"] == "echo 1: L1-TWO-01 prompt 1"
-    assert t2["response"] == "echo 2: L1-TWO-01 prompt 2"  # one session for both turns
-    assert t1["tool_calls"][0]["name"] == "calculator" and t1["http_status"] == 200
-    assert "ROUTE chat" in t1["trace"] and isinstance(t1["latency_ms"], int)
-    assert [line.split(" session")[0] for line in t1["log_lines"]] == ["AUDIT turn 2"]
-    assert [line.split(" session")[0] for line in t2["log_lines"]] == ["AUDIT turn 3"]
-    assert attempt["waits"]["busy_replies"] == 1
+    assert attempt.status == "completed" and attempt.error_cause in (None, "ungraded")
+    t1, t2 = attempt.turns
+    assert t1.response == "echo 1: L1-TWO-01 prompt 1"
+    assert t2.response == "echo 2: L1-TWO-01 prompt 2"  # one session for both turns
+    assert t1.tool_calls[0].name == "calculator" and t1.http_status == 200
+    assert "ROUTE chat" in t1.trace and isinstance(t1.latency_ms, int)
+    assert [line.split(" session")[0] for line in t1.log_lines] == ["AUDIT turn 2"]
+    assert [line.split(" session")[0] for line in t2.log_lines] == ["AUDIT turn 3"]
+    assert attempt.waits is not None
+    assert attempt.waits.busy_replies == 1
 
 
 def test_restart_mid_run_loses_only_the_attempt_in_flight(tmp_path: Path) -> None:
@@ -150,10 +152,11 @@ def test_restart_mid_run_loses_only_the_attempt_in_flight(tmp_path: Path) -> Non
     finally:
         agent.stop()
     attempts = attempts_of(records)
-    assert [a["run"] for a in attempts] == [1, 2, 3, 4, 5]
-    lost = [a for a in attempts if a["status"] != "completed"]
-    assert [(a["run"], a["error_cause"]) for a in lost] == [(3, "lost")]
-    assert attempts[3]["waits"]["ready_ms"] >= 300  # waited for the agent to come back
+    assert [a.run for a in attempts] == [1, 2, 3, 4, 5]
+    lost = [a for a in attempts if a.status != "completed"]
+    assert [(a.run, a.error_cause) for a in lost] == [(3, "lost")]
+    assert attempts[3].waits is not None
+    assert attempts[3].waits.ready_ms >= 300  # waited for the agent to come back
 
 
 def test_refused_then_back_before_the_first_attempt(
@@ -182,8 +185,9 @@ def test_refused_then_back_before_the_first_attempt(
         agent.stop()
     assert refused == ["unreachable (connection refused)"]
     attempts = attempts_of(records)
-    assert [a["status"] for a in attempts] == ["completed", "completed"]
-    assert attempts[0]["waits"]["ready_ms"] > 0  # the wait was counted as readiness
+    assert [a.status for a in attempts] == ["completed", "completed"]
+    assert attempts[0].waits is not None
+    assert attempts[0].waits.ready_ms > 0  # the wait was counted as readiness
 
 
 def test_never_ready_exits_3_after_recording_why(tmp_path: Path) -> None:
@@ -191,8 +195,9 @@ def test_never_ready_exits_3_after_recording_why(tmp_path: Path) -> None:
         start_run(tmp_path, agent.url, {"L1-A-01": (1, 2)}, readiness={"timeout_s": 0.3})
     (path,) = (tmp_path / "out").glob("*.jsonl")
     records = list(iter_records(path))
-    assert [r["record_type"] for r in records] == ["run_meta", "run_end"]
-    assert records[-1]["reason"].startswith("aborted:") and "loading" in records[-1]["reason"]
+    assert [r.record_type for r in records] == ["run_meta", "run_end"]
+    reason = end_of(records).reason or ""
+    assert reason.startswith("aborted:") and "loading" in reason
 
 
 def test_fixtures_are_made_before_the_turns_and_torn_down_after(tmp_path: Path) -> None:
@@ -242,7 +247,7 @@ teardown:
     assert not (workspace / "notes").exists()  # teardown
     assert [r.get("memory") for r in agent.state.resets] == [False, True]
     (attempt,) = attempts_of(list(iter_records(path)))
-    assert attempt["status"] == "completed"
+    assert attempt.status == "completed"
 
 
 def test_memory_reset_happens_at_its_place_among_the_fixtures(tmp_path: Path) -> None:
@@ -290,8 +295,8 @@ def test_a_fixture_escaping_the_workspace_is_refused(tmp_path: Path) -> None:
         path = run_battery_at(tmp_path, agent.url, battery, judge="auto", workspace=str(workspace))
     assert not (outside / "evil.txt").exists()
     (attempt,) = attempts_of(list(iter_records(path)))
-    assert (attempt["verdict"], attempt["error_cause"]) == ("ERROR", "fixture")
-    assert "escapes the workspace" in attempt["error"]
+    assert (attempt.verdict, attempt.error_cause) == ("ERROR", "fixture")
+    assert "escapes the workspace" in (attempt.error or "")
     assert agent.state.turns == 0  # no prompt was sent to an unprepared workspace
 
 
@@ -313,12 +318,13 @@ def test_plan_runs_in_rounds_and_k_overrides(tmp_path: Path) -> None:
             )
         )
     records = list(iter_records(path))
-    assert [(a["test_id"], a["run"]) for a in attempts_of(records)] == [
+    assert [(a.test_id, a.run) for a in attempts_of(records)] == [
         ("L1-B-01", 1),
         ("L1-B-01", 2),
     ]
     assert path.name.endswith("_k2_smoke.jsonl")
-    assert records[0]["selection"]["only"] == ["L1-B-01"]
+    selection = meta_of(records).selection
+    assert selection is not None and selection.only == ["L1-B-01"]
     assert json.loads(path.read_text().splitlines()[0])["label"] == "smoke"
 
 
@@ -330,8 +336,8 @@ def test_completed_attempts_are_graded_and_a_grader_bug_loses_nothing(
     with LoopbackAgent() as agent:
         _path, records = start_run(tmp_path / "graded", agent.url, {"L1-A-01": (1, 1)})
         (graded,) = attempts_of(records)
-        assert (graded["verdict"], graded["error_cause"]) == ("PASS", None)
-        assert graded["rater"].startswith("rules") and graded["criteria"][0]["passed"]
+        assert (graded.verdict, graded.error_cause) == ("PASS", None)
+        assert (graded.rater or "").startswith("rules") and graded.criteria[0].passed
 
         def broken(*args: object, **kwargs: object) -> None:
             raise RuntimeError("grader bug")
@@ -339,9 +345,9 @@ def test_completed_attempts_are_graded_and_a_grader_bug_loses_nothing(
         monkeypatch.setattr(agenttest.grading, "grade_attempt", broken)
         _path, records = start_run(tmp_path / "bare", agent.url, {"L1-A-01": (1, 1)})
     (ungraded,) = attempts_of(records)
-    assert ungraded["status"] == "completed" and ungraded["verdict"] == "ERROR"
-    assert ungraded["error_cause"] == "grader" and "grader bug" in ungraded["error"]
-    assert ungraded["turns"][0]["response"]  # the evidence survived the bug
+    assert ungraded.status == "completed" and ungraded.verdict == "ERROR"
+    assert ungraded.error_cause == "grader" and "grader bug" in (ungraded.error or "")
+    assert ungraded.turns[0].response  # the evidence survived the bug
 
 
 def test_cli_exits_3_when_the_agent_never_gets_ready(tmp_path: Path) -> None:
@@ -359,8 +365,8 @@ def test_cli_exits_3_when_the_agent_never_gets_ready(tmp_path: Path) -> None:
     assert "not ready within" in result.stderr and "--resume" in result.stderr
     path = Path(result.stdout.strip())
     records = list(iter_records(path))
-    assert [r["record_type"] for r in records] == ["run_meta", "run_end"]
-    assert "connection refused" in records[-1]["reason"]
+    assert [r.record_type for r in records] == ["run_meta", "run_end"]
+    assert "connection refused" in (end_of(records).reason or "")
 
 
 def test_a_harness_bug_is_recorded_and_the_run_goes_on(
@@ -381,10 +387,10 @@ def test_a_harness_bug_is_recorded_and_the_run_goes_on(
     with LoopbackAgent() as agent:
         _path, records = start_run(tmp_path, agent.url, {"L1-A-01": (1, 2)})
     first, second = attempts_of(records)
-    assert (first["verdict"], first["error_cause"]) == ("ERROR", "harness")
-    assert "RuntimeError: boom" in first["error"]
-    assert second["status"] == "completed"
-    assert records[-1]["reason"] == "completed"
+    assert (first.verdict, first.error_cause) == ("ERROR", "harness")
+    assert "RuntimeError: boom" in (first.error or "")
+    assert second.status == "completed"
+    assert end_of(records).reason == "completed"
 
 
 def test_auto_judge_is_loaded_only_for_blocks_that_need_one(

@@ -11,6 +11,7 @@ from agenttest.reporting import build_report, render
 from agenttest.results import Attempt, iter_records
 from agenttest.runner import RunRequest, run
 
+from ._run_file import end_of, meta_of
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, run_config
 
 BLOCK = """\
@@ -58,20 +59,23 @@ def test_decided_blocks_stop_and_the_decisions_match_fixed_k(tmp_path: Path) -> 
     with LoopbackAgent(Behaviour()) as agent:
         fixed = start(tmp_path, agent.url, until_decided=False)
         early = start(tmp_path, agent.url, until_decided=True)
-    per_block = Counter(a["test_id"] for a in attempts(early))
-    assert Counter(a["test_id"] for a in attempts(fixed)) == {
+    per_block = Counter(a.test_id for a in attempts(early))
+    assert Counter(a.test_id for a in attempts(fixed)) == {
         "L1-PASS-01": 5, "L1-FAIL-01": 5, "SEC-FAIL-01": 5
     }  # fmt: skip
     # SEC: the first FAIL decides; >= 80%: the second; PASS only after all 5
     assert per_block == {"L1-PASS-01": 5, "L1-FAIL-01": 2, "SEC-FAIL-01": 1}
-    notes = {a["test_id"]: a["decided"] for a in attempts(early) if "decided" in a}
+    notes = {a.test_id: a.decided for a in attempts(early) if a.decided is not None}
     assert set(notes) == {"L1-FAIL-01", "SEC-FAIL-01"}
-    assert notes["SEC-FAIL-01"]["skipped"] == [2, 3, 4, 5]
-    assert notes["L1-FAIL-01"]["after"] == 2 and notes["L1-FAIL-01"]["skipped"] == [3, 4, 5]
-    assert notes["L1-FAIL-01"]["passed"] is False and "FAIL" in notes["L1-FAIL-01"]["reason"]
+    assert notes["SEC-FAIL-01"] is not None
+    assert notes["SEC-FAIL-01"].skipped == [2, 3, 4, 5]
+    assert notes["L1-FAIL-01"] is not None
+    assert notes["L1-FAIL-01"].after == 2 and notes["L1-FAIL-01"].skipped == [3, 4, 5]
+    assert notes["L1-FAIL-01"].passed is False and "FAIL" in (notes["L1-FAIL-01"].reason or "")
     records = list(iter_records(early))
-    assert records[0]["selection"]["until_decided"] is True
-    assert records[-1]["attempts"]["skipped_as_decided"] == 7
+    selection = meta_of(records).selection
+    assert selection is not None and selection.until_decided is True
+    assert end_of(records).attempts["skipped_as_decided"] == 7
     # the report decides every block as the fixed-k run did, and says which were curtailed
     a, b = build_report([fixed]), build_report([early])
     assert {x.test_id: x.rule_passed for x in a.blocks} == {
@@ -97,7 +101,7 @@ def test_resume_keeps_until_decided_and_runs_nothing_decided(tmp_path: Path) -> 
         early.write_text("".join(kept), encoding="utf-8")
         assert len(attempts(early)) == 3
         run(RunRequest(resume=early, allow_temp=True, quiet=True, judge="none"))
-    per_block = Counter(a["test_id"] for a in attempts(early))
+    per_block = Counter(a.test_id for a in attempts(early))
     assert per_block == {"L1-PASS-01": 5, "L1-FAIL-01": 2, "SEC-FAIL-01": 1}
     assert len(attempts(early)) == before
 
@@ -114,13 +118,13 @@ def test_a_pool_of_two_decides_every_block_as_one_agent_does(tmp_path: Path) -> 
         folder = battery(tmp_path / "battery")
         path = Path(run_config(tmp_path, folder, agent, judge="none", until_decided=True))
     done = attempts(path)
-    per_block = Counter(a["test_id"] for a in done)
+    per_block = Counter(a.test_id for a in done)
     assert per_block["L1-PASS-01"] == 5  # PASS is never decided early
     assert per_block["L1-FAIL-01"] < 5 and per_block["SEC-FAIL-01"] < 5
-    notes = {a["test_id"] for a in done if "decided" in a}
+    notes = {a.test_id for a in done if a.decided is not None}
     assert notes == {"L1-FAIL-01", "SEC-FAIL-01"}
-    end = list(iter_records(path))[-1]
-    assert end["reason"] == "completed"
-    assert end["attempts"]["skipped_as_decided"] + len(done) == 15
+    end = end_of(list(iter_records(path)))
+    assert end.reason == "completed"
+    assert end.attempts["skipped_as_decided"] + len(done) == 15
     decided = {x.test_id: x.rule_passed for x in build_report([path]).blocks}
     assert decided == {"L1-PASS-01": True, "L1-FAIL-01": False, "SEC-FAIL-01": False}
