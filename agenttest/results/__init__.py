@@ -10,7 +10,6 @@ from ._calibration import (
     parse_timestamp,
     rater_kind,
 )
-from ._compat import DICT_LIKE, DictAccess, DictLike
 from ._files import RunWriter, check_not_temp, dumps, run_file_name, temp_roots, unused_path
 from ._parts import (
     BatteryInfo,
@@ -46,7 +45,6 @@ from ._schema import records_json_schema
 from ._validate import check_record
 
 __all__ = [
-    "DICT_LIKE",
     "HARNESS_RATERS",
     "HUMAN_PREFIX",
     "KAPPA_THRESHOLD",
@@ -60,8 +58,6 @@ __all__ = [
     "CriterionResult",
     "CriticalHit",
     "Decided",
-    "DictAccess",
-    "DictLike",
     "Evidence",
     "Grade",
     "PlanEntry",

@@ -16,14 +16,12 @@ from msgspec import Meta
 
 from agenttest._util.limits import MAX_RUNS
 
-from ._compat import DictAccess
-
 #: A count a consumer divides, loops or allocates by (``run``, ``k``, ``plan[].runs``): a
 #: declaration is never trusted beyond what a run can hold.
 Count = Annotated[int, Meta(ge=1, le=MAX_RUNS)]
 
 
-class Part(DictAccess, msgspec.Struct, kw_only=True, omit_defaults=True):
+class Part(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A record or a part of one (the base of every record Struct)."""
 
 
