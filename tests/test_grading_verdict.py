@@ -439,23 +439,22 @@ def test_a_criterion_row_and_a_critical_hit_are_whole() -> None:
     ]
 
 
-def test_the_record_fields_of_an_outcome_are_whole() -> None:
+def test_an_outcome_writes_every_field_a_record_keeps_of_it() -> None:
     b = block([crit("P1", "status", value="completed")])
     out = grade_attempt(b, attempt(turn("ok")), battery_digest="sha256:ab")
-    assert out.record_fields() == {
-        "verdict": "PASS",
-        "criteria": out.criteria,
-        "critical": [],
-        "rater": "rules@sha256:ab",
-        "strict_warnings": [],
-        "fixtures_applied": True,
-    }
+    for record in (Attempt(test_id="T", run=1), Grade(test_id="T", run=1)):
+        out.write_into(record)
+        assert (
+            record.verdict, record.criteria, record.critical, record.rater,
+            record.strict_warnings, record.fixtures_applied, record.precondition,
+        ) == ("PASS", out.criteria, [], "rules@sha256:ab", [], True, None)  # fmt: skip
+        record.fixtures_applied = False
+        out.write_into(record)  # every field is written, not only those left at defaults
+        assert record.fixtures_applied is True
     unmet = dataclasses.replace(out, precondition=out.criteria[0])
-    assert unmet.record_fields()["precondition"] == out.criteria[0]
-    assert list(unmet.record_fields()) == [
-        "verdict", "criteria", "critical", "rater", "strict_warnings", "fixtures_applied",
-        "precondition",
-    ]  # fmt: skip
+    grade = Grade(test_id="T", run=1)
+    unmet.write_into(grade)
+    assert grade.precondition == out.criteria[0]
 
 
 # -- re-grading -----------------------------------------------------------------------------------

@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from agenttest.blocks import CRITERION_TYPES, Block, Criterion
-from agenttest.results import Attempt, CriterionResult, CriticalHit, Evidence, StrictWarning
+from agenttest.results import (
+    Attempt,
+    CriterionResult,
+    CriticalHit,
+    Evidence,
+    Grade,
+    StrictWarning,
+    Verdict,
+)
 
 # The grader modules register each grader with its entry (``@grades``) when imported.
 from . import (  # noqa: F401
@@ -36,7 +44,7 @@ __all__ = ["GRADERS", "CriterionGrader", "GradeOutcome", "evaluate", "grade_atte
 
 @dataclass(frozen=True)
 class GradeOutcome:
-    verdict: str
+    verdict: Verdict
     criteria: list[CriterionResult]
     critical: list[CriticalHit]
     rater: str
@@ -49,17 +57,17 @@ class GradeOutcome:
     #: the precondition that demonstrably did not hold (verdict ERROR, cause precondition)
     precondition: CriterionResult | None = None
 
-    def record_fields(self) -> dict[str, Any]:
-        """What an attempt or grade record stores of this outcome."""
-        return {
-            "verdict": self.verdict,
-            "criteria": list(self.criteria),
-            "critical": list(self.critical),
-            "rater": self.rater,
-            "strict_warnings": list(self.strict_warnings),
-            "fixtures_applied": self.fixtures_applied,
-            **({"precondition": self.precondition} if self.precondition else {}),
-        }
+    def write_into(self, record: Attempt | Grade) -> None:
+        """Store on an attempt or grade record what it keeps of this outcome (its verdict,
+        criteria, always-FAIL hits, rater, warnings, fixtures; the precondition if one)."""
+        record.verdict = self.verdict
+        record.criteria = list(self.criteria)
+        record.critical = list(self.critical)
+        record.rater = self.rater
+        record.strict_warnings = list(self.strict_warnings)
+        record.fixtures_applied = self.fixtures_applied
+        if self.precondition is not None:
+            record.precondition = self.precondition
 
 
 def rater_id(judge_name: str | None, battery_digest: str) -> str:
@@ -242,6 +250,8 @@ def grade_attempt(
     ungraded = [r.id for r in counted if r.passed is None]
     failed = any(r.passed is False for r in counted)
     status = record.status
+    verdict: Verdict
+    cause: str | None
     if critical:
         verdict, cause = "FAIL", None
     elif unmet is not None:

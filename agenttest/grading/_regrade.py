@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agenttest.blocks import Battery, load_battery
 from agenttest.errors import UsageError
@@ -17,27 +17,30 @@ from agenttest.results import (
     Grade,
     ReadNotes,
     RunWriter,
-    graded_attempt,
     iter_records,
     read_run_meta,
+    tie_to_attempt,
 )
 
-from ._engine import grade_attempt
+from ._engine import GradeOutcome, grade_attempt
 
 if TYPE_CHECKING:
     from agenttest.judges import Judge
 
 
-def grade_record(attempt: Attempt, outcome: Any, rater: str, graded_at: str | None = None) -> Grade:
+def grade_record(
+    attempt: Attempt, outcome: GradeOutcome, rater: str, graded_at: str | None = None
+) -> Grade:
     """The ``grade`` record of one attempt (keyed by test id, run and the attempt's start)."""
-    return Grade(
+    grade = Grade(
         test_id=attempt.test_id,
         run=attempt.run,
-        **{**outcome.record_fields(), "rater": rater},  # the rater asked for wins
         error_cause=outcome.error_cause,
         graded_at=graded_at or datetime.now(UTC).isoformat(timespec="seconds"),
-        **graded_attempt(attempt),
     )
+    outcome.write_into(grade)
+    grade.rater = rater  # the rater asked for wins over the outcome's own
+    return tie_to_attempt(grade, attempt)
 
 
 def regrade_run(

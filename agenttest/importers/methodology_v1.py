@@ -305,8 +305,7 @@ def import_methodology_v1(
             result.unknown_ids[a.legacy_id or ""] += 1
             continue
         outcome = grade_attempt(block, a, judge=judge, battery_digest=battery.digest)
-        for key, value in outcome.record_fields().items():  # verdict, criteria, rater, ...
-            setattr(a, key, value)
+        outcome.write_into(a)
         if outcome.verdict == "ERROR" and a.status == "completed":
             a.error_cause = outcome.error_cause
             a.error = (

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from agenttest.errors import AgentTestError, UsageError
-from agenttest.results import HUMAN_PREFIX, Attempt, Grade, RunMeta, RunWriter, graded_attempt
+from agenttest.results import HUMAN_PREFIX, Attempt, Grade, RunMeta, RunWriter, tie_to_attempt
 
 from ._load import Unit, collect
 
@@ -242,15 +242,15 @@ def _ask(answers: Iterator[str], out: TextIO, echo: bool) -> Answer:
 def grade_record(
     unit: Unit, rater: str, verdict: Literal["PASS", "FAIL"], now: str | None = None
 ) -> Grade:
-    return Grade(
+    grade = Grade(
         test_id=unit.test_id,
         run=unit.run,
         rater=rater,
         verdict=verdict,
         criteria=[],
         graded_at=now or datetime.now(UTC).isoformat(timespec="seconds"),
-        **graded_attempt(unit.attempt),
     )
+    return tie_to_attempt(grade, unit.attempt)
 
 
 def rate_run(

@@ -38,8 +38,9 @@ from ._records import (
     RunEnd,
     RunMeta,
     SlotKey,
-    graded_attempt,
+    Verdict,
     slot_key,
+    tie_to_attempt,
 )
 from ._schema import records_json_schema
 from ._validate import check_record
@@ -74,12 +75,12 @@ __all__ = [
     "Timeline",
     "ToolCall",
     "TurnRecord",
+    "Verdict",
     "Waits",
     "calibration",
     "check_not_temp",
     "check_record",
     "dumps",
-    "graded_attempt",
     "iter_records",
     "parse_timestamp",
     "rater_kind",
@@ -88,5 +89,6 @@ __all__ = [
     "run_file_name",
     "slot_key",
     "temp_roots",
+    "tie_to_attempt",
     "unused_path",
 ]

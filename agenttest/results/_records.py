@@ -222,15 +222,14 @@ RECORD_TYPES: dict[str, type[RunMeta | Attempt | Grade | RunEnd]] = {
 }
 
 
-def graded_attempt(attempt: Attempt) -> dict[str, Any]:
-    """The fields that tie a grade to the attempt it graded: ``attempt_started_at`` (a retry's
-    grade is told from the attempt it replaced) and, in a ``--parity`` run, ``agent``."""
-    out: dict[str, Any] = {}
+def tie_to_attempt(grade: Grade, attempt: Attempt) -> Grade:
+    """``grade``, tied to the attempt it graded: ``attempt_started_at`` (a retry's grade is
+    told from the attempt it replaced) and, in a ``--parity`` run, ``agent``."""
     if attempt.started_at:
-        out["attempt_started_at"] = attempt.started_at
+        grade.attempt_started_at = attempt.started_at
     if attempt.agent is not None:
-        out["agent"] = attempt.agent
-    return out
+        grade.agent = attempt.agent
+    return grade
 
 
 SlotKey = tuple[str, str, int]  # (run id, or "run id@agent" in a --parity run; test id; run)

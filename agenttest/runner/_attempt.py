@@ -161,8 +161,7 @@ class AttemptGrader:
         except Exception as exc:  # a grader bug must not cost the evidence
             self._ungraded(record, "grader", f"grading failed: {type(exc).__name__}: {exc}")
             return
-        for name, value in outcome.record_fields().items():
-            setattr(record, name, value)
+        outcome.write_into(record)
         cause = getattr(outcome, "error_cause", None)
         if outcome.verdict == "ERROR" and cause and record.status == "completed":
             record.error_cause = cause
