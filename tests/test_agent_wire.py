@@ -26,6 +26,7 @@ from agenttest.agents import (
     parse_agent_config,
 )
 from agenttest.errors import UsageError
+from agenttest.results import ToolCall
 
 from ._servers import RouteServer
 
@@ -74,7 +75,7 @@ def test_a_tool_call_is_read_however_sloppy(
 ) -> None:
     reply = read(tmp_path, completion({"content": "ok", "tool_calls": [call]}))
     assert reply.tool_calls == [
-        {"name": name, "arguments": arguments, "ok": None, "result": None, "requested_only": True}
+        ToolCall(name=name, arguments=arguments, ok=None, result=None, requested_only=True)
     ]
     assert reply.trace.splitlines()[0] == f"CALL {name} {json.dumps(arguments)}"
 

@@ -131,7 +131,7 @@ def test_example_agent_streams_in_both_faces(tmp_path: Path) -> None:
             client.wait_ready()  # /v1/models answers
             ex = client.turn("s2", "what is 1850 times 0.18?", 1)
         assert ex.reply.response == "The answer is 333." and ex.reply.timeline is not None
-        assert ex.reply.tool_calls[0]["name"] == "calculator"
+        assert ex.reply.tool_calls[0].name == "calculator"
         plain = httpx.post(
             f"{server.url}/v1/chat/completions",
             json={"user": "s3", "messages": [{"role": "user", "content": "hi"}]},

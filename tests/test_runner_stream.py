@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from agenttest.agents import (
@@ -26,6 +27,7 @@ from agenttest.agents import (
     framing_of,
     parse_agent_config,
 )
+from agenttest.results import ToolCall
 from tests._clients import Clock, clocked, polled_between
 from tests._patience import EVENTUALLY_S
 from tests._servers import Behaviour, LoopbackAgent, agent_yaml
@@ -109,7 +111,7 @@ def test_native_stream_asked_for(content_type: str, data: bytes, tmp_path: Path)
     assert body["stream"] is True  # asked for in the body too
     reply = ex.reply
     assert reply.response == FINAL["response"] and reply.stream_text == "".join(TEXT)
-    assert reply.tool_calls == [CALL] and reply.choices == CHOICES
+    assert reply.tool_calls == [msgspec.convert(CALL, ToolCall)] and reply.choices == CHOICES
     tl = reply.timeline
     assert tl is not None and tl["order"][-1] == "final"
     assert 0 <= tl["first_byte_ms"] <= tl["first_text_ms"] <= tl["final_ms"]
@@ -149,8 +151,8 @@ def test_rest_stream_maps_paths(tmp_path: Path) -> None:
         {"label": "Evet", "value": "yes"},
         {"label": "Hayır", "value": "Hayır"},
     ]
-    assert ex.reply.tool_calls[0]["name"] == "calc"
-    assert ex.reply.tool_calls[0]["arguments"] == {"x": 1}
+    assert ex.reply.tool_calls[0].name == "calc"
+    assert ex.reply.tool_calls[0].arguments == {"x": 1}
 
 
 def test_openai_stream(tmp_path: Path) -> None:
@@ -163,8 +165,8 @@ def test_openai_stream(tmp_path: Path) -> None:
         agent.stop()
     assert agent.state.bodies[0]["stream"] is True
     assert ex.reply.response == "".join(TEXT) and ex.reply.tokens == 42
-    assert ex.reply.tool_calls[0]["name"] == "file_read"
-    assert ex.reply.tool_calls[0]["arguments"] == {"path": "notlar/ödev.txt"}
+    assert ex.reply.tool_calls[0].name == "file_read"
+    assert ex.reply.tool_calls[0].arguments == {"path": "notlar/ödev.txt"}
     assert "FINISH tool_calls" in ex.reply.trace
     # the streamed answer joined the history the next turn resends
     assert c.adapter.history["s1"][-1] == {"role": "assistant", "content": "".join(TEXT)}  # type: ignore[attr-defined]

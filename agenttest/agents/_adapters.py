@@ -14,6 +14,8 @@ from typing import Any
 
 import msgspec
 
+from agenttest.results import ToolCall
+
 from ._agent import Reply
 from ._config_types import (
     NATIVE_TURN_BODY,
@@ -202,18 +204,18 @@ class RestAdapter(Adapter):
             choices=self._choices(dig(data, spec.choices)) if spec.choices else None,
         )
 
-    def _tool_call(self, item: Any) -> dict[str, Any]:
+    def _tool_call(self, item: Any) -> ToolCall:
         if not isinstance(item, Mapping):
-            return {"name": text_of(item), "arguments": {}, "ok": None, "result": None}
+            return ToolCall(name=text_of(item))
         f = self.rest.response.tool_call
         ok = dig(item, f.ok) if f.ok else None
         result = dig(item, f.result) if f.result else None
-        return {
-            "name": text_of(dig(item, f.name)),
-            "arguments": arguments_of(dig(item, f.arguments)),
-            "ok": ok if isinstance(ok, bool) else None,
-            "result": None if result is MISSING else result,
-        }
+        return ToolCall(
+            name=text_of(dig(item, f.name)),
+            arguments=arguments_of(dig(item, f.arguments)),
+            ok=ok if isinstance(ok, bool) else None,
+            result=None if result is MISSING else result,
+        )
 
 
 class OpenAIAdapter(Adapter):
@@ -268,16 +270,14 @@ class OpenAIAdapter(Adapter):
         calls = []
         trace = []
         for raw in choice.message.tool_calls or []:
-            call = {
-                "name": text_of(raw.function.name),
-                "arguments": arguments_of(raw.function.arguments),
-                "ok": None,
-                "result": None,
+            call = ToolCall(
+                name=text_of(raw.function.name),
+                arguments=arguments_of(raw.function.arguments),
                 # chat completions only *ask* for a call; no tool runs behind this endpoint
-                "requested_only": True,
-            }
+                requested_only=True,
+            )
             calls.append(call)
-            trace.append(f"CALL {call['name']} {json.dumps(call['arguments'], ensure_ascii=False)}")
+            trace.append(f"CALL {call.name} {json.dumps(call.arguments, ensure_ascii=False)}")
         if isinstance(choice.finish_reason, str):
             trace.append(f"FINISH {choice.finish_reason}")
         tokens, usage = read_usage(data)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agenttest.errors import AgentUnavailable, AttemptError
+from agenttest.results import ToolCall
 
 from ._config_types import AgentConfig
 
@@ -56,7 +57,7 @@ class Reply:
     what else the agent said (tokens, choices, a stream's own text and timeline)."""
 
     response: str
-    tool_calls: list[dict[str, Any]]
+    tool_calls: list[ToolCall]
     trace: str
     tokens: int | None = None
     notes: list[str] = field(default_factory=list)  # what was repaired to store it (evidence)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agenttest.agents import Agent, AgentNotReady, PreconditionUnmet, TurnLost, Waits
 from agenttest.blocks import block_needs
-from agenttest.results import Attempt, Choose, Stored, Timeline, ToolCall, TurnRecord
+from agenttest.results import Attempt, Choose, Stored, Timeline, TurnRecord
 from agenttest.results import Waits as WaitsRecord
 
 from ._plan import PlanItem
@@ -330,7 +330,7 @@ class AttemptRunner:
                 turn.log_lines = self.log_tail.read()
         reply = exchange.reply
         turn.response, turn.trace = reply.response, reply.trace
-        turn.tool_calls = [ToolCall(**call) for call in reply.tool_calls]
+        turn.tool_calls = list(reply.tool_calls)
         turn.http_status, turn.latency_ms = exchange.http_status, exchange.latency_ms
         turn.notes = list(reply.notes)
         turn.choices = reply.choices or []
