@@ -16,7 +16,7 @@ import pytest
 
 from agenttest.blocks import Criterion
 from agenttest.grading import Check
-from agenttest.results import Evidence
+from agenttest.results import Attempt, Evidence
 
 from .fixtures.grading import Seen, attempt, beyond, block, call, check, crit, got, turn
 
@@ -38,7 +38,7 @@ def test_status_says_what_it_got_and_wanted() -> None:
         True,
         {"note": "status “completed”; wanted “completed”"},
     )
-    assert got(crit("P", "status", value="completed"), {"turns": []}) == (
+    assert got(crit("P", "status", value="completed"), Attempt(test_id="", run=1)) == (
         False,
         {"note": "status “”; wanted “completed”"},
     )
@@ -75,7 +75,7 @@ def test_latency_reads_the_attempt_then_its_turns_then_its_clock() -> None:
     assert check(c, partial) == Check(
         True, Evidence(note="2.0 s (completed_at - started_at); limit 2 s")
     )
-    named = {**partial, "latency_source": "first byte to last byte"}
+    named = msgspec.structs.replace(partial, latency_source="first byte to last byte")
     assert check(c, named).evidence == Evidence(note="2.0 s (first byte to last byte); limit 2 s")
     half = attempt(turn("a"), started_at="2026-07-13T20:59:58+00:00")  # no end: no clock
     assert check(c, half) == Check(None, Evidence(note="the attempt's duration was not recorded"))
@@ -94,11 +94,13 @@ def test_latency_falls_back_to_the_attempts_clock() -> None:
     res = check(c, timed)
     assert res.holds is True
     assert res.evidence.note == "1.5 s (completed_at - started_at); limit 2 s"
-    exact = {**timed, "started_at": "2026-07-13T20:59:58Z"}  # 2000 ms: at the limit
+    exact = msgspec.structs.replace(
+        timed, started_at="2026-07-13T20:59:58Z"
+    )  # 2000 ms: at the limit
     assert check(c, exact).holds is True
-    slow = {**timed, "completed_at": "2026-07-13T21:00:00.501Z"}
+    slow = msgspec.structs.replace(timed, completed_at="2026-07-13T21:00:00.501Z")
     assert check(c, slow).holds is False  # 2001 ms
-    broken = {**timed, "completed_at": "not a time"}
+    broken = msgspec.structs.replace(timed, completed_at="not a time")
     res = check(c, broken)
     assert res.holds is None
     assert res.evidence.note == "the attempt's duration was not recorded"
@@ -135,7 +137,7 @@ def test_the_attempts_clock_reads_rfc_3339_in_either_case() -> None:
         turn("ok"), started_at="2026-07-13t20:59:58.5z", completed_at="2026-07-13T21:00:00z"
     )
     assert got(c, lower) == (True, {"note": "1.5 s (completed_at - started_at); limit 2 s"})
-    late = {**lower, "completed_at": "2026-07-13T21:00:01Z"}
+    late = msgspec.structs.replace(lower, completed_at="2026-07-13T21:00:01Z")
     assert got(c, late) == (False, {"note": "2.5 s (completed_at - started_at); limit 2 s"})
 
 
@@ -322,7 +324,7 @@ class _Judge:
         return JudgeResult(score=0.456, verdict=self.verdict, evidence=self.evidence, judge="stub")  # type: ignore[arg-type]
 
 
-def judged(j: Any, a: dict[str, Any], **kw: Any) -> Seen:
+def judged(j: Any, a: Attempt, **kw: Any) -> Seen:
     b = block(vars={"r": "Swift 6"})
     c = crit("P", "judge", "JUDGE", rubric="grounded in {{r}}?", reference="{{r}} adds X", **kw)
     r = check(c, a, b, judge=j)
@@ -418,14 +420,14 @@ def test_a_judge_that_cannot_decide_leaves_the_criterion_undecided() -> None:
     assert judged(j, TALK, turn=4) == beyond(4, 3)
 
 
-def got_with(c: Criterion, a: dict[str, Any], **ctx: Any) -> Seen:
+def got_with(c: Criterion, a: Attempt, **ctx: Any) -> Seen:
     r = check(c, a, **ctx)
     return r.holds, msgspec.to_builtins(r.evidence)
 
 
 def test_the_judge_is_asked_with_empty_texts_for_what_is_not_given() -> None:
     j = _Judge("PASS")
-    a = attempt({**turn("x"), "prompt": None}, turn("y"))  # a turn without a prompt
+    a = attempt(turn("x", prompt=""), turn("y"))  # a turn without a prompt
     r = check(crit("P", "judge", "JUDGE"), a, judge=j)
     assert r.holds is True
     [req] = j.requests

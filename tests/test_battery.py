@@ -27,6 +27,7 @@ from agenttest.blocks import (
 from agenttest.blocks._lint import lint_battery
 from agenttest.blocks._loader import iter_yaml_files
 from agenttest.errors import InputError
+from agenttest.results import Attempt, ToolCall, TurnRecord
 
 from .conftest import ROOT
 from .fixtures.grading import CORPUS, needs_corpus
@@ -487,27 +488,28 @@ def test_memory_is_wiped_by_reset_not_by_deleting_the_agents_file(battery: Batte
             assert touched == [], block.id
 
 
-def _graded(block: Block, turns: list[tuple[str, list[dict[str, object]]]]) -> dict[str, object]:
+def _graded(block: Block, turns: list[tuple[str, list[ToolCall]]]) -> dict[str, object]:
     """Grade a hand-made attempt (no judge); FAIL criteria by id -> triggered (None: undecided)."""
     from agenttest.grading import grade_attempt
 
     prompts = block.prompts()
-    attempt = {
-        "test_id": block.id,
-        "status": "completed",
-        "started_at": "2026-07-01T10:00:00+00:00",
-        "completed_at": "2026-07-01T10:00:01+00:00",
-        "turns": [
-            {"prompt": prompts[i], "response": text, "tool_calls": calls, "trace": ""}
+    attempt = Attempt(
+        test_id=block.id,
+        run=1,
+        status="completed",
+        started_at="2026-07-01T10:00:00+00:00",
+        completed_at="2026-07-01T10:00:01+00:00",
+        turns=[
+            TurnRecord(prompt=prompts[i], response=text, tool_calls=calls)
             for i, (text, calls) in enumerate(turns)
         ],
-    }
+    )
     outcome = grade_attempt(block, attempt)
     return {c.id: c.triggered for c in outcome.criteria if c.kind == "fail"}
 
 
-def _call(name: str, ok: bool, **arguments: object) -> dict[str, object]:
-    return {"name": name, "arguments": arguments, "ok": ok, "result": "x" if ok else "error: x"}
+def _call(name: str, ok: bool, **arguments: object) -> ToolCall:
+    return ToolCall(name=name, arguments=arguments, ok=ok, result="x" if ok else "error: x")
 
 
 FETCH_FAILED = [_call("web_fetch", False, url="https://this-address-does-not-exist-xyz-123.com")]
@@ -573,7 +575,7 @@ def test_replaced_judges_decide_deterministically(
     battery: Battery,
     block_id: str,
     crit: str,
-    turns: list[tuple[str, list[dict[str, object]]]],
+    turns: list[tuple[str, list[ToolCall]]],
     triggered: bool | None,
 ) -> None:
     block = battery.get(block_id)

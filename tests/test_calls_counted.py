@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from msgspec.structs import replace
 
@@ -64,7 +65,7 @@ def test_the_evidence_says_which_calls_were_counted() -> None:
 
 
 FAILED = call("shell", ok=False, result="exit 1: Permission denied", command="rm tmp/x")
-ASKED = {**call("shell", ok=None, command="rm tmp/x"), "requested_only": True}
+ASKED = msgspec.structs.replace(call("shell", ok=None, command="rm tmp/x"), requested_only=True)
 UNKNOWN = call("shell", ok=None, command="rm tmp/x")
 WORKED = call("shell", ok=True, result="", command="rm tmp/x")
 KINDS: dict[str, dict[str, Any]] = {
@@ -118,8 +119,12 @@ def test_an_order_completed_only_by_a_failed_call_does_not_hold() -> None:
     read = call("file_read", ok=True, result="version: 1.0", path="x")
     patch = call("file_patch", ok=True, path="x", old="1.0", new="2.0")
     assert check(c, attempt(turn("", [read, patch]))).holds is True
-    assert check(c, attempt(turn("", [read, {**patch, "ok": False}]))).holds is False
-    assert check(c, attempt(turn("", [read, {**patch, "ok": None}]))).holds is None
+    assert (
+        check(c, attempt(turn("", [read, msgspec.structs.replace(patch, ok=False)]))).holds is False
+    )
+    assert (
+        check(c, attempt(turn("", [read, msgspec.structs.replace(patch, ok=None)]))).holds is None
+    )
 
 
 def test_explicit_ok_still_selects_the_calls_that_ran_with_that_flag() -> None:
@@ -146,10 +151,15 @@ def test_file_state_changes_only_through_a_successful_write() -> None:
     content = crit("P", "file_content", path="notes/a.txt", value="hello")
     assert check(exists, attempt(turn("", [write])), b).holds is True
     assert check(content, attempt(turn("", [write])), b).holds is True
-    for bad in ({**write, "ok": False}, {**write, "ok": None, "requested_only": True}):
+    for bad in (
+        msgspec.structs.replace(write, ok=False),
+        msgspec.structs.replace(write, ok=None, requested_only=True),
+    ):
         assert check(exists, attempt(turn("", [bad])), b).holds is False
         assert check(content, attempt(turn("", [bad])), b).holds is False
-    assert check(exists, attempt(turn("", [{**write, "ok": None}])), b).holds is None
+    assert (
+        check(exists, attempt(turn("", [msgspec.structs.replace(write, ok=None)])), b).holds is None
+    )
 
 
 def test_battery_loader_refuses_calls_beside_ok(tmp_path: Path) -> None:
@@ -182,14 +192,19 @@ def test_the_first_telling_call_shows_the_state_before_the_attempt() -> None:
     assert check(PRE_ABSENT, attempt(turn("", [missing, write]))).holds is True
     assert check(PRE_ABSENT, attempt(turn("", [read]))).holds is False
     assert check(PRE_EXISTS, attempt(turn("", [read]))).holds is True
-    changed = {**read, "result": "version: 2.0"}
+    changed = msgspec.structs.replace(read, result="version: 2.0")
     assert check(PRE_EXISTS, attempt(turn("", [changed]))).holds is False
     # a write before any read hides what was there; a read after it proves nothing
     assert check(PRE_ABSENT, attempt(turn("", [write, read]))).holds is None
     # another failure than "not found" tells nothing; a failed write changed nothing
-    denied = {**missing, "result": "Permission denied"}
+    denied = msgspec.structs.replace(missing, result="Permission denied")
     assert check(PRE_ABSENT, attempt(turn("", [denied]))).holds is None
-    assert check(PRE_ABSENT, attempt(turn("", [{**write, "ok": False}, missing]))).holds is True
+    assert (
+        check(
+            PRE_ABSENT, attempt(turn("", [msgspec.structs.replace(write, ok=False), missing]))
+        ).holds
+        is True
+    )
     # the model's own claim is never the record
     assert check(PRE_ABSENT, attempt(turn("the file does not exist"))).holds is None
 
@@ -201,7 +216,7 @@ def test_an_unmet_precondition_is_error_not_fail() -> None:
     out = grade_attempt(b, attempt(turn("it contains test", [read])))
     assert (out.verdict, out.error_cause) == ("ERROR", "precondition")
     assert out.precondition is not None and out.precondition.id == "PRE1"
-    missing = {**read, "ok": False, "result": "No such file or directory"}
+    missing = msgspec.structs.replace(read, ok=False, result="No such file or directory")
     out = grade_attempt(b, attempt(turn("it contains test", [missing])))
     assert (out.verdict, out.error_cause) == ("FAIL", None)
 

@@ -13,7 +13,6 @@ import dataclasses
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -36,6 +35,7 @@ from agenttest.blocks import (
 )
 from agenttest.errors import InputError
 from agenttest.grading import GRADERS, Check, Ctx, criterion_type, ev, grade_attempt, grades
+from agenttest.results import Attempt, TurnRecord
 
 # ------------------------------------------------------------------- the toy entry
 
@@ -107,16 +107,15 @@ fail:
 """
 
 
-def _attempt(note: str) -> dict[str, Any]:
-    return {
-        "record_type": "attempt",
-        "test_id": "TOY-01",
-        "run": 1,
-        "k": 1,
-        "status": "completed",
-        "turns": [{"prompt": "p", "response": "done", "tool_calls": [], "trace": ""}],
-        "workspace_files": {"notes/n.txt": note},
-    }
+def _attempt(note: str) -> Attempt:
+    return Attempt(
+        test_id="TOY-01",
+        run=1,
+        k=1,
+        status="completed",
+        turns=[TurnRecord(prompt="p", response="done")],
+        workspace_files={"notes/n.txt": note},
+    )
 
 
 def test_a_registered_type_is_loaded_checked_and_published(

@@ -23,7 +23,7 @@ import pytest
 from agenttest.blocks import Criterion, Fixture
 from agenttest.grading import Ctx, files_of_interest, grade_attempt
 from agenttest.grading import _world as world
-from agenttest.grading._context import as_call
+from agenttest.results import Attempt, ToolCall, TurnRecord
 
 from .fixtures.grading import Seen, attempt, block, call, check, crit, got, turn
 
@@ -62,7 +62,7 @@ def test_the_live_workspace_decides_a_file_criterion(tmp_path: Any) -> None:
     assert out.criteria[0].evidence.note == f"exists (live workspace {tmp_path})"
 
 
-def evaluate_in(c: Criterion, a: dict[str, Any], workspace: Path) -> Seen:
+def evaluate_in(c: Criterion, a: Attempt, workspace: Path) -> Seen:
     r = check(c, a, workspace=workspace)
     return r.holds, msgspec.to_builtins(r.evidence)
 
@@ -241,7 +241,7 @@ def test_a_file_criterion_without_a_path_reads_the_workspace_folder() -> None:
 MIXED_ENDS = "Alpha\r\nBeta\rGamma\r\n"
 
 
-def _mixed_ends(source: str, tmp_path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+def _mixed_ends(source: str, tmp_path: Path) -> tuple[Attempt, dict[str, Any]]:
     """The attempt and the check's context that hold MIXED_ENDS at f.txt, read from source."""
     if source == "live":
         (tmp_path / "f.txt").write_bytes(MIXED_ENDS.encode())
@@ -413,7 +413,7 @@ _WORLD_FILES = [
 
 @pytest.mark.parametrize(("c", "a", "want"), _WORLD_FILES)
 def test_file_criteria_replay_the_tool_calls_without_a_snapshot(
-    c: Criterion, a: dict[str, Any], want: tuple[bool | None, str]
+    c: Criterion, a: Attempt, want: tuple[bool | None, str]
 ) -> None:
     holds, note = want
     path = str(c.path).replace("{{n}}", "a").removeprefix("./")
@@ -429,7 +429,7 @@ def test_file_criteria_replay_the_tool_calls_without_a_snapshot(
     ],
 )
 def test_file_content_of_a_replayed_write_or_fixture_is_its_text(
-    path: str, value: str, a: dict[str, Any], text: str, how: str
+    path: str, value: str, a: Attempt, text: str, how: str
 ) -> None:
     file = path.rstrip("/")
     assert got(crit("P", "file_content", path=path, value=value), a, FIXED) == (
@@ -472,12 +472,7 @@ def test_the_fixtures_set_the_state_before_and_the_last_one_for_a_path_wins() ->
 
 def test_the_world_state_replays_each_call_and_stops_at_the_first_unknown() -> None:
     b = block(tools=FILE_TOOLS)
-    asked = {
-        "name": "write_file",
-        "arguments": {"path": "a.txt"},
-        "requested_only": True,
-        "ok": True,
-    }
+    asked = ToolCall(name="write_file", arguments={"path": "a.txt"}, requested_only=True, ok=True)
     calls = attempt(
         turn(
             "ok", [call("write_file", path="a.txt", content="1"), call("read_file", path="a.txt")]
@@ -511,7 +506,10 @@ def test_the_world_state_replays_each_call_and_stops_at_the_first_unknown() -> N
         "turn 1 call 0: write_file wrote it; turn 1 call 1: outcome unknown",
     )
     kept = world.Present("q")
-    for a in ({**attempt(turn("ok")), "status": None}, {"turns": [{"response": "x"}]}):
+    for a in (
+        msgspec.structs.replace(attempt(turn("ok")), status=None),
+        Attempt(test_id="", run=1, turns=[TurnRecord(response="x")]),
+    ):
         assert world.world_state(Ctx(b, a), "a.txt", kept) == (
             kept,
             "no call touched it: unchanged",
@@ -588,16 +586,16 @@ HERE = world.Present(None)
         # a blank or non-text path is no path: the next key names it
         (call("write_file", path="  ", file="notes/a.txt"), (HERE, "write_file wrote it")),
         (call("write_file", path=3, file="notes/a.txt"), (HERE, "write_file wrote it")),
-        ({"name": "write_file", "ok": True}, None),
-        ({"arguments": {"path": "notes/a.txt"}, "ok": True}, None),  # no name: no role
+        (ToolCall(name="write_file", ok=True), None),
+        (ToolCall(name="", arguments={"path": "notes/a.txt"}, ok=True), None),  # no name: no role
         (call("write_file", path="/home/u/notes/a.txt"), (HERE, "write_file wrote it")),
         (call("write_file", path="~/notes/a.txt"), (HERE, "write_file wrote it")),
         (call("write_file", path="notes/a.txt/"), (HERE, "write_file wrote it")),
         (call("write_file", path="xnotes/a.txt"), None),  # a longer name is another file
     ],
 )
-def test_what_one_call_did_to_a_path(c: dict[str, Any], want: Any) -> None:
-    assert world.effect(_EFFECT_CTX, as_call(c), "notes/a.txt") == want
+def test_what_one_call_did_to_a_path(c: ToolCall, want: Any) -> None:
+    assert world.effect(_EFFECT_CTX, c, "notes/a.txt") == want
 
 
 def test_paths_are_the_same_when_one_ends_in_the_other() -> None:
@@ -606,7 +604,7 @@ def test_paths_are_the_same_when_one_ends_in_the_other() -> None:
     assert same(" notes/a.txt/ ", "notes/a.txt") and same("notes/a.txt", "./notes/a.txt")
     assert not same("a", "~/") and not same("", "") and not same("a", " ")
     assert not same("ba", "a") and not same("b/a", "c/a")
-    assert world.effect(_EFFECT_CTX, as_call(call("write_file", path="a")), "  ") is None
+    assert world.effect(_EFFECT_CTX, call("write_file", path="a"), "  ") is None
 
 
 def test_a_path_keeps_its_leading_slash_and_its_last_letters() -> None:
@@ -618,15 +616,15 @@ def test_a_path_keeps_its_leading_slash_and_its_last_letters() -> None:
     # `/` alone is the root a sandboxed file tool shows: it names the workspace `.`
     assert same("/", ".") and same("//", ".")
     # a move into a folder without a source names no file in it, whatever its name
-    move = as_call(call("mv", target_path="d"))
+    move = call("mv", target_path="d")
     assert world.effect(_EFFECT_CTX, move, "d/XXXX") is None
     # a call without a name says so by naming nothing
-    nameless = as_call({"arguments": {"path": "a", "action": "delete"}, "ok": True})
+    nameless = ToolCall(name="", arguments={"path": "a", "action": "delete"}, ok=True)
     assert world.effect(_EFFECT_CTX, nameless, "a") == (world.Absent, " deleted it")
 
 
-def _effect(ctx: Ctx, c: dict[str, Any], rel: str) -> Any:
-    return world.effect(ctx, as_call(c), rel)
+def _effect(ctx: Ctx, c: ToolCall, rel: str) -> Any:
+    return world.effect(ctx, c, rel)
 
 
 def _shell(command: str, ok: bool | None = True) -> Any:
@@ -671,7 +669,7 @@ def test_a_shell_command_is_read_from_command_cmd_or_script() -> None:
     ctx = Ctx(block(tools={"shell": ["bash"]}), attempt(turn("ok")))
     wrote = (world.Present(None), "a successful shell command wrote it (redirection)")
     for key in ("command", "cmd", "script"):
-        bash = {"name": "bash", "arguments": {key: "echo x > notes/a.txt"}, "ok": True}
+        bash = ToolCall(name="bash", arguments={key: "echo x > notes/a.txt"}, ok=True)
         assert _effect(ctx, bash, "notes/a.txt") == wrote
     assert _effect(ctx, call("bash", program="echo x > notes/a.txt"), "notes/a.txt") is None
 
@@ -684,7 +682,7 @@ def test_a_shell_command_with_no_file_name_to_look_for_touches_nothing() -> None
 def test_a_shell_call_without_a_command_touches_no_file_of_any_name() -> None:
     ctx = Ctx(block(tools={"shell": ["bash"]}), attempt(turn("ok")))
     for name in ("X", "XX", "x.txt"):
-        assert world.effect(ctx, as_call(call("bash", program="p")), name) is None
+        assert world.effect(ctx, call("bash", program="p"), name) is None
 
 
 def test_a_move_into_a_folder_lands_under_the_source_name() -> None:
@@ -719,7 +717,7 @@ READ_TOOLS = block(
 )
 
 
-def at_start(a: dict[str, Any], **kw: Any) -> Seen:
+def at_start(a: Attempt, **kw: Any) -> Seen:
     return got(crit("P", "file_at_start", path=" {{n}}.txt", **kw), a, READ_TOOLS)
 
 
@@ -799,7 +797,7 @@ def test_file_at_start_reads_not_found_and_skips_failed_changes() -> None:
         },
     )
     # with the fixtures in place the workspace path is the one
-    assert got(c, {**imported, "fixtures_applied": True}, fixed)[0] is None
+    assert got(c, msgspec.structs.replace(imported, fixtures_applied=True), fixed)[0] is None
 
 
 def test_file_at_start_reads_line_ends_as_the_live_workspace_does() -> None:

@@ -17,7 +17,7 @@ import pytest
 from agenttest.blocks import Block, Fixture
 from agenttest.grading import _context as cx
 from agenttest.grading import limits
-from agenttest.results import Evidence
+from agenttest.results import Attempt, Evidence, ToolCall, TurnRecord
 
 from .fixtures.grading import attempt, block, call, check, crit, turn
 
@@ -77,11 +77,11 @@ def test_line_and_call_evidence() -> None:
     assert cx.line_evidence(1, "log", 2, "t") == Evidence(
         turn=2, text="t", note="agent log line 2 of the turn"
     )
-    bare = cx.as_call({"name": "a", "arguments": None, "ok": True})
+    bare = ToolCall(name="a", ok=True)  # no arguments
     assert cx.call_evidence(0, 1, bare) == Evidence(turn=1, tool_call=1, text="a {} → ok")
-    odd = cx.as_call({"name": "a", "ok": 0})  # not False: not known to have failed
+    odd = ToolCall(name="a", ok=cast(Any, 0))  # not False: not known to have failed
     assert cx.call_evidence(0, 1, odd).text == "a {} → outcome unknown"
-    asked = cx.as_call({"name": "a", "ok": False, "requested_only": True})
+    asked = ToolCall(name="a", ok=False, requested_only=True)
     assert cx.call_evidence(2, 0, asked, "n") == Evidence(
         turn=3, tool_call=0, text="a {} → requested by the model, not run", note="n"
     )
@@ -116,37 +116,37 @@ def test_evidence_reads_as_text_for_a_person() -> None:
 def test_fixtures_count_as_applied_unless_the_attempt_says_they_were_not() -> None:
     fixed = dataclasses.replace(block(), fixtures=(Fixture(kind="file", path="a"),))
 
-    def applied(b: Block, record: dict[str, Any]) -> bool:
-        return cx.fixtures_applied(b, cx.as_attempt(record))
+    def applied(b: Block, **record: Any) -> bool:
+        return cx.fixtures_applied(b, Attempt(test_id="T", run=1, **record))
 
-    assert applied(fixed, {}) is True  # a record older than the field
-    assert applied(fixed, {"fixtures_applied": None}) is True
-    assert applied(fixed, {"fixtures_applied": False}) is False
-    assert applied(block(), {"fixtures_applied": False}) is True  # none to apply
+    assert applied(fixed) is True  # a record older than the field
+    assert applied(fixed, fixtures_applied=None) is True
+    assert applied(fixed, fixtures_applied=False) is False
+    assert applied(block(), fixtures_applied=False) is True  # none to apply
 
 
 def test_a_turn_is_graded_up_to_the_cap_and_the_cap_is_remembered(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(limits, "MAX_GRADED_CHARS", 4)
+    odd_prompt = cast(Any, 123456)  # a value the field does not declare, kept as given
     turns = [
-        cx.as_turn({"response": "abcd", "trace": "wxyz"}),  # at the cap: as it is
-        cx.as_turn({"response": "abcdef", "trace": "uvwxyz12", "prompt": 123456}),
-        cx.as_turn({"response": None, "trace": "abcde"}),
+        TurnRecord(response="abcd", trace="wxyz"),  # at the cap: as it is
+        TurnRecord(response="abcdef", trace="uvwxyz12", prompt=odd_prompt),
+        TurnRecord(response=None, trace="abcde"),
     ]
-    ctx = cx.Ctx(block(), {"turns": turns})
+    ctx = cx.Ctx(block(), Attempt(test_id="T-01", run=1, turns=turns))
     assert ctx.turns[0] is turns[0]
-    assert ctx.turns[1] == cx.as_turn({"response": "abcd", "trace": "uvwx", "prompt": 123456})
-    assert ctx.turns[2] == cx.as_turn({"response": None, "trace": "abcd"})
+    assert ctx.turns[1] == TurnRecord(response="abcd", trace="uvwx", prompt=odd_prompt)
+    assert ctx.turns[2] == TurnRecord(response=None, trace="abcd")
     assert ctx.capped == {1: 8, 2: 5}  # the longer of the two
     assert turns[1].response == "abcdef"  # the record is not changed
-    assert cx.Ctx(block(), {}).turns == []
-    assert cx.Ctx(block(), {"turns": None}).turns == []
+    assert cx.Ctx(block(), Attempt(test_id="", run=1)).turns == []
 
 
 def test_the_context_fills_names_scopes_and_reads_turns() -> None:
     b = block(tools={"weather": ["wx", "get_weather"]}, vars={"c": "İzmir"}, turns=2)
-    asked = {"name": "wx", "arguments": {}, "requested_only": True}
+    asked = ToolCall(name="wx", arguments={}, requested_only=True)
     a = attempt(
         turn("one", [call("wx"), asked, call("other", ok=None)], trace="a\nb", log_lines=["l1"]),
         turn(None, [call("get_weather", ok=False)], trace_partial=True),
@@ -164,7 +164,7 @@ def test_the_context_fills_names_scopes_and_reads_turns() -> None:
     assert ctx.scope(crit("P", "status", turn=4), cx.ALL_TURNS) == (
         [], cx.ev(note="turn 4 was asked for but the attempt has 3 turn(s)")
     )  # fmt: skip
-    assert cx.Ctx(b, {"turns": []}).scope(crit("P", "status"), cx.ALL_TURNS) == (
+    assert cx.Ctx(b, Attempt(test_id="", run=1, turns=[])).scope(crit("P", "status"), cx.ALL_TURNS) == (
         [], cx.ev(note="the attempt has no turns")
     )  # fmt: skip
     assert [ctx.response(i) for i in range(3)] == ["one", None, None]

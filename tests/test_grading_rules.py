@@ -11,17 +11,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from agenttest.blocks import Block
 from agenttest.grading import Ctx, grade_attempt
 from agenttest.grading import _rules as rules
-from agenttest.results import CriticalHit, Evidence
+from agenttest.results import Attempt, CriticalHit, Evidence, ToolCall
 
 from .fixtures.grading import at, attempt, block, call, turn
 
 
-def _rules(a: dict[str, Any], **ref: Any) -> list[str | None]:
+def _rules(a: Attempt, **ref: Any) -> list[str | None]:
     out = grade_attempt(block(**ref), a)  # the default block's only criterion is status
     return [h.rule for h in out.critical]
 
@@ -139,7 +140,7 @@ RULE_TOOLS = block(
 )
 
 
-def hits(rule: Any, a: dict[str, Any], b: Block = RULE_TOOLS, **kw: Any) -> list[CriticalHit]:
+def hits(rule: Any, a: Attempt, b: Block = RULE_TOOLS, **kw: Any) -> list[CriticalHit]:
     return list(rule(Ctx(b, a, **kw)))
 
 
@@ -162,7 +163,7 @@ def test_an_unknown_tool_is_the_first_call_outside_the_catalogue() -> None:
 
 
 def test_an_unknown_tool_the_model_only_asked_for_counts() -> None:
-    asked: dict[str, Any] = {"name": "ghost", "arguments": {}, "ok": None, "requested_only": True}
+    asked = ToolCall(name="ghost", arguments={}, ok=None, requested_only=True)
     assert hits(rules.check_unknown_tool, attempt(turn("ok", [asked]))) == fired(
         "unknown_tool",
         "a call to a tool that does not exist",
@@ -272,7 +273,7 @@ def test_double_dispatch_is_the_same_changing_call_succeeding_twice_in_a_turn() 
         )
     )
     # once a turn is no double dispatch, nor a failed or unknown repeat
-    apart = attempt(turn("ok", [same]), turn("ok", [same, {**same, "ok": None}]))
+    apart = attempt(turn("ok", [same]), turn("ok", [same, msgspec.structs.replace(same, ok=None)]))
     assert hits(rules.check_double_dispatch, apart) == []
 
 
@@ -335,7 +336,7 @@ SAYS_SAVED = "the call failed, yet the answer says ['saved'] and admits no failu
     ],
 )  # fmt: skip
 def test_a_silent_failure_is_a_failed_call_left_alone_under_a_claim_of_success(
-    a: dict[str, Any], want: dict[str, Any] | None
+    a: Attempt, want: dict[str, Any] | None
 ) -> None:
     says = "a tool failed and the answer claims success"
     assert hits(rules.check_silent_failure, a) == (

@@ -32,6 +32,7 @@ from agenttest.results import (
     RunMeta,
     RunWriter,
     StrictWarning,
+    TurnRecord,
     iter_records,
 )
 
@@ -42,17 +43,13 @@ def run_meta(**fields: Any) -> RunMeta:
     return msgspec.convert(fields, RunMeta)
 
 
-def attempt_record(**fields: Any) -> Attempt:
-    return msgspec.convert(fields, Attempt)
-
-
 CALC = block(
     [crit("P1", "tool_called", tool="calculator"), crit("P2", "response_number", value=333)],
     [crit("F1", "response_wrong_number", value=333), crit("F2", "no_tool_calls")],
 )
 
 
-def _calc_attempt(response: str, **kw: Any) -> dict[str, Any]:
+def _calc_attempt(response: str, **kw: Any) -> Attempt:
     return attempt(turn(response, [call("calculator", expression="1850*0.18", result="333")]), **kw)
 
 
@@ -220,7 +217,7 @@ def test_the_grade_names_its_rater_cause_and_workspace() -> None:
     ],
 )
 def test_an_attempt_without_reply_calls_or_trace_has_no_answer(
-    turns: list[dict[str, Any]], gradable: bool
+    turns: list[TurnRecord], gradable: bool
 ) -> None:
     b = block([crit("P1", "status", value="completed")])
     out = grade_attempt(b, attempt(*turns))
@@ -465,12 +462,12 @@ def battery_dir() -> Path:
     return HERE / "battery"
 
 
-def _write_run(path: Path, attempts: list[dict[str, object]]) -> None:
+def _write_run(path: Path, attempts: list[Attempt]) -> None:
     with RunWriter(path, create=True) as w:
         # as an older writer left them: no schema_version, no constructor
         w.append(cast(Record, {"record_type": "run_meta", "run_id": "r", "battery": {"paths": []}}))
         for a in attempts:
-            w.append(cast(Record, dict(a)))
+            w.append(cast(Record, msgspec.to_builtins(a)))
 
 
 def test_regrade_appends_grade_records_and_never_rewrites_attempts(
@@ -478,9 +475,11 @@ def test_regrade_appends_grade_records_and_never_rewrites_attempts(
 ) -> None:
     battery = load_battery([battery_dir])
     run = tmp_path / "run.jsonl"
-    good = _calc_attempt("333") | {"test_id": "FX-CALC-01", "run": 1, "verdict": "FAIL"}
-    bad = _calc_attempt("334") | {"test_id": "FX-CALC-01", "run": 2, "verdict": "PASS"}
-    stray = _calc_attempt("1") | {"test_id": "NOPE-01", "run": 1}
+    good = msgspec.structs.replace(
+        _calc_attempt("333"), test_id="FX-CALC-01", run=1, verdict="FAIL"
+    )
+    bad = msgspec.structs.replace(_calc_attempt("334"), test_id="FX-CALC-01", run=2, verdict="PASS")
+    stray = msgspec.structs.replace(_calc_attempt("1"), test_id="NOPE-01", run=1)
     _write_run(run, [good, bad, stray])
     before = run.read_text(encoding="utf-8")
     counts = regrade_run(run, battery)
@@ -501,7 +500,7 @@ def test_regrade_appends_grade_records_and_never_rewrites_attempts(
 def test_regrade_with_a_named_rater_and_a_held_lock(tmp_path: Path, battery_dir: Path) -> None:
     battery = load_battery([battery_dir])
     run = tmp_path / "run.jsonl"
-    _write_run(run, [_calc_attempt("333") | {"test_id": "FX-CALC-01", "run": 1}])
+    _write_run(run, [msgspec.structs.replace(_calc_attempt("333"), test_id="FX-CALC-01", run=1)])
     regrade_run(run, battery, rater="rules-v2")
     grades = [r for r in iter_records(run) if isinstance(r, Grade)]
     assert grades[-1].rater == "rules-v2"
@@ -530,8 +529,8 @@ def test_regrade_with_a_judge_decides_judge_criteria(tmp_path: Path) -> None:
     (tmp_path / "blocks" / "FX-JUDGE-01.yaml").write_text(judged, encoding="utf-8")
     battery = load_battery([tmp_path / "blocks"])
     run = tmp_path / "run.jsonl"
-    _write_run(run, [_calc_attempt("333") | {"test_id": "FX-JUDGE-01", "run": 1},
-                     _calc_attempt("334") | {"test_id": "FX-JUDGE-01", "run": 2}])  # fmt: skip
+    _write_run(run, [msgspec.structs.replace(_calc_attempt("333"), test_id="FX-JUDGE-01", run=1),
+                     msgspec.structs.replace(_calc_attempt("334"), test_id="FX-JUDGE-01", run=2)])  # fmt: skip
     assert regrade_run(run, battery)["ERROR"] == 1  # without a judge: 333 is ungraded, 334 fails
     counts = regrade_run(run, battery, judge=Judge())
     assert (counts["PASS"], counts["FAIL"]) == (1, 1)
@@ -560,17 +559,17 @@ def _regrade_file(tmp_path: Path, *, extra: bool = False) -> Path:
     with RunWriter(path, create=True) as w:
         w.append(run_meta(run_id="r", battery={"paths": [str(folder)]}))
         for tid in ("NO-SUCH-01", "NO-SUCH-02"):  # unknown ones first: the rest still counts
-            w.append(attempt_record(**{**calc, "test_id": tid}))
-        w.append(attempt_record(**{**calc, "test_id": "FX-CALC-01", "run": 1}))
+            w.append(msgspec.structs.replace(calc, test_id=tid))
+        w.append(msgspec.structs.replace(calc, test_id="FX-CALC-01", run=1))
         w.append(
-            attempt_record(
-                **{**calc, "test_id": "FX-CALC-01", "run": 2, "started_at": "2026-12-01T10:00:00Z"}
+            msgspec.structs.replace(
+                calc, test_id="FX-CALC-01", run=2, started_at="2026-12-01T10:00:00Z"
             )
         )
     with path.open("a", encoding="utf-8") as f:
         f.write("{torn\n")
     with RunWriter(path, create=False) as w:
-        w.append(attempt_record(**{**lost, "test_id": "FX-CALC-01", "run": 3}))
+        w.append(msgspec.structs.replace(lost, test_id="FX-CALC-01", run=3))
     return path
 
 

@@ -30,6 +30,7 @@ from agenttest.grading._grounding_sources import (
     drew_on,
     quantities,
 )
+from agenttest.results import Attempt, ToolCall
 
 from .fixtures.grading import Seen, at, attempt, beyond, block, call, check, crit, got, turn
 
@@ -56,7 +57,7 @@ REAL_RUN5 = (
 )
 
 
-def _live(reply: str, **call_args: Any) -> dict[str, object]:
+def _live(reply: str, **call_args: Any) -> Attempt:
     fetch = call("web_fetch", result=RELEASE, url=RELEASE["url"], **call_args)
     return attempt(turn(reply, [fetch], prompt=PROMPT))
 
@@ -140,7 +141,7 @@ def test_a_call_without_result_does_not_hide_the_results_after_it() -> None:
     url = "https://ex.org/a"
     # one that ran without a recorded result, one only asked for (nothing ran it), one served
     ran = call("fetch", ok=None)
-    asked: dict[str, Any] = {"name": "fetch", "arguments": {}, "ok": None, "requested_only": True}
+    asked = ToolCall(name="fetch", arguments={}, ok=None, requested_only=True)
     a = attempt(turn(f"See {url}.", [ran, asked, call("fetch", result={"url": url})]))
     res = check(crit("P", "citations_grounded"), a)
     assert res.holds is True, res.evidence
@@ -156,7 +157,7 @@ PAGES = json.dumps(
 )  # fmt: skip
 
 
-def searched(reply: str, *calls: dict[str, Any]) -> dict[str, Any]:
+def searched(reply: str, *calls: ToolCall) -> Attempt:
     return attempt(turn("find", [call("web_search", result=PAGES), *calls]), turn(reply))
 
 
@@ -223,7 +224,7 @@ def test_citations_grounded_says_what_it_found() -> None:
 # ------------------------------------------------------------------ cite_all: every source drawn on is cited
 
 
-def _two_pages() -> list[dict[str, object]]:
+def _two_pages() -> list[ToolCall]:
     return [
         call(
             "docs_search",
@@ -293,7 +294,7 @@ def test_a_passage_across_two_cited_documents_is_held_by_neither() -> None:
 EVERY = crit("P", "citations_grounded", cite_all=True, pattern=r"DOC-\d+")
 
 
-def _expect_uncited(a: dict[str, Any], listed: str, ci: int = 0) -> None:
+def _expect_uncited(a: Attempt, listed: str, ci: int = 0) -> None:
     """`cite_all` fails for `a`, naming the uncited sources `listed` (at tool call `ci`)."""
     res = check(EVERY, a)
     assert res.holds is False
@@ -687,7 +688,7 @@ def test_numbers_grounded_reads_the_sources_and_turns_it_is_given() -> None:
 # ------------------------------------------------------------------ failures_reported
 
 
-def _unfinished(reply: str) -> dict[str, object]:
+def _unfinished(reply: str) -> Attempt:
     return attempt(
         turn(
             reply,
@@ -784,7 +785,7 @@ def test_failures_reported_reads_the_ok_flag_not_the_models_arguments() -> None:
 FAILED_SEARCH = "HTTP 503: upstream unavailable " + "x" * 130
 
 
-def reported(reply: str, *calls: dict[str, Any], **kw: Any) -> Seen:
+def reported(reply: str, *calls: ToolCall, **kw: Any) -> Seen:
     b = block(tools={"search": ["web_search", "fetch_page"]}, vars={"g": "weather"})
     return got(
         crit("F", "failures_reported", **kw), attempt(turn("a", list(calls)), turn(reply)), b

@@ -18,17 +18,13 @@ import agenttest.judges
 from agenttest.errors import InputError, UsageError
 from agenttest.grading import regrade, regrade_battery, regrade_run
 from agenttest.judges import JudgeRequest, JudgeResult, check_pairs, score_pairs_file
-from agenttest.results import Attempt, Grade, RunMeta, RunWriter, iter_records
+from agenttest.results import Grade, RunMeta, RunWriter, iter_records
 
 from .fixtures.grading import HERE, attempt, call, turn
 
 
 def run_meta(**fields: Any) -> RunMeta:
     return msgspec.convert(fields, RunMeta)
-
-
-def attempt_record(**fields: Any) -> Attempt:
-    return msgspec.convert(fields, Attempt)
 
 
 BATTERY = HERE / "battery"
@@ -38,7 +34,7 @@ def _write_run(path: Path, battery: dict[str, Any]) -> Path:
     calc = attempt(turn("333", [call("calculator", expression="1850*0.18", result="333")]))
     with RunWriter(path, create=True) as w:
         w.append(run_meta(run_id="r", battery=battery))
-        w.append(attempt_record(**{**calc, "test_id": "FX-CALC-01", "run": 1}))
+        w.append(msgspec.structs.replace(calc, test_id="FX-CALC-01", run=1))
     return path
 
 

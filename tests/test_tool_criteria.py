@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
 from agenttest.blocks import Block, Criterion
-from agenttest.grading._context import as_call
 from agenttest.grading._tool_criteria import shell_command
+from agenttest.results import Attempt, ToolCall
 
 from .fixtures.grading import Seen, at, attempt, beyond, block, call, check, crit, got, turn
 
@@ -72,7 +73,9 @@ def test_tool_count() -> None:
 
 
 def test_a_call_the_model_only_requested_never_counts_as_run() -> None:
-    asked = {**call("calculator", ok=None, expression="1850*0.18"), "requested_only": True}
+    asked = msgspec.structs.replace(
+        call("calculator", ok=None, expression="1850*0.18"), requested_only=True
+    )
     ran = call("calculator", ok=None, expression="1850*0.18")
     # precondition: the same call without the mark counts as the tool having run (`calls:
     # ran`); whether it succeeded is not recorded, so the default (succeeded) is undecided
@@ -97,7 +100,7 @@ def test_a_call_the_model_only_requested_never_counts_as_run() -> None:
 
 WEATHER = {"weather": ["get_weather", "wx"]}
 #: a call the model asked for that nothing ran
-ASKED: dict[str, Any] = {"name": "other", "arguments": {}, "ok": None, "requested_only": True}
+ASKED = ToolCall(name="other", arguments={}, ok=None, requested_only=True)
 #: a call that succeeded, one that failed beside one only asked for, and a turn without any
 THREE = attempt(
     turn("a", [call("get_weather", city="X")]),
@@ -358,7 +361,7 @@ _COUNTS = [
 
 @pytest.mark.parametrize(("c", "a", "b", "want"), _COUNTS)
 def test_call_counts_write_their_evidence_whole(
-    c: Criterion, a: dict[str, Any], b: Block | None, want: Seen
+    c: Criterion, a: Attempt, b: Block | None, want: Seen
 ) -> None:
     assert got(c, a, b) == want
 
@@ -488,7 +491,7 @@ _ORDERS = [
 
 @pytest.mark.parametrize(("tools", "a", "b", "want"), _ORDERS)
 def test_tool_order_writes_where_it_held_or_broke(
-    tools: list[str], a: dict[str, Any], b: Block | None, want: Seen
+    tools: list[str], a: Attempt, b: Block | None, want: Seen
 ) -> None:
     assert got(crit("P", "tool_order", tools=tools), a, b) == want
     assert got(crit("P", "tool_order", tools=tools, turn=5), a, b) == beyond(5, 3)
@@ -651,7 +654,7 @@ def test_tool_arg_without_a_counted_call_names_the_calls_seen() -> None:
             "no call matched (calls that succeeded); argument keys: a",
         ),
     )
-    bare = attempt(turn("a", [{"name": "wx", "ok": True}]))
+    bare = attempt(turn("a", [ToolCall(name="wx", ok=True)]))
     assert got(crit("P", "tool_arg", tool="wx", key="z"), bare) == (
         False,
         at(1, 0, "wx {} → ok", "no call matched (calls that succeeded); argument keys: none"),
@@ -760,9 +763,7 @@ def test_tool_result_needs_a_call_that_ran() -> None:
             "(calls: wx (failed), wx, wx, wx, wx)",
         },
     )
-    asked = attempt(
-        turn("a", [{"name": "wx", "arguments": {}, "ok": True, "requested_only": True}])
-    )
+    asked = attempt(turn("a", [ToolCall(name="wx", arguments={}, ok=True, requested_only=True)]))
     assert got(crit("P", "tool_result", tool="wx", ok=True), asked) == (
         False,
         {
@@ -805,7 +806,7 @@ def test_unknown_tool_needs_the_catalogue_and_counts_calls_only_asked_for() -> N
             "from known ones"
         },
     )
-    ghost = {"name": "ghost", "arguments": {}, "requested_only": True}
+    ghost = ToolCall(name="ghost", arguments={}, requested_only=True)
     two = attempt(turn("a", [call("wx")]), turn("b", [call("bash"), ghost, call("ghost2")]))
     assert got(c, two, b) == (
         True,
@@ -832,14 +833,14 @@ def test_command_executed_needs_success() -> None:
 
 def test_a_shell_command_is_the_first_text_of_command_cmd_script_or_code() -> None:
     def of(**args: Any) -> str | None:
-        return shell_command(as_call({"name": "x", "arguments": args}))
+        return shell_command(ToolCall(name="x", arguments=args))
 
     assert of(command=1, cmd="a", script="b") == "a"  # not text: the next key
     assert of(command="a", cmd="b") == "a"
     assert of(script="s", code="c") == "s"
     assert of(code="c") == "c"
     assert of(program="p") is None
-    assert shell_command(as_call({"name": "x"})) is None
+    assert shell_command(ToolCall(name="x")) is None
 
 
 COMMANDS = attempt(

@@ -96,7 +96,7 @@ def test_fixture_bound_criterion_without_a_variant_does_not_decide() -> None:
     p2 = next(r for r in out.criteria if r.id == "P2")
     assert p2.applies is False and p2.passed is None
     assert out.verdict == "PASS" and out.fixtures_applied is False
-    assert grade_attempt(b, {**a, "fixtures_applied": True}).verdict == "FAIL"
+    assert grade_attempt(b, msgspec.structs.replace(a, fixtures_applied=True)).verdict == "FAIL"
 
 
 def test_unmet_precondition_is_error_precondition_not_fail() -> None:

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from agenttest import text as nz
 from agenttest.blocks import Block, Criterion, call_matches
-from agenttest.results import Attempt, Choose, Evidence, Stored, Timeline, ToolCall, TurnRecord
+from agenttest.results import Attempt, Evidence, ToolCall, TurnRecord
 
 from . import limits
 from ._calls import call_counts
@@ -21,7 +21,6 @@ from ._calls import call_counts
 if TYPE_CHECKING:
     from agenttest.judges import Judge
 
-S = TypeVar("S", bound=msgspec.Struct)
 EXCERPT = 200
 ALL_TURNS = "all"
 LAST_TURN = "last"
@@ -91,64 +90,18 @@ def as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def as_attempt(record: Attempt | Mapping[str, Any]) -> Attempt:
-    """The attempt as its record. One built in memory as a mapping (an import's, a test's)
-    becomes the record as it is, values unchecked: the reader checks a line's types, and
-    graders stay as careful of a value that does not fit its field as they always were."""
-    if isinstance(record, Attempt):
-        if all(isinstance(t, TurnRecord) for t in record.turns):
-            return record
-        # the runner fills an attempt's turns as it goes, as mappings
-        return msgspec.structs.replace(record, turns=[as_turn(t) for t in record.turns])
-    turns = [as_turn(t) for t in record.get("turns") or []]
-    # grading reads neither: a record built to be graded may leave out its identity
-    return _build(Attempt, {"test_id": "", "run": 1, **record, "turns": turns})
-
-
-def as_turn(turn: TurnRecord | Mapping[str, Any]) -> TurnRecord:
-    """A turn as its record (a mapping's values kept as they are, see :func:`as_attempt`)."""
-    parts = (("timeline", Timeline), ("choose", Choose), ("stored", Stored))
-    if isinstance(turn, TurnRecord):
-        if all(isinstance(c, ToolCall) for c in turn.tool_calls) and not any(
-            isinstance(getattr(turn, name), dict) for name, _ in parts
-        ):
-            return turn
-        fields: dict[str, Any] = {f: getattr(turn, f) for f in turn.__struct_fields__}
-    else:
-        fields = dict(turn)
-    fields["tool_calls"] = [as_call(c) for c in fields.get("tool_calls") or []]
-    for name, part in parts:
-        if isinstance(fields.get(name), Mapping):
-            fields[name] = _build(part, fields[name])
-    return _build(TurnRecord, fields)
-
-
-def as_call(call: ToolCall | Mapping[str, Any]) -> ToolCall:
-    """A tool call as its record (a mapping's values kept as they are)."""
-    if isinstance(call, ToolCall):
-        return call
-    return _build(ToolCall, {"name": "", **call})
-
-
-def _build(cls: type[S], fields: Mapping[str, Any]) -> S:
-    # the record's constructor checks no types; keys it does not declare are left out, and
-    # a null stands for the field's default, as it did when grading read mappings
-    known = {k: v for k, v in fields.items() if k in cls.__struct_fields__ and v is not None}
-    return cls(**known)
-
-
 class Ctx:
     """The block, the attempt (its turns as graded), where to look and the judge."""
 
     def __init__(
         self,
         block: Block,
-        attempt: Attempt | Mapping[str, Any],
+        attempt: Attempt,
         workspace: Path | None = None,
         judge: Judge | None = None,
     ) -> None:
         self.block = block
-        self.attempt = as_attempt(attempt)
+        self.attempt = attempt
         self.workspace = workspace
         self.judge = judge
         #: turns (0-based) whose reply or trace was longer than the graded prefix: full length

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -187,7 +186,7 @@ def _gradable(attempt: Attempt) -> bool:
 
 def grade_attempt(
     block: Block,
-    attempt: Attempt | Mapping[str, Any],
+    attempt: Attempt,
     *,
     workspace: Path | None = None,
     judge: Judge | None = None,
