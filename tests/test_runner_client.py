@@ -790,7 +790,8 @@ def test_busy_waits_follow_retry_after_and_add_up(tmp_path: Path) -> None:
         assert client.turn("s", "hi", 1).http_status == 200
     assert clock.sleeps == [0.25, 0.25]
     assert client.waits.busy_ms == 1500 and client.waits.busy_replies == 2
-    assert client.waits.as_dict() == {"ready_ms": 0, "busy_ms": 1500, "busy_replies": 2}
+    waits = client.waits
+    assert (waits.ready_ms, waits.busy_ms, waits.busy_replies) == (0, 1500, 2)
     assert client.lines == ["agent busy (HTTP 409); retrying turn 1 in 0.25s (Retry-After)"] * 2
 
 

@@ -20,7 +20,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agenttest.errors import AgentUnavailable, AttemptError
+
+# Waits: time spent waiting on the agent per attempt, kept apart from the answer latency;
+# the agent counts into the very record part the attempt stores.
 from agenttest.results import ToolCall
+from agenttest.results import Waits as Waits  # re-exported: the protocol's word
 
 from ._config_types import AgentConfig
 
@@ -33,22 +37,6 @@ class AgentNotReady(AgentUnavailable):
 
 class NotWanted(Exception):
     """A wait for readiness given up because nobody needs the agent any more."""
-
-
-@dataclass
-class Waits:
-    """Time spent waiting on the agent, per attempt (kept apart from the answer latency)."""
-
-    ready_ms: int = 0
-    busy_ms: int = 0
-    busy_replies: int = 0
-
-    def as_dict(self) -> dict[str, int]:
-        return {
-            "ready_ms": self.ready_ms,
-            "busy_ms": self.busy_ms,
-            "busy_replies": self.busy_replies,
-        }
 
 
 @dataclass

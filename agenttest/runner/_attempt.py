@@ -17,10 +17,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+import msgspec
+
 from agenttest.agents import Agent, AgentNotReady, PreconditionUnmet, TurnLost, Waits
 from agenttest.blocks import block_needs
 from agenttest.results import Attempt, Choose, Stored, Timeline, TurnRecord
-from agenttest.results import Waits as WaitsRecord
 
 from ._plan import PlanItem
 from ._workspace import FixtureError, LogTail, prepare, snapshot, teardown
@@ -295,7 +296,7 @@ class AttemptRunner:
             record.status, record.error, record.error_cause = status, error, cause
             record.turns = turns
             record.cost_tokens, record.usage = tokens, usage or None
-            record.waits = WaitsRecord(**self.agent.waits.as_dict())
+            record.waits = msgspec.structs.replace(self.agent.waits)  # a copy: the agent counts on
         # Grading is not shielded: it is bounded (grading.limits), but a stop must not wait
         # for it. An attempt stopped while grading keeps its evidence and is run again.
         try:
