@@ -37,6 +37,7 @@ from ._model import (
     Choose,
     Criteria,
     Criterion,
+    Fault,
     Fixture,
     Overlay,
     Reference,
@@ -47,13 +48,23 @@ from ._model import (
 from ._schema import battery_json_schema
 from ._summary import block_summaries, validate_paths
 from ._tools import Selector, call_matches, parse_selector, roles_of
-from ._vocabulary import ALWAYS_FAIL_RULES, ASI_IDS, ORIGINS, TAGS, TIERS
+from ._vocabulary import (
+    ALWAYS_FAIL_RULES,
+    ASI_IDS,
+    FAULT_KINDS,
+    HOSTED_ROLES,
+    ORIGINS,
+    TAGS,
+    TIERS,
+)
 
 __all__ = [
     "ALWAYS_FAIL_RULES",
     "ANY_TOOL",
     "ASI_IDS",
     "CRITERION_TYPES",
+    "FAULT_KINDS",
+    "HOSTED_ROLES",
     "ORIGINS",
     "TAGS",
     "TIERS",
@@ -64,6 +75,7 @@ __all__ = [
     "Criteria",
     "Criterion",
     "CriterionType",
+    "Fault",
     "Fixture",
     "LintFacts",
     "Needs",

@@ -14,6 +14,7 @@ from agenttest._util.limits import MAX_RUNS
 from agenttest._util.located_yaml import Located
 from agenttest.errors import Problem
 
+from ._checks_hosted import check_hosted_parts
 from ._kinds import COMMON_WORDS, CRITERION_TYPES, walk
 from ._model import Block, Criterion, Overlay, Reference, SourceRef
 from ._stream_checks import check_choose_turn
@@ -211,6 +212,7 @@ def check_block(conv: Converter, block: Block, node: Located) -> None:
             conv.problem(
                 key_line.get("fixtures", node.line), "fixture `web_page` needs `url` and `content`"
             )
+    check_hosted_parts(conv, block, node)
     for td in block.teardown:
         _check_rel_path(conv, key_line.get("teardown", node.line), "teardown.path", td.path)
     _check_regex(conv, node.line, "reference.category_pattern", block.reference.category_pattern)

@@ -22,6 +22,7 @@ from ._vocabulary import (
     AlwaysFailRule,
     AsiId,
     CallsCounted,
+    FaultKind,
     JudgeAct,
     JudgeAsks,
     Layer,
@@ -139,7 +140,7 @@ class Turn:
 
 
 FixtureKind = Literal[
-    "file", "dir", "absent", "git_repo", "memory_reset", "web_page", "memory_seed"
+    "file", "dir", "absent", "git_repo", "memory_reset", "web_page", "memory_seed", "ticket"
 ]
 
 
@@ -152,8 +153,40 @@ class Fixture:
     content: str | None = None
     commits: tuple[str, ...] = field(default=(), metadata={"doc": "git_repo: commit messages"})
     url: str | None = field(default=None, metadata={"doc": "web_page: the address it answers"})
+    ticket_id: str | None = field(
+        default=None, metadata={"doc": "ticket: its id (the file .tickets/<id>.json)"}
+    )
+    state: str | None = field(default=None, metadata={"doc": "ticket: the state it starts in"})
+    transitions: Mapping[str, tuple[str, ...]] = field(
+        default_factory=dict,
+        metadata={"doc": "ticket: state -> the states it may move to"},
+    )
     # memory_seed: `content` holds the notes (one a line) put into the agent's persistent
     # memory through its seed endpoint; an agent that cannot be seeded gets ERROR/precondition.
+    # ticket: `content` is the ticket's title.
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A hosted tool failing on purpose: for its first `calls` calls in an attempt, or always."""
+
+    tool: str = field(metadata={"doc": "the tool's role (a hosted tool's name)"})
+    kind: FaultKind = field(
+        metadata={
+            "doc": "error (fails with `content` as the message), timeout (hangs `delay_s`, "
+            "then fails), partial (half the result), empty (an empty result), rate_limit "
+            "(fails: rate limited, retry later), inject (`content` embedded in the result)"
+        }
+    )
+    calls: int | None = field(
+        default=None, metadata={"doc": "the first N calls of the attempt fail; absent: every call"}
+    )
+    content: str | None = field(
+        default=None, metadata={"doc": "inject: the injected text; error: the message"}
+    )
+    delay_s: float | None = field(
+        default=None, metadata={"doc": "timeout: how long the tool hangs, in seconds (capped)"}
+    )
 
 
 TeardownKind = Literal["remove", "memory_reset"]
@@ -247,6 +280,13 @@ class Block:
     owasp: tuple[AsiId, ...] = ()
     fixtures: tuple[Fixture, ...] = ()
     teardown: tuple[Teardown, ...] = ()
+    faults: tuple[Fault, ...] = field(
+        default=(),
+        metadata={"doc": "hosted tools that fail on purpose in each attempt (hosted tools only)"},
+    )
+    hosted: bool = field(
+        default=False, metadata={"doc": "every tool this block needs can be hosted"}
+    )
     preconditions: tuple[Criterion, ...] = field(
         default=(),
         metadata={

@@ -28,6 +28,16 @@ Origin = Literal["methodology", "agenttest"]
 #: runtime ran it, whatever the outcome) or ``dispatched`` (every call the agent made, run or
 #: not, failed or not: the calls ``tool_not_called`` forbids, for rules whose failure is the act).
 CallsCounted = Literal["succeeded", "ran", "dispatched"]
+#: How a hosted tool fails on purpose (a block's ``faults``, docs/hosted-tools.md).
+FaultKind = Literal["error", "timeout", "partial", "empty", "rate_limit", "inject"]
+FAULT_KINDS: tuple[str, ...] = ("error", "timeout", "partial", "empty", "rate_limit", "inject")
+#: The tool roles the harness hosts over MCP (agenttest.hosted), each a tool of that name. A
+#: block's faults name one of these; the host checks its own tool set against this list.
+HOSTED_ROLES: tuple[str, ...] = (
+    "calculator", "clock", "weather", "contacts", "message",
+    "file_read", "file_write", "file_list", "file_delete", "file_move", "file_patch", "git",
+    "web_fetch", "web_search", "docs_search", "docs_index", "memory", "ticket",
+)  # fmt: skip
 
 TIERS: tuple[str, ...] = ("L1", "L2", "L3", "L4", "HR", "MT", "SEC", "EV")
 TAGS: tuple[str, ...] = ("STATE", "KEYWORD", "JUDGE")
