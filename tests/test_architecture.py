@@ -90,6 +90,9 @@ BELOW = [
     ("agents", "runner"),  # the agent seam: the runner drives agents, agents know no runs
     ("blocks", "grading"),  # criterion entries below the graders that register for them
     ("grading", "runner"),
+    ("blocks", "hosted"),  # hosted tools read a block's faults and record results' calls
+    ("results", "hosted"),
+    ("hosted", "runner"),  # the runner starts the host; the host knows no runs
     ("reporting", "batch"),
     ("runner", "batch"),
 ]
