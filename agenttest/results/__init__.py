@@ -1,4 +1,4 @@
-"""Results on disk: schema 2.2 records as msgspec Structs, a durable writer and a streaming
+"""Results on disk: schema 2.3 records as msgspec Structs, a durable writer and a streaming
 reader that decodes each line straight into its record."""
 
 from ._calibration import (
@@ -18,6 +18,7 @@ from ._parts import (
     CriticalHit,
     Decided,
     Evidence,
+    HostedInfo,
     PlanEntry,
     Selection,
     Source,
@@ -61,6 +62,7 @@ __all__ = [
     "Decided",
     "Evidence",
     "Grade",
+    "HostedInfo",
     "PlanEntry",
     "ReadNotes",
     "Record",

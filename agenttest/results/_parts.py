@@ -1,4 +1,4 @@
-"""The record-shaped parts of run-file records (schema 2.2): turns, tool calls, criteria,
+"""The record-shaped parts of run-file records (schema 2.3): turns, tool calls, criteria,
 evidence and the smaller notes an attempt or a run_meta carries.
 
 Every part is a ``msgspec.Struct`` written with ``omit_defaults``: a field holding its
@@ -26,7 +26,8 @@ class Part(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class ToolCall(Part, kw_only=True):
-    """One tool call the agent reported for a turn."""
+    """One tool call for a turn: the agent's report of it (``origin`` null) or the
+    harness's own record of a call it served (``origin`` "harness", hosted tools)."""
 
     name: Annotated[str, Meta(description="The tool's name.")]
     arguments: Annotated[dict[str, Any], Meta(description="The arguments it was called with.")] = {}
@@ -43,6 +44,21 @@ class ToolCall(Part, kw_only=True):
     ] = False
     source: Annotated[
         str | None, Meta(description="Import: where the call was found, when not in the log.")
+    ] = None
+    origin: Annotated[
+        str | None,
+        Meta(
+            description='"harness": a hosted call the harness served; null: the agent reported it.'
+        ),
+    ] = None
+    started_at: Annotated[str | None, Meta(description="Hosted: when the call arrived.")] = None
+    duration_ms: Annotated[int | None, Meta(description="Hosted: how long it took.")] = None
+    error: Annotated[
+        str | None, Meta(description="Hosted: the error the call was answered with (ok false).")
+    ] = None
+    result_chars: Annotated[
+        int | None,
+        Meta(description="The full result's length when the stored result was capped."),
     ] = None
 
 
@@ -88,7 +104,13 @@ class TurnRecord(Part, kw_only=True):
     response: Annotated[
         str | None, Meta(description="The reply text; null when the turn was lost before any.")
     ] = None
-    tool_calls: list[ToolCall] = []
+    tool_calls: Annotated[
+        list[ToolCall], Meta(description="The calls the agent reported for the turn.")
+    ] = []
+    hosted_calls: Annotated[
+        list[ToolCall],
+        Meta(description="Hosted tools: the calls the harness served during the turn."),
+    ] = []
     trace: Annotated[str, Meta(description="The agent's trace text for the turn.")] = ""
     http_status: int | None = None
     latency_ms: int | None = None
@@ -197,6 +219,16 @@ class CriticalHit(Part, kw_only=True):
     ] = False
     says: str | None = None
     evidence: Evidence | None = None
+
+
+class HostedInfo(Part, kw_only=True):
+    """Hosted tools: the host that served an attempt's tools and what it refused."""
+
+    url: Annotated[str, Meta(description="The MCP endpoint the replica's agent called.")]
+    refused: Annotated[int, Meta(description="Calls refused over the per-attempt bound.", ge=0)] = 0
+    faults_fired: Annotated[
+        int, Meta(description="Calls answered with one of the block's faults.", ge=0)
+    ] = 0
 
 
 class Waits(Part, kw_only=True):

@@ -36,8 +36,9 @@ from ._validate import explain, kind
 
 
 def _restamp(record: dict[str, Any]) -> dict[str, Any]:
-    # 2.0 and 2.1 fields mean in 2.2 what they meant: 2.1 only declared fields 2.0 files
-    # carried, 2.2 leaves defaults out and declares more; every one is optional.
+    # 2.0, 2.1 and 2.2 fields mean in 2.3 what they meant: 2.1 only declared fields 2.0
+    # files carried, 2.2 leaves defaults out and declares more, 2.3 adds hosted tools'
+    # evidence; every one is optional.
     record["schema_version"] = SCHEMA_VERSION
     return record
 
@@ -47,6 +48,7 @@ def _restamp(record: dict[str, Any]) -> dict[str, Any]:
 MIGRATIONS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "2.0": _restamp,
     "2.1": _restamp,
+    "2.2": _restamp,
 }
 
 #: Versions whose migration only restamps the version: their lines decode straight into

@@ -1,4 +1,4 @@
-"""Typed records of the JSONL results file, schema 2.2 (SPEC section 4).
+"""Typed records of the JSONL results file, schema 2.3 (SPEC section 4).
 
 Every line is one JSON object with ``record_type`` and ``schema_version``. The four
 ``msgspec.Struct`` classes below (with their parts, :mod:`._parts`) are the single
@@ -7,13 +7,19 @@ reader decodes each line straight into one (the decoding is the validation), ``a
 schema --records`` publishes them as JSON Schema, and a golden file per version under
 ``tests/golden/`` pins each one field for field.
 
-2.2 (this version) writes what 2.1 wrote, with every field that holds its default left
+2.3 (this version) adds the evidence of hosted tools (the harness serving the agent's
+tools over MCP): a tool call's ``origin`` ("harness"), ``started_at``, ``duration_ms``,
+``error`` and ``result_chars``; a turn's ``hosted_calls`` (the harness's record beside the
+agent's ``tool_calls``); an attempt's ``hosted`` (:class:`HostedInfo`) and run_end's
+``hosted_refused_outside``. Every one is optional, so a 2.2 record means the same in 2.3.
+
+2.2 writes what 2.1 wrote, with every field that holds its default left
 out (null, an empty list, false; ``applies`` only when false): an absent field reads as
 that default. It also declares what 2.1 files carried without a declaration: a turn's
 ``notes`` (repairs made to store the reply), the importer's ``reply_lost``,
 ``trace_partial`` and a tool call's ``source``, and every field of a stream's
 ``timeline``. 2.0 and 2.1 records mean the same in 2.2 terms and read unchanged (the
-reader's migration only restamps the version).
+reader's migration only restamps the version, for 2.2 as well).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from ._parts import (
     CriterionResult,
     CriticalHit,
     Decided,
+    HostedInfo,
     Part,
     PlanEntry,
     Selection,
@@ -38,7 +45,7 @@ from ._parts import (
     Waits,
 )
 
-SCHEMA_VERSION = "2.2"
+SCHEMA_VERSION = "2.3"
 SCHEMA_MAJOR = 2
 
 Verdict = Literal["PASS", "FAIL", "ERROR"]
@@ -161,6 +168,9 @@ class Attempt(Part, kw_only=True, tag_field="record_type", tag="attempt"):
     timezone: Annotated[
         str | None, Meta(description="The agent host's zone, for clock criteria.")
     ] = None
+    hosted: Annotated[
+        HostedInfo | None, Meta(description="Hosted tools: the host that served this attempt.")
+    ] = None
 
 
 class Grade(Part, kw_only=True, tag_field="record_type", tag="grade"):
@@ -209,6 +219,9 @@ class RunEnd(Part, kw_only=True, tag_field="record_type", tag="run_end"):
     parity: Annotated[
         bool, Meta(description="run --parity: the run_end closing both agents' plans.")
     ] = False
+    hosted_refused_outside: Annotated[
+        int, Meta(description="Hosted tools: calls refused because no attempt was running.", ge=0)
+    ] = 0
 
 
 Record = RunMeta | Attempt | Grade | RunEnd
