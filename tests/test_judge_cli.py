@@ -209,3 +209,51 @@ def test_judge_help_lists_both_commands() -> None:
     result = run_cli("judge", "--help")
     assert result.returncode == 0
     assert "score" in result.stdout and "install-model" in result.stdout
+
+
+def _score(pairs: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    args = [a for o in options for a in ("-o", o)]
+    return run_cli("judge", "score", "--pairs", str(pairs), *args)
+
+
+def test_a_boolean_option_reads_false_as_false(tmp_path: Path, judge_model: None) -> None:
+    """`-o gate=false` turns the gate off: the text "false" is not a true value."""
+    pairs = write_pairs(
+        tmp_path / "p.jsonl",
+        [{"id": "c", "reference": "The file has 42 lines.", "candidate": "It has 42 lines.",
+          "asks": "consistent"}],
+    )  # fmt: skip
+    verdicts = {}
+    for value in ("false", "FALSE", "0", "no", "true", "on"):
+        result = _score(pairs, f"gate={value}")
+        assert result.returncode == 0, result.stderr
+        verdicts[value] = json.loads(result.stdout)["verdict"]
+    assert verdicts == {"false": "PASS", "FALSE": "PASS", "0": "PASS", "no": "PASS",
+                        "true": "UNDECIDED", "on": "UNDECIDED"}  # fmt: skip
+
+
+def test_json_mode_false_sends_no_response_format(tmp_path: Path) -> None:
+    server = ChatServer()
+    try:
+        server.replies += [Reply(content=verdict_json("PASS", 0.8, "ok")) for _ in range(2)]
+        pairs = write_pairs(tmp_path / "p.jsonl", PAIRS[:1])
+        base = [f"base_url={server.base_url}", "model=loop", "api_key_env=", "retries=0"]
+        env = {"HTTP_PROXY": "", "HTTPS_PROXY": "", "ALL_PROXY": ""}
+        for value in ("false", "true"):
+            args = [a for o in [*base, f"json_mode={value}"] for a in ("-o", o)]
+            result = run_cli(
+                "judge", "score", "--judge", "reference", "--pairs", str(pairs), *args, env=env
+            )
+            assert result.returncode == 0, result.stderr
+    finally:
+        server.close()
+    assert ["response_format" in s.body for s in server.seen] == [False, True]
+
+
+def test_a_boolean_option_that_is_not_a_boolean_is_a_usage_error(tmp_path: Path) -> None:
+    pairs = write_pairs(tmp_path / "p.jsonl", PAIRS[:1])
+    result = _score(pairs, "gate=maybe")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "option gate is a boolean (true or false), not 'maybe'" in result.stderr
+    unknown = _score(pairs, "gait=false")
+    assert unknown.returncode == 2 and "does not take these options" in unknown.stderr

@@ -48,7 +48,8 @@ def score(
         "--option",
         "-o",
         help="Judge option KEY=VALUE, repeatable (reference: base_url, model, api_key_env, seed; "
-        "openvino-genai: model_dir, device; openvino: precision).",
+        "openvino-genai: model_dir, device; openvino: precision). A boolean option (json_mode) "
+        "takes true/false, yes/no, on/off or 1/0.",
     ),
 ) -> None:
     """Print one JSON line {id, score, verdict} per pair, in input order.

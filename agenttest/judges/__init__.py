@@ -49,7 +49,7 @@ __all__ = [
 def _openvino(**options: object) -> Judge:
     from agenttest.judges._openvino_judge import OpenVINOJudge
 
-    return OpenVINOJudge(**options)  # type: ignore[arg-type]
+    return _with_options(OpenVINOJudge, "openvino", options)
 
 
 def _with_options(cls: Callable[..., Judge], name: str, options: dict[str, object]) -> Judge:

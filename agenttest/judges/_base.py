@@ -58,6 +58,28 @@ class Judge(Protocol):
     def judge(self, req: JudgeRequest) -> JudgeResult: ...
 
 
+_TRUE = frozenset({"true", "yes", "on", "1"})
+_FALSE = frozenset({"false", "no", "off", "0"})
+
+
+def option_bool(judge: str, name: str, value: object) -> bool:
+    """A boolean judge option, given as a bool or as text (``-o KEY=VALUE`` sends text).
+
+    Only the usual spellings count (true/false, yes/no, on/off, 1/0, any case): any other
+    text is a usage error, never silently true (``"false"`` is a non-empty string)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in _TRUE:
+            return True
+        if word in _FALSE:
+            return False
+    from agenttest.errors import UsageError
+
+    raise UsageError(f"judge {judge!r}: option {name} is a boolean (true or false), not {value!r}")
+
+
 def error_result(judge: str, evidence: str) -> JudgeResult:
     """The result of a judge that could not decide."""
     return JudgeResult(score=0.0, verdict="ERROR", evidence=evidence, judge=judge)

@@ -21,7 +21,13 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agenttest.judges._base import JudgeRequest, JudgeResult, JudgeVerdict, error_result
+from agenttest.judges._base import (
+    JudgeRequest,
+    JudgeResult,
+    JudgeVerdict,
+    error_result,
+    option_bool,
+)
 from agenttest.judges._checks import CheckReport, run_checks
 
 if TYPE_CHECKING:
@@ -81,19 +87,19 @@ class OpenVINOJudge:
         encoder: MiniLMEncoder | None = None,
         precision: str = "f32",
         model_dir: str | None = None,
-        cache_size: int = 2048,
-        gate: bool = True,
+        cache_size: int | str = 2048,
+        gate: bool | str = True,
     ) -> None:
+        #: apply the calibration gate (``_gate``); off only to measure the procedures
+        self.gate = option_bool(JUDGE_NAME, "gate", gate)  # before the model loads
         if encoder is None:
             from agenttest.judges._minilm import MiniLMEncoder
 
             encoder = MiniLMEncoder(model_dir=model_dir, precision=precision)
         self.encoder = encoder
         self._cache: OrderedDict[str, Any] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache_size = int(cache_size)
         self._lock = threading.Lock()
-        #: apply the calibration gate (``_gate``); off only to measure the procedures
-        self.gate = gate
 
     def _embed(self, texts: Sequence[str]) -> dict[str, Any]:
         """Embeddings by text, through a small LRU (references repeat across candidates)."""

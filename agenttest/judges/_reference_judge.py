@@ -28,6 +28,7 @@ from agenttest.judges._base import (
     JudgeResult,
     JudgeVerdict,
     error_result,
+    option_bool,
     unusable_request,
 )
 
@@ -153,12 +154,6 @@ def result_from_reply(judge: str, model: str, reply: str) -> JudgeResult:
     return JudgeResult(score=parsed.score, verdict=parsed.verdict, evidence=evidence, judge=judge)
 
 
-def _as_bool(value: object) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() in ("1", "true", "yes", "on")
-    return bool(value)
-
-
 class ReferenceJudge:
     """Judge answers with a chat model behind an OpenAI-compatible ``/chat/completions``.
 
@@ -215,7 +210,7 @@ class ReferenceJudge:
             self.retries = max(0, int(retries))
         except ValueError as exc:
             raise JudgeUnavailable(f"reference judge: bad numeric option: {exc}") from None
-        self.json_mode = _as_bool(json_mode)
+        self.json_mode = option_bool(JUDGE_NAME, "json_mode", json_mode)
         self._transport = transport
         self._client: httpx.Client | None = None
 
