@@ -16,6 +16,7 @@ from agenttest.runner import LineProgress, Progress
 from .conftest import ROOT, run_cli
 
 EXAMPLES = ROOT / "examples" / "agents"
+_H = "model: m\nbase_url: http://h:1\n"  # what a hosted_tools case follows
 
 
 def parse(text: str, tmp_path: Path) -> object:
@@ -63,6 +64,35 @@ def test_mode_changes_readiness_defaults_unless_given(tmp_path: Path) -> None:
             "not a valid template",
         ),
         ("model: m\nbase_url: http://h:1\nheaders: {A: '${AGENTTEST_UNSET_X}'}\n", 3, "not set"),
+        (_H + "hosted_tools: {url: 'https://127.0.0.1:1/mcp'}\n", 3, "must be an http:// URL"),
+        (_H + "hosted_tools: {url: 'http://10.0.0.2:8931/mcp'}\n", 3, "must be on loopback"),
+        (_H + "hosted_tools: {url: 'http://[::1]:8931/mcp'}\n", 3, "must be on loopback"),
+        (_H + "hosted_tools: {url: 'http://127.0.0.1/mcp'}\n", 3, "needs a port"),
+        (_H + "hosted_tools: {url: 'http://127.0.0.1:8931'}\n", 3, "needs a path"),
+        (_H + "hosted_tools: {url: 'http://127.0.0.1:8931/?a=1'}\n", 3, "needs a path"),
+        (_H + "hosted_tools: {url: 'http://127.0.0.1:99999/mcp'}\n", 3, "is not a URL"),
+        (_H + "hosted_tools: {}\n", 3, "missing required key `url`"),
+        (_H + "hosted_tools: {url: 'http://127.0.0.1:1/m', port: 3}\n", 3, "unknown key `port`"),
+        (
+            _H + "replicas:\n  - {base_url: 'http://a:1'}\n  - {base_url: 'http://b:1'}\n"
+            "hosted_tools: {url: 'http://127.0.0.1:8931/mcp'}\n",
+            3,
+            "two replicas share one hosted_tools url",
+        ),
+        (
+            _H
+            + "replicas:\n  - {base_url: 'http://a:1', hosted_tools: {url: 'http://127.0.0.1:5/m'}}\n"
+            "  - {base_url: 'http://b:1', hosted_tools: {url: 'http://127.0.0.1:5/m'}}\n",
+            3,
+            "two replicas share one hosted_tools url",
+        ),
+        (
+            _H
+            + "replicas:\n  - {base_url: 'http://a:1', hosted_tools: {url: 'http://127.0.0.1:5/m'}}\n"
+            "  - {base_url: 'http://b:1'}\n",
+            3,
+            "some replicas have hosted_tools and some not",
+        ),
     ],
 )
 def test_problems_name_file_and_line(tmp_path: Path, text: str, line: int, message: str) -> None:
@@ -176,3 +206,32 @@ def test_the_openai_example_needs_no_key_for_a_local_server(
     assert "Authorization" not in load_agent_config(EXAMPLES / "openai.yaml").headers
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert load_agent_config(EXAMPLES / "openai.yaml").headers["Authorization"] == "Bearer sk-test"
+
+
+# -- hosted_tools: where the harness serves the agent's tools over MCP -----------------------------
+
+
+def test_hosted_tools_gives_each_replica_its_own_endpoint(tmp_path: Path) -> None:
+    one = parse_agent_config(
+        "model: m\nbase_url: http://h:1\nhosted_tools: {url: 'http://127.0.0.1:8931/mcp'}\n",
+        "a.yaml",
+        tmp_path,
+    )
+    assert one.hosted_tools is not None and one.hosted_tools.url == "http://127.0.0.1:8931/mcp"
+    assert [c.hosted_tools for c in one.pool()] == [one.hosted_tools]
+    assert one.redacted()["hosted_tools"] == {"url": "http://127.0.0.1:8931/mcp"}
+    pool = parse_agent_config(
+        "model: m\nreplicas:\n"
+        "  - {base_url: 'http://a:1', hosted_tools: {url: 'http://127.0.0.1:8931/mcp'}}\n"
+        "  - {base_url: 'http://b:1', hosted_tools: {url: 'http://localhost:8932/tools/mcp'}}\n",
+        "a.yaml",
+        tmp_path,
+    )
+    assert [c.hosted_tools.url for c in pool.pool() if c.hosted_tools] == [
+        "http://127.0.0.1:8931/mcp",
+        "http://localhost:8932/tools/mcp",
+    ]
+    assert (
+        parse_agent_config("model: m\nbase_url: http://h:1\n", "a.yaml", tmp_path).hosted_tools
+        is None
+    )

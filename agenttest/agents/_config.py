@@ -192,6 +192,7 @@ def _check(cfg: AgentConfig, node: Located, filename: str) -> None:
     seen = [r.base_url for r in cfg.replicas]
     if len(set(seen)) != len(seen):
         problems.append(Problem(filename, line_of("replicas"), "two replicas share one base_url"))
+    problems += _hosted_problems(cfg, line_of, filename)
     t = cfg.timeouts
     for name in ("connect_s", "answer_s", "busy_s", "retry_after_cap_s", "idle_s"):
         if getattr(t, name) is not None and getattr(t, name) <= 0:
@@ -234,6 +235,67 @@ def _check(cfg: AgentConfig, node: Located, filename: str) -> None:
         problems.append(Problem(filename, line_of("log_max_bytes"), "`log_max_bytes` must be >= 0"))
     if problems:
         raise InputError(problems)
+
+
+def hosted_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be a hosted-tools endpoint, or None: the harness serves plain
+    HTTP on the IPv4 loopback only (it never listens where another machine can reach it),
+    at a port of its own and a path (the MCP endpoint)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return f"`hosted_tools.url` is not a URL: `{url}`"
+    host = parts.hostname or ""
+    if parts.scheme != "http":
+        return f"`hosted_tools.url` must be an http:// URL (served on loopback), got `{url}`"
+    if host != "localhost" and not (host.startswith("127.") and _is_ipv4(host)):
+        return f"`hosted_tools.url` must be on loopback (127.0.0.1), got `{url}`"
+    if port is None or port == 0:
+        return f"`hosted_tools.url` needs a port, e.g. http://127.0.0.1:8931/mcp, got `{url}`"
+    if parts.path in ("", "/") or parts.query or parts.fragment:
+        return f"`hosted_tools.url` needs a path (and no query), e.g. /mcp, got `{url}`"
+    return None
+
+
+def _is_ipv4(host: str) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host).version == 4
+    except ValueError:
+        return False
+
+
+def _hosted_problems(cfg: AgentConfig, line_of: Any, filename: str) -> list[Problem]:
+    """Each replica's endpoint is a loopback URL of its own: calls are told apart by the
+    endpoint they arrive at, so two replicas at one URL would mix their attempts' calls."""
+    out: list[Problem] = []
+    given = [("hosted_tools", cfg.hosted_tools)]
+    given += [("replicas", r.hosted_tools) for r in cfg.replicas]
+    for key, spec in given:
+        problem = hosted_url_problem(spec.url) if spec is not None else None
+        if problem is not None:
+            out.append(Problem(filename, line_of(key), problem))
+    urls = [c.hosted_tools.url for c in cfg.pool() if c.hosted_tools is not None]
+    if len(set(urls)) != len(urls):
+        out.append(
+            Problem(
+                filename,
+                line_of("replicas"),
+                "two replicas share one hosted_tools url: give each replica its own "
+                "`hosted_tools: {url: ...}`",
+            )
+        )
+    elif urls and len(urls) != len(cfg.pool()):
+        out.append(
+            Problem(
+                filename,
+                line_of("replicas"),
+                "some replicas have hosted_tools and some not: give each its own url",
+            )
+        )
+    return out
 
 
 def load_agent_config(path: str | Path) -> AgentConfig:

@@ -146,12 +146,24 @@ class OpenAI:
 
 
 @dataclass(frozen=True)
+class HostedToolsAt:
+    """Where the harness serves the agent's tools over MCP (docs/hosted-tools.md)."""
+
+    url: str = field(
+        metadata={"doc": "http://127.0.0.1:PORT/PATH: the MCP endpoint (streamable HTTP)"}
+    )
+
+
+@dataclass(frozen=True)
 class ReplicaEntry:
     """One instance of the agent in a pool: its own URL, optionally its own files."""
 
     base_url: str
     workspace: str | None = field(default=None, metadata={"doc": "default: the shared one"})
     log_file: str | None = field(default=None, metadata={"doc": "default: the shared one"})
+    hosted_tools: HostedToolsAt | None = field(
+        default=None, metadata={"doc": "this replica's own MCP endpoint (one per replica)"}
+    )
 
 
 @dataclass(frozen=True)
@@ -195,6 +207,10 @@ class AgentConfig:
         default=None,
         metadata={"doc": "start the bundled agent (loop) instead: see docs/agents.md"},
     )
+    hosted_tools: HostedToolsAt | None = field(
+        default=None,
+        metadata={"doc": "the harness serves the tools over MCP at this URL (a pool: per replica)"},
+    )
     source: str | None = field(default=None, metadata={"internal": True})
 
     @property
@@ -232,6 +248,7 @@ class AgentConfig:
                 base_url=r.base_url,
                 workspace=r.workspace or self.workspace,
                 log_file=r.log_file or self.log_file,
+                hosted_tools=r.hosted_tools or self.hosted_tools,
                 replicas=(),
             )
             for r in self.replicas
