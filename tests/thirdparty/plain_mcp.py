@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import ast
 import operator
+import socket
 import threading
-import time
 from typing import Any
-
-from .._patience import EVENTUALLY_S
 
 _OPS: dict[type, Any] = {ast.Add: operator.add, ast.Sub: operator.sub,
                          ast.Mult: operator.mul, ast.Div: operator.truediv}  # fmt: skip
@@ -49,17 +47,16 @@ class PlainMCP:
             result = _value(ast.parse(expression, mode="eval").body)
             return f"{result:g}"
 
-        config = uvicorn.Config(mcp.streamable_http_app(), host="127.0.0.1", port=0,
-                                log_level="warning")  # fmt: skip
+        # the socket is bound and listening before the server runs: its port is known now,
+        # and a client that comes early waits in the backlog instead of being refused
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        config = uvicorn.Config(mcp.streamable_http_app(), log_level="warning")
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self._thread = threading.Thread(target=self._server.run, args=([sock],), daemon=True)
         self._thread.start()
-        deadline = time.monotonic() + EVENTUALLY_S
-        while not self._server.started:  # port 0: the address is known once it listens
-            assert self._thread.is_alive() and time.monotonic() < deadline, "no MCP server"
-            time.sleep(0.01)
-        port = self._server.servers[0].sockets[0].getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}/mcp"
+        self.url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
         return self
 
     def __exit__(self, *exc: object) -> None:
