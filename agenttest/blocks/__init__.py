@@ -24,6 +24,7 @@ from ._kinds import (
     registered,
     unregister,
 )
+from ._lint_hosted import hosting_gaps
 from ._loader import (
     Battery,
     load_battery,
@@ -90,6 +91,7 @@ __all__ = [
     "block_needs",
     "block_summaries",
     "call_matches",
+    "hosting_gaps",
     "kind_of",
     "load_battery",
     "load_block_file",

@@ -140,7 +140,7 @@ def read_cases(node: Located | None, block_file: Path) -> tuple[tuple[Case, ...]
 
 
 def _criterion_texts(c: Criterion) -> Iterator[str]:
-    for name in ("value", "pattern", "path", "rubric", "reference", "says"):
+    for name in ("value", "pattern", "path", "ticket", "rubric", "reference", "says"):
         value = getattr(c, name)
         if isinstance(value, str):
             yield value

@@ -55,6 +55,9 @@ class Needs:
     judge: bool = False
     #: the turn's trace or the lines the agent's runtime logged (``log_lines``)
     trace: bool = False
+    #: the world file a criterion reads, when it is not its `path` (a ticket's
+    #: ``.tickets/<id>.json``): the runner snapshots it like a workspace file
+    world_file: Callable[[Criterion], str | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -211,8 +214,9 @@ def block_needs(block: Block) -> BlockNeeds:
     read_back = judge = trace = False
     for c in walk((*block.criteria.pass_, *block.criteria.fail)):
         needs = kind_of(c).needs
-        if needs.workspace_file and c.path:
-            rel = str(PurePosixPath(block.fill(c.path).strip()))
+        path = needs.world_file(c) if needs.world_file else c.path if needs.workspace_file else None
+        if path:
+            rel = str(PurePosixPath(block.fill(path).strip()))
             if rel not in files:
                 files.append(rel)
         read_back |= needs.read_back

@@ -60,6 +60,32 @@ def _content_depends(block: Block, c: Criterion) -> ToolsRan | None:
     return ToolsRan(WRITE_ROLES, None) if c.path and _content_changed(block, c) else None
 
 
+def ticket_file(ticket_id: str) -> str:
+    """Where a ticket lives in the world (docs/hosted-tools.md, "Worlds")."""
+    return f".tickets/{ticket_id.strip()}.json"
+
+
+def _ticket_world_file(c: Criterion) -> str | None:
+    return ticket_file(c.ticket) if c.ticket else None
+
+
+def _ticket_depends(block: Block, c: Criterion) -> ToolsRan | None:
+    """A ticket found in a state other than the one its fixture laid was moved: by the
+    ticket tool (a check that it stayed put depends on nothing)."""
+    start = next(
+        (fx.state for fx in block.fixtures if fx.kind == "ticket" and fx.ticket_id == c.ticket),
+        None,
+    )
+    if start is not None and str(c.value or "").strip().lower() == start.strip().lower():
+        return None
+    return ToolsRan(frozenset({"ticket"}), None)
+
+
+def _check_ticket_state(c: Criterion, where: str) -> Iterator[tuple[str, str]]:
+    if not isinstance(c.value, str) or not c.value.strip():
+        yield ("value", f"`value` of ticket_state in {where} must be the state's name")
+
+
 def _check_at_start(c: Criterion, where: str) -> Iterator[tuple[str, str]]:
     if c.value not in ("exists", "absent"):
         yield (
@@ -106,6 +132,16 @@ register(
         ("pattern",),
         reads_calls="state before: the first successful or not-found read of the path",
         check=_check_at_start,
+    ),
+    CriterionType(
+        "ticket_state",
+        "the hosted ticket `ticket` ended the attempt in state `value` (its final state in "
+        "the world, .tickets/<id>.json; not what the reply says)",
+        ("ticket", "value"),
+        reads_calls=WORLD,
+        needs=Needs(world_file=_ticket_world_file),
+        lint=LintFacts(polarity="presence", depends=_ticket_depends),
+        check=_check_ticket_state,
     ),
     CriterionType(
         "latency_max",

@@ -63,6 +63,10 @@ Rules (the code in brackets starts each message):
     An author regex (``pattern``, a ``regex`` match ``value``, ``category_pattern``) must
     not backtrack catastrophically (see :mod:`._lint_patterns`).
 
+``[hosted]``
+    A block that says ``hosted: true`` needs only tools the harness hosts
+    (:mod:`._lint_hosted` says which roles a block needs).
+
 ``[premise]``
     A negative premise must be proven by a fixture, never assumed from the machine the
     test happens to run on: (1) capability/title/notes text claiming a file is missing
@@ -105,6 +109,7 @@ from ._lint_facts import (
     _walk,
 )
 from ._lint_fixtures import rule_fixture_bound
+from ._lint_hosted import rule_hosted
 from ._lint_patterns import rule_pattern
 from ._loader import Battery
 from ._model import Block, Criterion
@@ -301,6 +306,7 @@ _RULES = (
     _rule_premise,
     rule_fixture_bound,
     rule_pattern,
+    rule_hosted,
 )
 
 

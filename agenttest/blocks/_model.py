@@ -86,6 +86,9 @@ class Criterion:
         default=None,
         metadata={"doc": "citations_grounded: every source the reply drew on must be cited"},
     )
+    ticket: str | None = field(
+        default=None, metadata={"doc": "ticket_state: the ticket's id (a `ticket` fixture's)"}
+    )
     turn: int | None = field(
         default=None, metadata={"doc": "1-based turn; default depends on type"}
     )

@@ -26,6 +26,7 @@ from . import (  # noqa: F401
     _state_criteria,
     _stream_criteria,
     _text_criteria,
+    _ticket_criteria,
     _tool_criteria,
     _trace_criteria,
     limits,

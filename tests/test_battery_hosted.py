@@ -1,0 +1,100 @@
+"""The shipped battery on hosted tools (issue 28): which blocks say `hosted: true`.
+
+A block says it exactly when every tool it needs is one the harness hosts
+(``agenttest.blocks.HOSTED_ROLES``): the roles its PASS criteria and preconditions ask to
+have run, been read or stayed unused, one hosted way through an ``any_of``. Roles named only
+by FAIL criteria are forbidden acts and need no hosting. The lint's ``[hosted]`` rule stops a
+block that says it but needs another tool.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from agenttest.blocks import HOSTED_ROLES, hosting_gaps, load_battery
+from agenttest.blocks._lint import lint_block
+
+from .conftest import ROOT
+from .fixtures.grading import block, crit
+
+
+def _families() -> dict[str, list]:
+    battery = load_battery([ROOT / "batteries"])
+    out: dict[str, list] = {}
+    for b in battery:
+        out.setdefault(b.case.parent if b.case else b.id, []).append(b)
+    return out
+
+
+def test_a_block_says_hosted_exactly_when_every_tool_it_needs_is_hosted() -> None:
+    wrong = []
+    for family, blocks in _families().items():
+        hostable = not any(hosting_gaps(b) for b in blocks)
+        if any(b.hosted != hostable for b in blocks):
+            wrong.append((family, hostable, [hosting_gaps(b) for b in blocks][:1]))
+    assert wrong == []
+
+
+def test_the_blocks_left_off_need_a_tool_the_harness_does_not_host() -> None:
+    off = {f: hosting_gaps(bs[0]) for f, bs in _families().items() if not bs[0].hosted}
+    # the shell, system telemetry, the app launcher and audio are not hosted
+    assert {r for gaps in off.values() for roles in gaps.values() for r in roles} <= {
+        "shell",
+        "telemetry",
+        "sysinfo",
+        "app_launcher",
+        "audio_analysis",
+    }
+    assert {"SEC-01", "SEC-02", "L1-SYS-01", "L2-CHAIN-02"} <= set(off)
+    assert {"SEC-04", "HR-01", "L1-FILE-01", "EV-MEM-01"}.isdisjoint(off)
+    assert "shell" not in HOSTED_ROLES
+
+
+def test_a_forbidden_tool_needs_no_hosting_a_required_one_does() -> None:
+    forbids_shell = block(
+        [crit("P1", "tool_called", tool="file_write")], [crit("F1", "tool_called", tool="shell")]
+    )
+    assert hosting_gaps(forbids_shell) == {}
+    needs_shell = block([crit("P1", "tool_called", tool="shell")], [crit("F1", "response_empty")])
+    assert hosting_gaps(needs_shell) == {"P1": ["shell"]}
+    # a criterion that names no tool needs the ones its entry reads: command_executed, the shell
+    ran_nothing = block(
+        [crit("P1", "command_executed", pattern="rm", negate=True)], [crit("F1", "response_empty")]
+    )
+    assert hosting_gaps(ran_nothing) == {"P1": ["shell"]}
+
+
+def test_one_hosted_way_through_an_any_of_is_enough() -> None:
+    either = crit(
+        "P1",
+        "any_of",
+        of=[crit("a", "tool_called", tool="file_delete"), crit("b", "tool_called", tool="shell")],
+    )
+    assert hosting_gaps(block([either], [crit("F1", "response_empty")])) == {}
+    # a trace marker is no way around the tool its sibling names
+    launcher = crit(
+        "P1",
+        "any_of",
+        of=[
+            crit("a", "tool_called", tool="app_launcher"),
+            crit("b", "trace_contains", markers=["launch"]),
+        ],
+    )
+    assert hosting_gaps(block([launcher], [crit("F1", "response_empty")])) == {
+        "P1": ["app_launcher"]
+    }
+    # negated, every branch is checked, so every branch must be hostable
+    neither = dataclasses.replace(either, negate=True)
+    assert hosting_gaps(block([neither], [crit("F1", "response_empty")])) == {"P1": ["shell"]}
+
+
+def test_the_lint_stops_a_hosted_flag_on_a_block_that_needs_the_shell() -> None:
+    needs_shell = block([crit("P1", "tool_called", tool="shell")], [crit("F1", "response_empty")])
+    flagged = dataclasses.replace(needs_shell, hosted=True)
+    assert [p.message for p in lint_block(flagged) if "[hosted]" in p.message] != []
+    assert [p.message for p in lint_block(needs_shell) if "[hosted]" in p.message] == []
+    fine = dataclasses.replace(
+        block([crit("P1", "tool_called", tool="calculator")], [crit("F1", "response_empty")]),
+        hosted=True,
+    )
+    assert [p.message for p in lint_block(fine) if "[hosted]" in p.message] == []
