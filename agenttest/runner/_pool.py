@@ -179,7 +179,11 @@ class Pool:
             if replica.down_since is None:
                 replica.down_since = since
             replica.gone, replica.suspect, replica.why_gone = True, True, str(why)
-            every = bool(self.queue) and all(r.gone for r in self.replicas)
+            # a replica whose worker has left will never take the work back: it counts as
+            # gone, or an attempt given back after the others left would wait forever
+            every = bool(self.queue) and all(
+                r.gone or (r is not replica and not r.working) for r in self.replicas
+            )
         if not every:
             self.log(f"replica {replica.index} out of rotation: {why}")
             return
@@ -189,7 +193,9 @@ class Pool:
             message = (
                 f"no replica of the pool is ready (all {len(self.replicas)} down for their "
                 "readiness timeout; "
-                + "; ".join(f"replica {r.index}: {r.why_gone}" for r in self.replicas)
+                + "; ".join(
+                    f"replica {r.index}: {r.why_gone or 'no longer running'}" for r in self.replicas
+                )
                 + ")"
             )
         self._post(AllGone(message))
