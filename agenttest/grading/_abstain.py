@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 
 from agenttest import text as nz
+from agenttest.text import stem_words
 
 ABSTAIN_EN = (
     "don't know", "do not know", "not stated", "isn't stated", "is not stated",
@@ -39,17 +40,11 @@ ABSTAIN_PHRASES = ABSTAIN_EN + ABSTAIN_TR
 _WORD = re.compile(r"[^\W_]+")  # `file_write` is two words, as its role name
 
 
-@lru_cache(maxsize=1)
-def _stemmers() -> tuple[object, object]:
-    import snowballstemmer  # a small pure-Python library; imported on first use
-
-    return snowballstemmer.stemmer("english"), snowballstemmer.stemmer("turkish")
-
-
 @lru_cache(maxsize=4096)
 def _keys(word_tolerant: str, word_turkish: str) -> tuple[str, str]:
-    en, tr = _stemmers()
-    return en.stemWord(word_tolerant), tr.stemWord(word_turkish)  # type: ignore[attr-defined]
+    (en,) = stem_words([word_tolerant], "english")  # this thread's stemmers: see text
+    (tr,) = stem_words([word_turkish], "turkish")
+    return en, tr
 
 
 def _tokens(text: str) -> list[tuple[tuple[str, str], list[int]]]:

@@ -18,10 +18,10 @@ Splitting rules:
 
 from __future__ import annotations
 
-import functools
 import re
 
 from agenttest.text import looks_turkish, match_key, normalise, words
+from agenttest.text import stem_words as text_stem_words
 
 _BULLET_RE = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+")
 _INLINE_NUMBER_RE = re.compile(r"(?:(?<=^)|(?<=\s))\d{1,2}[.)]\s+(?=\S)")
@@ -123,17 +123,9 @@ def split_clauses(sentence: str) -> list[str]:
     return [c.strip() for c in _CLAUSE_RE.split(sentence) if c and any(x.isalnum() for x in c)]
 
 
-@functools.cache
-def _stemmer(language: str) -> object:
-    import snowballstemmer
-
-    return snowballstemmer.stemmer(language)
-
-
 def stem_words(tokens: list[str], turkish: bool) -> list[str]:
-    """Snowball stems (Turkish or English) of lower-case tokens."""
-    stemmer = _stemmer("turkish" if turkish else "english")
-    return list(stemmer.stemWords(tokens))  # type: ignore[attr-defined]
+    """Snowball stems (Turkish or English) of lower-case tokens (this thread's stemmer)."""
+    return text_stem_words(tokens, "turkish" if turkish else "english")
 
 
 def tokens(text: str) -> list[str]:

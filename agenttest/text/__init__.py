@@ -56,6 +56,7 @@ from ._quantities import (
     same_date,
     values_match,
 )
+from ._snowball import stem_words
 
 __all__ = [
     "DateToken",
@@ -90,6 +91,7 @@ __all__ = [
     "quantities",
     "readings",
     "same_date",
+    "stem_words",
     "strip_wrappers",
     "tr_casefold",
     "values_match",

@@ -26,10 +26,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import snowballstemmer
+from ._snowball import stem_words
 
-_EN = snowballstemmer.stemmer("english")
-_TR = snowballstemmer.stemmer("turkish")
 #: folded tense/aspect endings (``ı`` folds to ``i``, ``ü`` to ``u``), longest first
 _TENSES = ("iyor", "uyor", "di", "du", "ti", "tu")
 _PERSONS = (
@@ -58,7 +56,7 @@ _CONSONANT = re.compile(r"[^aeiou\d_]")
 
 @lru_cache(maxsize=4096)
 def _stems(word: str) -> frozenset[str]:
-    out = {_EN.stemWord(word), _TR.stemWord(word)}
+    out = {stem_words([word], "english")[0], stem_words([word], "turkish")[0]}
     verb = _verb_root(word)
     if verb:
         out.add("v:" + verb)
