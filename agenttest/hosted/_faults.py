@@ -8,6 +8,7 @@ limited".
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -21,13 +22,16 @@ class FaultState:
     faults: Sequence[Fault] = ()
     calls: dict[str, int] = field(default_factory=dict)
     fired: int = 0
+    # an agent may call tools in parallel: the counts must not race
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def next_fault(self, tool: str) -> Fault | None:
         """Count a call of ``tool`` and return the fault it meets, if any (counted as fired)."""
-        n = self.calls.get(tool, 0) + 1
-        self.calls[tool] = n
-        for fault in self.faults:
-            if fault.tool == tool and (fault.calls is None or n <= fault.calls):
-                self.fired += 1
-                return fault
+        with self._lock:
+            n = self.calls.get(tool, 0) + 1
+            self.calls[tool] = n
+            for fault in self.faults:
+                if fault.tool == tool and (fault.calls is None or n <= fault.calls):
+                    self.fired += 1
+                    return fault
         return None
