@@ -212,6 +212,7 @@ def test_fixtures_are_made_before_the_turns_and_torn_down_after(tmp_path: Path) 
         seen["old"] = (workspace / "old.txt").exists()
         seen["page"] = (workspace / ".web/docs.example.test/guide/index.html").read_text()
         seen["git"] = (workspace / "repo" / ".git").is_dir()
+        seen["ticket"] = json.loads((workspace / ".tickets/T-1.json").read_text("utf-8"))
 
     battery = write_battery(tmp_path / "battery", {"L1-FIX-01": (1, 1)})
     block = battery / "L1-FIX-01.yaml"
@@ -224,6 +225,7 @@ fixtures:
   - {kind: absent, path: old.txt}
   - {kind: web_page, url: "https://docs.example.test/guide/", content: "<p>page</p>"}
   - {kind: git_repo, path: repo, commits: [first, second]}
+  - {kind: ticket, ticket_id: T-1, state: open, transitions: {open: [done]}, content: Fix it}
   - {kind: memory_reset}
 teardown:
   - {kind: remove, path: notes}
@@ -243,6 +245,12 @@ teardown:
         "old": False,
         "page": "<p>page</p>",
         "git": True,
+        "ticket": {
+            "id": "T-1",
+            "title": "Fix it",
+            "state": "open",
+            "transitions": {"open": ["done"]},
+        },
     }
     assert not (workspace / "notes").exists()  # teardown
     assert [r.get("memory") for r in agent.state.resets] == [False, True]

@@ -24,7 +24,7 @@ from ._agent import (
 from ._client import AgentClient
 from ._config import example_config, load_agent_config, parse_agent_config
 from ._config_example import ExampleSpec
-from ._config_types import AgentConfig, ReplicaEntry
+from ._config_types import AgentConfig, HostedToolsAt, ReplicaEntry
 from ._example import ExampleAgent
 from ._kinds import KINDS, connect
 from ._model_agent import Launch, launch_for, model_args
@@ -53,6 +53,7 @@ __all__ = [
     "ExampleSpec",
     "Exchange",
     "Garbage",
+    "HostedToolsAt",
     "Launch",
     "NDJSONParser",
     "NotWanted",

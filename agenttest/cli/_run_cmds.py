@@ -84,6 +84,14 @@ def run(
         help="Ask the agent for streamed replies (as `stream: true` in its config); each "
         "streamed turn records its timeline (time to first text, ...).",
     ),
+    hosted_tools: bool = typer.Option(
+        False,
+        "--hosted-tools",
+        help="With --agent example: the harness serves the agent's tools over MCP (a free "
+        "loopback port per replica, passed to it as --hosted-tools URL), lays each attempt's "
+        "world itself and records every call (docs/hosted-tools.md). Your own agent: "
+        "`hosted_tools: {url: ...}` in its config.",
+    ),
     example_args: str = typer.Option(
         "",
         "--example-args",
@@ -137,6 +145,7 @@ def run(
         model_url=model_url,
         model=model,
         stream=stream,
+        hosted_tools=hosted_tools,
     )
     path = run_battery(request, announce=print_path, progress=make_progress(quiet))
     if parity:

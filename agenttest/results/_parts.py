@@ -292,3 +292,6 @@ class Selection(Part, kw_only=True):
     model_url: str | None = None
     model: str | None = None
     stream: bool = False
+    hosted_tools: Annotated[
+        bool, Meta(description="run --hosted-tools: the bundled agent's tools were hosted.")
+    ] = False

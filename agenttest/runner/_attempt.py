@@ -29,6 +29,8 @@ from ._workspace import FixtureError, LogTail, prepare, snapshot, teardown
 if TYPE_CHECKING:
     from agenttest.judges import Judge
 
+    from ._hosted import ReplicaHost
+
 Log = Callable[[str], None]
 
 
@@ -209,13 +211,16 @@ class AttemptRunner:
         *,
         run_id: str,
         log: Log,
+        host: ReplicaHost | None = None,
     ) -> None:
         self.agent = agent
         self.grader = grader
         self.stop = stop
         self.run_id = run_id
         evidence = agent.evidence
-        self.workspace = evidence.workspace
+        # hosted tools: the world the harness lays is the workspace fixtures and criteria use
+        self.host = host
+        self.workspace = host.world if host is not None else evidence.workspace
         self.log_tail = (
             LogTail(evidence.log_file, evidence.log_max_bytes) if evidence.log_file else None
         )
@@ -248,15 +253,24 @@ class AttemptRunner:
         status: Literal["completed", "timeout", "error"] = "completed"
         error: str | None = None
         cause: str | None = None
+        host = self.host
         try:
             self.agent.reset(session_id)
+            if host is not None:
+                host.lay()
             prepare(
                 self.workspace,
                 block.fixtures,
-                lambda: self.agent.reset(session_id, memory=True),
-                lambda items: self.agent.seed_memory(session_id, items),
+                lambda: self._reset_memory(session_id),
+                (
+                    host.seed_memory
+                    if host is not None
+                    else lambda items: self.agent.seed_memory(session_id, items)
+                ),
             )
             record.fixtures_applied = True  # prepare raises rather than skip one
+            if host is not None:
+                host.begin(block.faults)
             for number, (spec, prompt) in enumerate(
                 zip(block.turns, block.prompts(), strict=True), start=1
             ):
@@ -290,6 +304,8 @@ class AttemptRunner:
             error = f"harness error: {type(exc).__name__}: {exc}"
             self.log(f"{block.id} run {item.run}: {error}")
         with self.stop.shielded():
+            if host is not None:
+                host.end_into(record, turns, self.log)
             latencies = [t.latency_ms for t in turns if t.latency_ms is not None]
             record.completed_at = now_iso()
             record.latency_ms = sum(latencies) if latencies else None
@@ -306,6 +322,11 @@ class AttemptRunner:
             record.error_cause = "interrupted"
             record.error = f"interrupted by {stop.name} while grading; --resume runs it again"
         return record
+
+    def _reset_memory(self, session_id: str) -> None:
+        if self.host is not None:
+            self.host.reset_memory()  # the hosted store; the agent may keep its own too
+        self.agent.reset(session_id, memory=True)
 
     def _turn(
         self,
@@ -329,6 +350,8 @@ class AttemptRunner:
             turn.completed_at = now_iso()
             if self.log_tail is not None:
                 turn.log_lines = self.log_tail.read()
+            if self.host is not None:  # a turn cut short keeps the calls it made
+                turn.hosted_calls = self.host.take()
         reply = exchange.reply
         turn.response, turn.trace = reply.response, reply.trace
         turn.tool_calls = list(reply.tool_calls)
@@ -368,3 +391,5 @@ class AttemptRunner:
             )
         except (FixtureError, TurnLost, AgentNotReady, OSError) as exc:
             self.log(f"{item.block.id} run {item.run}: teardown: {exc}")
+        if self.host is not None:
+            self.host.tear_down(self.log)

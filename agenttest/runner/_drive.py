@@ -8,6 +8,7 @@ stopped, the agent gone, a configuration error seen three times in a row) writes
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agenttest.agents import Agent, AgentNotReady
@@ -26,6 +27,8 @@ from ._session import Session
 if TYPE_CHECKING:
     from agenttest.judges import Judge
 
+    from ._hosted import ReplicaHost
+
 
 def drive(
     session: Session,
@@ -35,6 +38,7 @@ def drive(
     progress: Progress,
     judge: Judge | None = None,
     strict: bool = False,
+    hosts: Sequence[ReplicaHost | None] = (),
 ) -> None:
     latest = session.latest
     todo = [item for item in session.plan if needs_run(latest.get(item.key), session.retry_errors)]
@@ -52,6 +56,7 @@ def drive(
         run_id=session.run_id,
         log=progress.note,
         avoid=lost_on(latest, todo) if session.retry_errors else None,
+        hosts=hosts,
     )
 
     def finish(reason: str) -> None:
@@ -67,6 +72,7 @@ def drive(
                         "written_this_session": pool.records_written,
                     },
                     reason=reason,
+                    hosted_refused_outside=sum(h.refused_outside for h in hosts if h),
                 )
             )
 

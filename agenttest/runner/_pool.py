@@ -28,7 +28,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agenttest.agents import Agent, AgentNotReady, NotWanted, Waits
 from agenttest.results import Attempt
@@ -51,6 +51,9 @@ from ._replica import (
 )
 from ._schedule import expected_order, expected_seconds, lost_on
 
+if TYPE_CHECKING:
+    from ._hosted import ReplicaHost
+
 # what a pool's order is made of (tests import them from here)
 __all__ = ["Pool", "expected_order", "expected_seconds", "lost_on"]
 
@@ -69,6 +72,7 @@ class Pool:
         run_id: str,
         log: Callable[[str], None],
         avoid: dict[Key, int] | None = None,
+        hosts: Sequence[ReplicaHost | None] = (),
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -97,6 +101,7 @@ class Pool:
                 stop if self.single else StopSignals(),
                 run_id=run_id,
                 log=replica_log(log, index, len(agents)),
+                host=hosts[index] if hosts else None,
             )
             self.replicas.append(Replica(index, agent, runner))
         self._latest: dict[Key, Attempt] = {}

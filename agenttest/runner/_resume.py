@@ -110,6 +110,8 @@ def plan_resume(req: RunRequest, path: Path) -> Session:
         until_decided=selection.until_decided,
         baseline=req.baseline,
         model=model,
+        # the bundled agent's tools stay hosted as the run started (new free ports)
+        hosted_tools=launch is not None and (req.hosted_tools or selection.hosted_tools),
     )
 
 

@@ -23,6 +23,7 @@ from agenttest.results import Record, RunEnd, RunWriter, check_not_temp
 from ._agents import RunAgent, run_agent, start_all
 from ._attempt import StopRequested, StopSignals, now_iso, resolve_judge
 from ._drive import drive
+from ._hosted import start_hosts
 from ._parity import LabelledWriter, labels
 from ._plan import PlanItem, counts
 from ._progress import Progress
@@ -84,7 +85,12 @@ def run(
             agents += [(a, agent_config(a)) for a in req.parity]
         for i, (_source, config) in enumerate(agents):
             launch = session.launch if i == 0 else _parity_launch(config, session.launch)
-            tested.append(run_agent(config, launch, stream=req.stream, log=progress.note))
+            hosted = session.hosted_tools and i == 0  # the flag is the bundled agent's
+            tested.append(
+                run_agent(config, launch, stream=req.stream, log=progress.note, hosted=hosted)
+            )
+            # the hosts first: an agent may list its tools as it comes up
+            start_hosts(tested[-1].hosts, progress.note)
             start_all(tested[-1].replicas)
         started = [t.config for t in tested]
         config = started[0]
@@ -109,13 +115,31 @@ def run(
             announce(session.path)
         # the writer stays open until the end: a stop may still have a run_end to write
         if not req.parity:
-            drive(session, tested[0].replicas, writer, stop, progress, judge, strict=req.strict)
+            drive(
+                session,
+                tested[0].replicas,
+                writer,
+                stop,
+                progress,
+                judge,
+                strict=req.strict,
+                hosts=tested[0].hosts,
+            )
         for i, (name, one_agent) in enumerate(
             zip(names, tested, strict=True) if req.parity else ()
         ):
             label = LabelledWriter(writer, name, last=i == len(tested) - 1)
             one = session if i == 0 else dataclasses.replace(session, latest={})
-            drive(one, one_agent.replicas, label, stop, progress, judge, strict=req.strict)  # type: ignore[arg-type]
+            drive(
+                one,
+                one_agent.replicas,
+                label,  # type: ignore[arg-type]
+                stop,
+                progress,
+                judge,
+                strict=req.strict,
+                hosts=one_agent.hosts,
+            )
     except StopRequested as exc:
         # Stopped before _drive could end the file (starting, or between two statements of
         # its set-up; a parity run's first agent): the file still gets its run_end.

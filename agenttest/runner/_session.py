@@ -66,6 +66,7 @@ class RunRequest:
     model: str | None = None
     stream: bool = False  # ask the agent for streamed replies, whatever its config says
     parity: Sequence[str] = ()  # --parity: more agents that run the same plan, same file
+    hosted_tools: bool = False  # --agent example: host its tools over MCP (free ports)
 
 
 @dataclass(kw_only=True)
@@ -85,6 +86,7 @@ class Session:
     until_decided: bool = False
     baseline: Path | None = None
     model: str = "example-agent"  # what the run tests (the brain's model with --model-url)
+    hosted_tools: bool = False  # the bundled agent's tools are hosted (--hosted-tools)
 
 
 def abs_path(path: str | Path) -> str:
@@ -129,6 +131,11 @@ def plan_new(req: RunRequest) -> Session:
         )
     if req.model and not req.model_url and (peek is None or not _config_url(peek)):
         raise UsageError("--model names the model at --model-url; give --model-url URL too")
+    if req.hosted_tools and not bundled:
+        raise UsageError(
+            "--hosted-tools hosts the bundled agent's tools (--agent example); for your own "
+            "agent give `hosted_tools: {url: ...}` in its config (docs/agents.md)"
+        )
     if req.replicas is not None and (req.replicas < 1 or not bundled):
         raise UsageError(
             "--replicas N starts N example agents (--agent example, N >= 1); "
@@ -176,6 +183,7 @@ def plan_new(req: RunRequest) -> Session:
             model_url=launch.model_url if launch else None,
             model=launch.model if launch else None,
             stream=req.stream,
+            hosted_tools=req.hosted_tools,
         ),
         label=req.label,
     )
@@ -193,6 +201,7 @@ def plan_new(req: RunRequest) -> Session:
         until_decided=req.until_decided,
         baseline=req.baseline,
         model=model,
+        hosted_tools=req.hosted_tools,
     )
 
 

@@ -3,10 +3,16 @@
 Every path a block names is relative to the workspace; one that resolves outside it (``..``,
 an absolute path, a symlink pointing out) is refused, so a battery can never make the
 runner touch the tester's own files.
+
+With hosted tools the workspace is the replica's world (a folder the harness owns), and the
+hosted tools read the same layout: web pages at ``.web/<host><path>``, tickets at
+``.tickets/<id>.json``, the memory store at ``.memory/notes.jsonl`` (one ``{"text": ...}`` a
+line).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -19,6 +25,8 @@ from agenttest.blocks import Fixture, Teardown
 from agenttest.errors import AttemptError
 
 SNAPSHOT_MAX_BYTES = 256 * 1024
+#: The hosted memory store inside a world (what ``memory_seed`` writes when hosted).
+MEMORY_NOTES = ".memory/notes.jsonl"
 
 
 class FixtureError(AttemptError):
@@ -45,6 +53,34 @@ def web_page_path(url: str) -> str:
     if path.endswith("/"):
         path += "index.html"
     return f".web/{parts.hostname}{path}"
+
+
+def seed_notes(world: Path, items: list[str]) -> None:
+    """``memory_seed`` on hosted tools: the notes go into the world's memory store (after
+    any already there: a block may seed twice)."""
+    target = inside(world, MEMORY_NOTES)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("a", encoding="utf-8") as f:
+            for text in items:
+                f.write(json.dumps({"text": text}, ensure_ascii=False) + "\n")
+    except OSError as exc:
+        raise FixtureError(f"memory_seed: {exc}") from None
+
+
+def forget_notes(world: Path) -> None:
+    """``memory_reset`` on hosted tools: the world's memory store is emptied."""
+    try:
+        _remove(inside(world, MEMORY_NOTES))
+    except OSError as exc:
+        raise FixtureError(f"memory_reset: {exc}") from None
+
+
+def _ticket(fx: Fixture) -> str:
+    """A ticket fixture's file: its id, title (``content``), state and transitions."""
+    transitions = {state: list(nexts) for state, nexts in fx.transitions.items()}
+    ticket = {"id": fx.ticket_id, "title": fx.content or "", "state": fx.state}
+    return json.dumps({**ticket, "transitions": transitions}, ensure_ascii=False, indent=2)
 
 
 def _remove(target: Path) -> None:
@@ -115,6 +151,8 @@ def prepare(
             if fx.url is None:
                 raise FixtureError("web_page fixture without url")
             target = inside(workspace, web_page_path(fx.url))
+        elif fx.kind == "ticket":
+            target = inside(workspace, f".tickets/{fx.ticket_id}.json")
         else:
             target = inside(workspace, fx.path or "")
         try:
@@ -131,8 +169,19 @@ def prepare(
                 _remove(target)
             elif fx.kind == "git_repo":
                 _git_repo(target, fx.commits)
+            elif fx.kind == "ticket":
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(_ticket(fx), encoding="utf-8")
         except OSError as exc:
-            raise FixtureError(f"{fx.kind} fixture {fx.path or fx.url}: {exc}") from None
+            where = fx.path or fx.url or fx.ticket_id
+            raise FixtureError(f"{fx.kind} fixture {where}: {exc}") from None
+
+
+def wipe(world: Path) -> None:
+    """Empty a world folder (the harness's own), so the next attempt's is laid fresh."""
+    world.mkdir(parents=True, exist_ok=True)
+    for child in world.iterdir():
+        _remove(child)
 
 
 def teardown(
