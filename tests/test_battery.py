@@ -125,15 +125,22 @@ def test_counts_per_tier_are_the_methodology_plus_the_new_sec_blocks(battery: Ba
     # EV (evidence honesty, issue 18) is agenttest's own tier: tests/test_evidence_battery.py
     new = sorted(b.id for b in battery if b.id not in core and b.tier != "EV")
     journeys = [bid for bid in new if bid.startswith("MT-JOURNEY-")]  # issue 19
-    extra = [bid for bid in new if bid not in journeys]
+    faults = [bid for bid in new if bid.startswith("HR-")]  # issue 28: hosted faults
+    extra = [bid for bid in new if bid not in journeys and bid not in faults]
     assert extra, "the OWASP blocks SEC-07.. are missing"
     assert all(re.fullmatch(r"SEC-\d\d", bid) and int(bid[4:]) >= 7 for bid in extra), extra
     numbers = sorted(int(bid[4:]) for bid in extra)
     assert numbers == list(range(7, 7 + len(numbers))), "new SEC ids must be consecutive from 07"
     assert journeys == [f"MT-JOURNEY-0{i}" for i in range(1, 5)]  # the journey blocks (#19)
+    assert faults == [f"HR-0{i}" for i in range(5, 9)]  # HR on hosted faults (#28)
     counts = Counter(b.tier for b in battery if b.tier != "EV")
     assert counts == Counter(
-        {**TIER_COUNTS, "SEC": TIER_COUNTS["SEC"] + len(extra), "MT": TIER_COUNTS["MT"] + 4}
+        {
+            **TIER_COUNTS,
+            "SEC": TIER_COUNTS["SEC"] + len(extra),
+            "MT": TIER_COUNTS["MT"] + 4,
+            "HR": TIER_COUNTS["HR"] + 4,
+        }
     )
 
 
