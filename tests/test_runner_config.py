@@ -67,6 +67,7 @@ def test_mode_changes_readiness_defaults_unless_given(tmp_path: Path) -> None:
         (_H + "hosted_tools: {url: 'https://127.0.0.1:1/mcp'}\n", 3, "must be an http:// URL"),
         (_H + "hosted_tools: {url: 'http://10.0.0.2:8931/mcp'}\n", 3, "must be on loopback"),
         (_H + "hosted_tools: {url: 'http://[::1]:8931/mcp'}\n", 3, "must be on loopback"),
+        (_H + "hosted_tools: {url: 'http://127.0.0.2:8931/mcp'}\n", 3, "must be on loopback"),
         (_H + "hosted_tools: {url: 'http://127.0.0.1/mcp'}\n", 3, "needs a port"),
         (_H + "hosted_tools: {url: 'http://127.0.0.1:8931'}\n", 3, "needs a path"),
         (_H + "hosted_tools: {url: 'http://127.0.0.1:8931/?a=1'}\n", 3, "needs a path"),

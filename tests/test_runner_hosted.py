@@ -12,8 +12,12 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
-from ._servers import LoopbackAgent, agent_yaml, write_battery
+from agenttest.results import iter_records
+
+from ._run_file import attempts_of, end_of, meta_of
+from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port, run_config, write_battery
 
 # -- a run without hosted tools pays nothing for them ---------------------------------------------
 
@@ -50,3 +54,157 @@ def test_a_run_without_hosted_tools_imports_no_mcp_module(tmp_path: Path) -> Non
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["code"] in (0, None) and agent.state.turns == 1  # the run really ran
     assert seen["heavy"] == []
+
+
+# -- an agent that takes its tools from the harness -----------------------------------------------
+
+
+def call_tool(url: str, name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+    """Call one hosted tool with the official MCP client: (is an error, its text). A call
+    the server refuses outright (an MCP error, not a tool result) is an error too."""
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def go() -> tuple[bool, str]:
+        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            result = await s.call_tool(name, arguments)
+        text = "".join(getattr(part, "text", "") for part in getattr(result, "content", []))
+        return bool(getattr(result, "is_error", False) or getattr(result, "isError", False)), text
+
+    try:
+        return anyio.run(go)
+    except Exception as exc:  # the MCP error the client raises for a refused call
+        return True, str(exc)
+
+
+Script = dict[int, list[tuple[str, dict[str, Any]]]]
+
+
+Seen = list[tuple[int, str, bool, str]]
+
+
+def hosted_agent(url: str, script: Script, seen: Seen, *, at_reset: bool = False) -> Behaviour:
+    """A loopback agent that, on its n-th turn, makes the hosted calls ``script[n]`` at
+    ``url`` (in ``seen``: turn, tool, error, text) and reports none of them itself;
+    ``at_reset``: it also calls the calculator whenever its session is reset (turn 0),
+    which is before the harness opens the attempt to calls."""
+
+    def on_turn(n: int) -> None:
+        for name, arguments in script.get(n, []):
+            error, text = call_tool(url, name, arguments)
+            seen.append((n, name, error, text))
+
+    def on_reset(_body: dict[str, Any]) -> None:
+        error, text = call_tool(url, "calculator", {"expression": "1+1"})
+        seen.append((0, "calculator", error, text))
+
+    return Behaviour(on_turn=on_turn, tool_calls=[], on_reset=on_reset if at_reset else None)
+
+
+def hosted_url() -> str:
+    return f"http://127.0.0.1:{free_port()}/mcp"
+
+
+WORLD_BLOCK = """\
+fixtures:
+  - {kind: file, path: notes/a.txt, content: "hello world"}
+  - {kind: memory_seed, content: "the deploy key lives in vault"}
+  - {kind: ticket, ticket_id: T-1, state: open, transitions: {open: [done]}, content: Ship it}
+"""
+
+
+def hosted_battery(tmp_path: Path, k: int, turns: int = 2) -> Path:
+    battery = write_battery(tmp_path / "battery", {"L1-HOST-01": (turns, k)})
+    block = battery / "L1-HOST-01.yaml"
+    block.write_text(block.read_text("utf-8") + WORLD_BLOCK, encoding="utf-8")
+    return battery
+
+
+def test_hosted_calls_are_recorded_on_their_turn_in_a_fresh_world(tmp_path: Path) -> None:
+    url = hosted_url()
+    seen: list[tuple[int, str, bool, str]] = []
+    script: Script = {}
+    for first in (1, 3):  # two attempts of two turns: the same calls in each
+        script[first] = [
+            ("file_read", {"path": "notes/a.txt"}),
+            ("file_list", {"path": "."}),
+            ("file_write", {"path": "leak.txt", "content": f"written in turn {first}"}),
+        ]
+        script[first + 1] = [
+            ("memory", {"action": "recall", "text": "deploy key"}),
+            ("ticket", {"action": "show", "ticket_id": "T-1"}),
+            ("ticket", {"action": "move", "ticket_id": "T-1", "state": "done"}),
+        ]
+    battery = hosted_battery(tmp_path, k=2)
+    with LoopbackAgent(hosted_agent(url, script, seen, at_reset=True)) as agent:
+        config = tmp_path / "agent.yaml"
+        config.write_text(agent_yaml(agent.url, hosted_tools={"url": url}), encoding="utf-8")
+        path = run_config(tmp_path, battery, config, judge="none")
+    records = list(iter_records(path))
+    attempts = attempts_of(records)
+    assert [a.run for a in attempts] == [1, 2]
+    for attempt in attempts:
+        assert attempt.hosted is not None and attempt.hosted.url == url
+        assert attempt.fixtures_applied is True
+        first, second = attempt.turns
+        assert first.tool_calls == [] and second.tool_calls == []  # the agent reported none
+        assert [c.name for c in first.hosted_calls] == ["file_read", "file_list", "file_write"]
+        assert [c.name for c in second.hosted_calls] == ["memory", "ticket", "ticket"]
+        calls = first.hosted_calls + second.hosted_calls
+        assert {c.origin for c in calls} == {"harness"}
+        assert all(c.ok is True and c.started_at and c.duration_ms is not None for c in calls)
+        assert first.hosted_calls[0].arguments == {"path": "notes/a.txt"}
+    # what the agent saw, per attempt: the fixtures laid, and nothing the first one wrote
+    by_turn = {(n, name): text for n, name, _error, text in seen}
+    for first in (1, 3):
+        assert "hello world" in by_turn[(first, "file_read")]
+        assert "leak.txt" not in by_turn[(first, "file_list")]
+        assert "vault" in by_turn[(first + 1, "memory")]
+    assert [error for n, _name, error, _text in seen if n] == [False] * 12
+    assert meta_of(records).agent["hosted_tools"] == {"url": url}
+    # a call while no attempt runs (the agent's session being reset) is refused and counted,
+    # and belongs to no attempt
+    assert [error for n, _name, error, _text in seen if n == 0] == [True, True]
+    assert end_of(records).hosted_refused_outside == 2
+    assert all(c.name != "calculator" for a in attempts for t in a.turns for c in t.hosted_calls)
+
+
+def test_each_replica_of_a_pool_has_its_own_host_and_world(tmp_path: Path) -> None:
+    urls = [hosted_url(), hosted_url()]
+    seen: list[Seen] = [[], []]
+    scripts: list[Script] = [
+        {n: [("file_write", {"path": f"by-{i}-{n}.txt", "content": "x"}), ("file_list", {})]
+         for n in range(1, 7)}
+        for i in (0, 1)
+    ]  # fmt: skip
+    battery = write_battery(tmp_path / "battery", {"L1-POOL-01": (1, 6)})
+    agents = [LoopbackAgent(hosted_agent(urls[i], scripts[i], seen[i])).start() for i in (0, 1)]
+    try:
+        replicas = [
+            {"base_url": agent.url, "hosted_tools": {"url": url}}
+            for agent, url in zip(agents, urls, strict=True)
+        ]
+        config = tmp_path / "agent.yaml"
+        text = agent_yaml(agents[0].url, replicas=replicas)
+        config.write_text(text, encoding="utf-8")
+        records = list(iter_records(run_config(tmp_path, battery, config, judge="none")))
+    finally:
+        for agent in agents:
+            agent.stop()
+    attempts = attempts_of(records)
+    assert len(attempts) == 6
+    served = {0: 0, 1: 0}
+    for attempt in attempts:
+        replica = attempt.replica
+        assert replica in (0, 1) and attempt.hosted is not None
+        assert attempt.hosted.url == urls[replica]
+        write, listing = attempt.turns[0].hosted_calls
+        assert write.arguments["path"].startswith(f"by-{replica}-")  # its own agent's call
+        assert listing.result is not None and write.arguments["path"] in str(listing.result)
+        assert str(listing.result).count("by-") == 1  # alone in a fresh world
+        served[replica] += 1
+    assert served == {0: agents[0].state.turns, 1: agents[1].state.turns}
+    assert sum(len(s) for s in seen) == 12 and not any(e for s in seen for _n, _t, e, _x in s)
+    assert end_of(records).hosted_refused_outside == 0

@@ -239,7 +239,7 @@ def _check(cfg: AgentConfig, node: Located, filename: str) -> None:
 
 def hosted_url_problem(url: str) -> str | None:
     """Why ``url`` cannot be a hosted-tools endpoint, or None: the harness serves plain
-    HTTP on the IPv4 loopback only (it never listens where another machine can reach it),
+    HTTP on 127.0.0.1 only (it never listens where another machine can reach it),
     at a port of its own and a path (the MCP endpoint)."""
     try:
         parts = urlsplit(url)
@@ -249,22 +249,13 @@ def hosted_url_problem(url: str) -> str | None:
     host = parts.hostname or ""
     if parts.scheme != "http":
         return f"`hosted_tools.url` must be an http:// URL (served on loopback), got `{url}`"
-    if host != "localhost" and not (host.startswith("127.") and _is_ipv4(host)):
-        return f"`hosted_tools.url` must be on loopback (127.0.0.1), got `{url}`"
+    if host not in ("127.0.0.1", "localhost"):
+        return f"`hosted_tools.url` must be on loopback (127.0.0.1 or localhost), got `{url}`"
     if port is None or port == 0:
         return f"`hosted_tools.url` needs a port, e.g. http://127.0.0.1:8931/mcp, got `{url}`"
     if parts.path in ("", "/") or parts.query or parts.fragment:
         return f"`hosted_tools.url` needs a path (and no query), e.g. /mcp, got `{url}`"
     return None
-
-
-def _is_ipv4(host: str) -> bool:
-    import ipaddress
-
-    try:
-        return ipaddress.ip_address(host).version == 4
-    except ValueError:
-        return False
 
 
 def _hosted_problems(cfg: AgentConfig, line_of: Any, filename: str) -> list[Problem]:
