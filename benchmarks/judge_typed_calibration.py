@@ -5,6 +5,7 @@
     python benchmarks/judge_typed_calibration.py --errors        # list every disagreement
     python benchmarks/judge_typed_calibration.py --labels author_label   # the old labels
     python benchmarks/judge_typed_calibration.py --agreement     # author vs blind labels
+    python benchmarks/judge_typed_calibration.py --untyped       # kinds read from references
 
 Per split and criterion kind (act / covers / consistent): rows, how many the judge decided
 (coverage = decided / rows; UNDECIDED and ERROR are not decided), accuracy and Cohen's κ
@@ -37,20 +38,24 @@ def load(path: Path = DATA) -> list[dict[str, object]]:
     return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
 
 
-def request(row: dict[str, object]) -> JudgeRequest:
+def request(row: dict[str, object], typed: bool = True) -> JudgeRequest:
+    """The row as a judge request; ``typed=False`` drops ``asks`` and ``act`` (the judge
+    reads the kind from the reference)."""
     return JudgeRequest(
         rubric="",
         reference=str(row["reference"]),
         candidate=str(row["candidate"]),
-        asks=str(row["asks"]),
-        act=str(row.get("act") or ""),
+        asks=str(row["asks"]) if typed else "",
+        act=str(row.get("act") or "") if typed else "",
         min_items=row.get("min_items"),  # type: ignore[arg-type]
         tool_results=str(row.get("tool_results") or ""),
     )
 
 
-def verdicts(rows: list[dict[str, object]], judge: object) -> list[tuple[str, str]]:
-    results = judge.judge_batch([request(r) for r in rows])  # type: ignore[attr-defined]
+def verdicts(
+    rows: list[dict[str, object]], judge: object, typed: bool = True
+) -> list[tuple[str, str]]:
+    results = judge.judge_batch([request(r, typed) for r in rows])  # type: ignore[attr-defined]
     return [(res.verdict, res.evidence) for res in results]
 
 
@@ -114,6 +119,7 @@ def main() -> None:
     parser.add_argument("--errors", action="store_true")
     parser.add_argument("--labels", default="label", help="label field to score against")
     parser.add_argument("--agreement", action="store_true", help="author vs blind labels only")
+    parser.add_argument("--untyped", action="store_true", help="drop asks/act: kinds read")
     args = parser.parse_args()
     rows = [r for r in load() if args.split in (None, r["split"])]
     if args.agreement:
@@ -121,7 +127,7 @@ def main() -> None:
         return
     unsure = [r for r in rows if r.get(args.labels) not in LABELS]
     rows = [r for r in rows if r.get(args.labels) in LABELS]
-    results = verdicts(rows, get_judge("openvino", gate=False))
+    results = verdicts(rows, get_judge("openvino", gate=False), typed=not args.untyped)
     print("\n".join(table(rows, results, args.labels)))
     if unsure:
         print(f"\n{len(unsure)} row(s) without a PASS/FAIL {args.labels} left out: "

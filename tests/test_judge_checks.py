@@ -1,19 +1,15 @@
-"""Deterministic judge checks: numbers, dates, entities, polarity, refusals (no model)."""
+"""Deterministic judge checks on an aligned pair: numbers, dates, entities, polarity (no model)."""
 
 from __future__ import annotations
 
 import pytest
 
-from agenttest.judges._checks import (
-    antonym_flips,
-    check_entities,
-    check_facts,
-    check_negation,
-    check_refusal,
-    is_refusal,
-    negation_cues,
-    reference_entities,
-    run_checks,
+from agenttest.judges._checks import antonym_flips, negation_cues, reference_entities
+from agenttest.judges._pairs import (
+    entity_conflict,
+    polarity_conflict,
+    value_conflict,
+    yes_no_conflict,
 )
 from agenttest.text import (
     date_mentions,
@@ -23,10 +19,6 @@ from agenttest.text import (
     numbers_agree,
     tr_casefold,
 )
-
-
-def statuses(reference: str, candidate: str) -> dict[str, str]:
-    return {c.name: c.status for c in run_checks(reference, candidate).checks}
 
 
 @pytest.mark.parametrize(
@@ -96,16 +88,14 @@ def test_lone_one_is_not_a_number() -> None:
     assert [sorted(m.readings) for m in number_mentions("twenty one")] == [[21.0]]
 
 
-def test_number_check_statuses() -> None:
-    checks, features = check_facts("The total was 29988 dollars.", "Total: $29,988.")
-    assert checks[0].status == "ok" and features["wrong_number"] == 0
-    checks, features = check_facts("The total was 29988 dollars.", "The total was 29,898 dollars.")
-    assert checks[0].status == "fail" and features["wrong_number"] == 1
-    assert "29988" in checks[0].detail and "29,898" in checks[0].detail
-    checks, features = check_facts("The total was 29988 dollars.", "The total is unknown.")
-    assert checks[0].status == "warn" and features["missing_number"] == 1
-    checks, _ = check_facts("The capital is Paris.", "It is 3 km away.")
-    assert checks[0].status == "n/a"  # numbers only the candidate states are allowed
+def test_a_number_conflict_needs_a_wrong_value_and_a_lost_one() -> None:
+    assert value_conflict("The total was 29988 dollars.", "Total: $29,988.") is None
+    wrong = value_conflict("The total was 29988 dollars.", "The total was 29,898 dollars.")
+    assert wrong == "number: the reference says 29988, the reply 29,898"
+    assert value_conflict("The total was 29988 dollars.", "The total is unknown.") is None
+    assert value_conflict("The capital is Paris.", "It is 3 km away.") is None
+    # a value the tools returned counts as stated
+    assert value_conflict("It is 12.", "It is 12, from 7 and 5.", tool_text="7 5") is None
 
 
 @pytest.mark.parametrize(
@@ -119,8 +109,7 @@ def test_number_check_statuses() -> None:
     ],
 )
 def test_dates_match_across_formats(a: str, b: str) -> None:
-    assert statuses(f"It happens on {a}.", f"It happens on {b}.")["dates"] == "ok"
-    assert statuses(f"It happens on {a}.", f"It happens on {b}.")["numbers"] == "n/a"
+    assert value_conflict(f"It happens on {a}.", f"It happens on {b}.") is None
 
 
 @pytest.mark.parametrize(
@@ -132,7 +121,8 @@ def test_dates_match_across_formats(a: str, b: str) -> None:
     ],
 )
 def test_wrong_dates_fail(a: str, b: str) -> None:
-    assert statuses(f"It happens on {a}.", f"It happens on {b}.")["dates"] == "fail"
+    found = value_conflict(f"It happens on {a}.", f"It happens on {b}.")
+    assert found is not None and found.startswith("date:")
 
 
 def test_ambiguous_slash_date_reads_both_ways() -> None:
@@ -149,23 +139,18 @@ def test_reference_entities() -> None:
     assert "Hamlet" not in ents  # sentence-initial: cannot tell a name from a capital
 
 
-def test_entity_check() -> None:
-    result, features = check_entities(
+def test_entity_swap() -> None:
+    swap = entity_conflict(
         "The capital of Australia is Canberra.", "The capital of Australia is Sydney."
     )
-    assert result.status == "warn" and "Canberra" in result.detail
-    assert features["entity_swap"] == 1 and features["entity_missing"] == 0.5
-    result, features = check_entities(
-        "The capital of Australia is Canberra.", "Canberra is Australia's capital."
+    assert swap == "entity: the reference says Canberra, the reply Sydney"
+    assert entity_conflict("The capital of Australia is Canberra.", "It is Canberra.") is None
+    assert (
+        entity_conflict(
+            "Raporu İzmir ofisi Ankara'da hazırladı.", "Rapor Izmir ofisinde, Ankara'dan geldi."
+        )
+        is None
     )
-    assert result.status == "ok" and features["entity_missing"] == 0
-
-
-def test_entity_check_tolerates_turkish_suffixes_and_i() -> None:
-    result, _ = check_entities(
-        "Raporu İzmir ofisi Ankara'da hazırladı.", "Rapor Izmir ofisinde, Ankara'dan geldi."
-    )
-    assert result.status == "ok"
 
 
 @pytest.mark.parametrize(
@@ -186,8 +171,8 @@ def test_entity_check_tolerates_turkish_suffixes_and_i() -> None:
     ],
 )
 def test_polarity_flips_fail(ref: str, cand: str) -> None:
-    assert check_negation(ref, cand).status == "fail"
-    assert check_negation(ref, ref).status == "ok"
+    assert polarity_conflict(ref, cand) or yes_no_conflict(ref, cand)
+    assert polarity_conflict(ref, ref) is None
 
 
 @pytest.mark.parametrize(
@@ -205,7 +190,7 @@ def test_polarity_flips_fail(ref: str, cand: str) -> None:
     ],
 )
 def test_same_polarity_passes(ref: str, cand: str) -> None:
-    assert check_negation(ref, cand).status == "ok"
+    assert polarity_conflict(ref, cand) is None
 
 
 def test_turkish_suffixes_do_not_fire_on_english() -> None:
@@ -217,61 +202,3 @@ def test_turkish_suffixes_do_not_fire_on_english() -> None:
 def test_antonym_flips_need_both_sides() -> None:
     assert antonym_flips("The door is open.", "The door is closed.") == ["open/closed"]
     assert antonym_flips("Open or closed.", "It is closed.") == []
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "I'm sorry, but I can't help with that request.",
-        "I cannot assist with resetting passwords.",
-        "As an AI, I am unable to answer.",
-        "I don't have access to order information.",
-        "Üzgünüm, bu konuda yardımcı olamam.",
-        "Bu soruya yanıt veremem.",
-        "Maalesef bunu yapamıyorum.",
-    ],
-)
-def test_refusals_are_recognised(text: str) -> None:
-    assert is_refusal(text)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "You can't divide by zero.",
-        "The capital of France is Paris.",
-        "Tamam, dosyayı sildim.",
-        "Sorunsuz çalışıyor.",
-    ],
-)
-def test_answers_are_not_refusals(text: str) -> None:
-    assert not is_refusal(text)
-
-
-def test_refusal_check() -> None:
-    assert check_refusal("Paris.", "I can't help with that.").status == "fail"
-    assert check_refusal("I can't help with that.", "Sure, here it is.").status == "fail"
-    assert check_refusal("I can't help with that.", "Sorry, I cannot assist.").status == "ok"
-    assert check_refusal("Paris.", "It is Paris.").status == "ok"
-
-
-def test_run_checks_features_and_both_refuse() -> None:
-    report = run_checks(
-        "I cannot help with hacking.", "Sorry, I'm unable to help with breaking in."
-    )
-    assert report.features["both_refuse"] == 1 and report.features["polarity_mismatch"] == 0
-    assert not report.hard_failures
-    report = run_checks("The build took 45 seconds.", "The build did not take 54 seconds.")
-    assert {c.name for c in report.hard_failures} == {"numbers", "polarity"}
-    assert set(report.features) >= {
-        "wrong_number",
-        "missing_number",
-        "wrong_date",
-        "missing_date",
-        "entity_missing",
-        "entity_swap",
-        "polarity_mismatch",
-        "refusal_mismatch",
-        "both_refuse",
-        "turkish",
-    }

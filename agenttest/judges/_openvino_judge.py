@@ -1,80 +1,37 @@
-"""The on-device judge: MiniLM cosine similarity + deterministic checks.
+"""The on-device judge: MiniLM alignment of claims + deterministic checks, one path.
 
-Decision rule (documented in docs/judges.md):
+Every request goes through the decision procedure of its kind (``_procedures``: ``act``,
+``covers``, ``consistent``). A request that does not say ``asks`` has its kind read from
+the reference (``_kinds``), and the result says so (``asks_from: reference``). Rules before
+any procedure (docs/judges.md):
 
-1. No reference text, or the model fails -> ``ERROR`` (the judge cannot decide).
+1. Bad input, or no reference for a kind that needs one -> ``ERROR``; the model failed ->
+   ``ERROR`` (never a silent FAIL).
 2. An empty candidate -> ``FAIL``, score 0.
-3. A hard check failure (a wrong number or date, opposite polarity, a refusal where the
-   reference answers or vice versa) -> ``FAIL``; the score is capped at ``HARD_FAIL_CAP``.
-4. Otherwise ``score = sigmoid(w . features + b)`` and the verdict is PASS iff
-   ``score >= 0.5``. The features are the cosine and the soft check signals below.
+3. Otherwise the procedure's PASS, FAIL or UNDECIDED (weak evidence, with the reason).
 
-The rubric and context are recorded in the evidence but not interpreted: an embedding
-cannot read instructions. Use a reference answer with this judge.
+The rubric and context are not interpreted: an embedding cannot read instructions.
 """
 
 from __future__ import annotations
 
-import math
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from agenttest.judges._base import (
     JudgeRequest,
     JudgeResult,
-    JudgeVerdict,
     error_result,
     option_bool,
 )
-from agenttest.judges._checks import CheckReport, run_checks
 
 if TYPE_CHECKING:
     from agenttest.judges._minilm import MiniLMEncoder
 
 JUDGE_NAME = "openvino"
-HARD_FAIL_CAP = 0.2
-HARD_FEATURES = ("wrong_number", "wrong_date", "polarity_mismatch", "refusal_mismatch")
-
-# Logistic-regression coefficients over the soft features. Fit by
-# `python benchmarks/judge_calibration.py --fit` on the `tune` split of
-# agenttest/data/judge_calibration.jsonl only: the 57 tune rows no hard check decides
-# (42 PASS, 15 FAIL), L2 penalty 0.1 on the weights (not the intercept), Newton steps to
-# convergence. The `heldout` split was never used for fitting. No tune row has a missing
-# date, so that weight stays at the prior 0; a language flag was dropped because no tune
-# row could identify it. With no other signal PASS needs cosine >= 0.43.
-INTERCEPT = -2.516
-WEIGHTS: dict[str, float] = {
-    "cosine": 5.827,
-    "entity_missing": -2.712,
-    "entity_swap": -3.272,
-    "missing_number": -0.393,
-    "missing_date": 0.000,
-    "facts_matched": 2.492,
-    "both_refuse": 0.789,
-}
-SOFT_FEATURES = tuple(WEIGHTS)
-
-
-def soft_features(cosine: float, report: CheckReport) -> dict[str, float]:
-    """The feature vector the logistic combiner reads (names as in ``WEIGHTS``)."""
-    f = report.features
-    facts = [c for c in report.checks if c.name in ("numbers", "dates")]
-    return {
-        "cosine": cosine,
-        "entity_missing": f["entity_missing"],
-        "entity_swap": f["entity_swap"],
-        "missing_number": f["missing_number"],
-        "missing_date": f["missing_date"],
-        "facts_matched": float(any(c.status == "ok" for c in facts)),
-        "both_refuse": f["both_refuse"],
-    }
-
-
-def combine(features: dict[str, float], weights: dict[str, float], intercept: float) -> float:
-    z = intercept + sum(weights[name] * features[name] for name in weights)
-    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
 class OpenVINOJudge:
@@ -122,9 +79,10 @@ class OpenVINOJudge:
 
     def judge_batch(self, reqs: Sequence[JudgeRequest]) -> list[JudgeResult]:
         """Judge many requests with one batched embedding call; order is kept."""
+        from agenttest.judges._kinds import read_kind
+
         results: list[JudgeResult | None] = [None] * len(reqs)
-        pending: list[int] = []
-        typed: list[int] = []
+        todo: list[tuple[int, JudgeRequest, str]] = []  # (index, typed request, asks_from)
         for i, req in enumerate(reqs):
             fields = (req.rubric, req.reference, req.candidate, req.context)
             if not all(isinstance(x, str) for x in fields):
@@ -140,82 +98,44 @@ class OpenVINOJudge:
             elif not req.candidate.strip():
                 results[i] = JudgeResult(0.0, "FAIL", "empty answer", JUDGE_NAME)
             elif req.asks:
-                typed.append(i)
+                todo.append((i, req, "criterion"))
             else:
-                pending.append(i)
-        if typed:
-            self._judge_typed(reqs, typed, results)
-        if pending:
-            texts = [t for i in pending for t in (reqs[i].reference, reqs[i].candidate)]
-            try:
-                vectors = self._embed(texts)
-                lengths = dict(zip(texts, self.encoder.token_counts(texts), strict=True))
-            except Exception as exc:  # the model failed: undecided, never a silent FAIL
-                for i in pending:
-                    results[i] = error_result(
-                        JUDGE_NAME, f"embedding failed: {type(exc).__name__}: {exc}"
-                    )
-                pending = []
-            for i in pending:
-                req = reqs[i]
-                cosine = float(vectors[req.reference] @ vectors[req.candidate])
-                truncated = [
-                    name
-                    for name, text in (("reference", req.reference), ("candidate", req.candidate))
-                    if lengths[text] >= self.encoder.max_tokens
-                ]
-                results[i] = self._decide(req, cosine, truncated)
+                kind = read_kind(req.reference)
+                typed = replace(req, asks=kind.asks, act=kind.act)
+                todo.append((i, typed, f"reference: {kind.why}"))
+        if todo:
+            self._judge_typed(todo, results)
         return [r for r in results if r is not None]
 
     def _judge_typed(
-        self, reqs: Sequence[JudgeRequest], todo: list[int], results: list[JudgeResult | None]
+        self, todo: list[tuple[int, JudgeRequest, str]], results: list[JudgeResult | None]
     ) -> None:
-        """Typed criteria (``asks``): claims embedded in one batch, then each procedure."""
+        """Claims of every request embedded in one batch, then each kind's procedure."""
         from agenttest.judges._procedures import texts_to_embed
 
         texts = [
             t
-            for i in todo
-            for t in texts_to_embed(
-                reqs[i].asks, reqs[i].reference, reqs[i].candidate, reqs[i].tool_results
-            )
+            for _, req, _ in todo
+            for t in texts_to_embed(req.asks, req.reference, req.candidate, req.tool_results)
         ]
         try:
             vectors = self._embed(texts)
         except Exception as exc:  # the model failed: undecided, never a silent FAIL
-            for i in todo:
+            for i, _, _ in todo:
                 results[i] = error_result(
                     JUDGE_NAME, f"embedding failed: {type(exc).__name__}: {exc}"
                 )
             return
-        for i in todo:
-            results[i] = decide_typed(reqs[i], vectors.__getitem__, gate=self.gate)
-
-    def _decide(self, req: JudgeRequest, cosine: float, truncated: list[str]) -> JudgeResult:
-        report = run_checks(req.reference, req.candidate)
-        p = combine(soft_features(cosine, report), WEIGHTS, INTERCEPT)
-        hard = [name for name in HARD_FEATURES if report.features[name]]
-        parts = [f"cosine {cosine:.3f}", f"p(pass) {p:.3f}", report.summary()]
-        if hard:
-            parts.insert(0, f"hard check failed: {', '.join(hard)}")
-            p = min(p, HARD_FAIL_CAP)
-        if truncated:
-            parts.append(
-                f"{' and '.join(truncated)} truncated to {self.encoder.max_tokens} word pieces "
-                "for the embedding (the checks read the full text)"
-            )
-        if req.rubric.strip():
-            parts.append("rubric not interpreted by this judge")
-        verdict: JudgeVerdict = "PASS" if not hard and p >= 0.5 else "FAIL"
-        score = min(1.0, max(0.0, p))
-        return JudgeResult(
-            score=score, verdict=verdict, evidence="; ".join(parts), judge=JUDGE_NAME
-        )
+        for i, req, source in todo:
+            results[i] = decide_typed(req, vectors.__getitem__, gate=self.gate, source=source)
 
 
-def decide_typed(req: JudgeRequest, vec: Any, *, gate: bool = True) -> JudgeResult:
+def decide_typed(
+    req: JudgeRequest, vec: Any, *, gate: bool = True, source: str = "criterion"
+) -> JudgeResult:
     """Run the procedure the request's ``asks`` names (``_procedures``); with ``gate``, a
-    kind below the calibration gate (``_gate``) is UNDECIDED whatever the procedure says."""
+    kind below the calibration gate (``_gate``) is UNDECIDED whatever the procedure says.
+    ``source`` is where the kind came from: ``criterion``, or ``reference: WHY``."""
     from agenttest.judges import _procedures as proc
     from agenttest.judges._gate import gate_reason
 
@@ -229,16 +149,24 @@ def decide_typed(req: JudgeRequest, vec: Any, *, gate: bool = True) -> JudgeResu
         d = proc.decide_consistent(vec, req.reference, req.candidate, req.tool_results)
     else:
         return error_result(JUDGE_NAME, f"unknown asks {req.asks!r}: act, covers or consistent")
-    if d.verdict == "ERROR":
-        return error_result(JUDGE_NAME, f"{req.asks}: {d.reason}")
-    verdict = d.verdict
+    origin = "criterion" if source == "criterion" else "reference"
+    # the kind leads the evidence (rating/_coverage reads it); a kind read from the
+    # reference says so, and why
+    said = "" if origin == "criterion" else f"kind read from the {source}; "
+    verdict, score, reason = d.verdict, min(1.0, max(0.0, d.score)), d.reason
     held = gate_reason(req.asks) if gate else None
-    if held and verdict != "UNDECIDED":
-        return JudgeResult(0.5, "UNDECIDED", f"{held}; the procedure said {verdict}: {d.reason}",
-                           JUDGE_NAME)  # fmt: skip
+    if d.verdict == "ERROR":
+        score = 0.0
+    elif held and verdict != "UNDECIDED":
+        verdict, score, reason = "UNDECIDED", 0.5, f"{held}; the procedure said {verdict}: {reason}"
+    if req.rubric.strip():
+        reason += "; rubric not interpreted by this judge"
     return JudgeResult(
-        score=min(1.0, max(0.0, d.score)),
+        score=score,
         verdict=verdict,
-        evidence=f"{req.asks}: {d.reason}",
+        evidence=f"{req.asks}: {said}{reason}",
         judge=JUDGE_NAME,
+        asks=req.asks,
+        act=req.act if req.asks == "act" else "",
+        asks_from=origin,
     )

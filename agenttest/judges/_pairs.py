@@ -12,14 +12,21 @@ something else. Each check returns a reason when the pair contradicts, else None
   another one the *claim* does not (a swap), even when the rest of the reference mentions
   the new name.
 * polarity: clause by clause; a reply clause is compared with the claim clause sharing
-  most of its content words, and a conflict is one negated and the other not. Negation is
-  a property of the clause (any negation cue), never a count over the text.
+  most of its content words, and a conflict is one negated and the other not, or an
+  antonym pair between them (open/closed), not both. Negation is a property of the clause
+  (any negation cue), never a count over the text.
 * yes/no: a leading answer particle of the claim and of the reply sentence differ.
 """
 
 from __future__ import annotations
 
-from agenttest.judges._checks import _contains, _yes_no, negation_cues, reference_entities
+from agenttest.judges._checks import (
+    _contains,
+    _yes_no,
+    antonym_flips,
+    negation_cues,
+    reference_entities,
+)
 from agenttest.judges._claims import content_stems, split_clauses
 from agenttest.text import Mention, dates_agree, match_key, mentions, numbers_agree
 
@@ -79,7 +86,14 @@ def polarity_conflict(claim: str, sentence: str) -> str | None:
         if not scored:
             return None
         best, ref_clause = max(scored, key=lambda x: x[0])
-        if best >= CLAUSE_OVERLAP and negated(ref_clause) != negated(clause):
+        if best < CLAUSE_OVERLAP:
+            continue
+        # an antonym ("open" / "closed") flips the clause like a "not" does, so "failed"
+        # and "did not succeed" agree
+        flips = antonym_flips(ref_clause, clause)
+        if (negated(ref_clause) != negated(clause)) != bool(flips):
+            if flips and negated(ref_clause) == negated(clause):
+                return f"polarity: {', '.join(flips)} in {ref_clause!r} / {clause!r}"
             side = "reference" if negated(ref_clause) else "reply"
             return f"polarity: only the {side} negates {ref_clause!r} / {clause!r}"
     return None
