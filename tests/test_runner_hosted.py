@@ -9,15 +9,20 @@ with the official MCP client while they answer a turn, as an agent configured wi
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from agenttest.results import iter_records
+import pytest
+
+from agenttest.results import ReadNotes, check_record, iter_records
 
 from ._run_file import attempts_of, end_of, meta_of
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port, run_config, write_battery
+from .conftest import run_cli
 
 # -- a run without hosted tools pays nothing for them ---------------------------------------------
 
@@ -169,6 +174,8 @@ def test_hosted_calls_are_recorded_on_their_turn_in_a_fresh_world(tmp_path: Path
     assert [error for n, _name, error, _text in seen if n == 0] == [True, True]
     assert end_of(records).hosted_refused_outside == 2
     assert all(c.name != "calculator" for a in attempts for t in a.turns for c in t.hosted_calls)
+    with pytest.raises(OSError):  # the host closed with the run: nothing listens there now
+        socket.create_connection(("127.0.0.1", urlsplit(url).port or 0), timeout=10).close()
 
 
 def test_each_replica_of_a_pool_has_its_own_host_and_world(tmp_path: Path) -> None:
@@ -208,3 +215,53 @@ def test_each_replica_of_a_pool_has_its_own_host_and_world(tmp_path: Path) -> No
     assert served == {0: agents[0].state.turns, 1: agents[1].state.turns}
     assert sum(len(s) for s in seen) == 12 and not any(e for s in seen for _n, _t, e, _x in s)
     assert end_of(records).hosted_refused_outside == 0
+
+
+def test_a_hosted_run_killed_and_resumed_keeps_valid_records(tmp_path: Path) -> None:
+    """SIGKILL mid-attempt (no run_end, the host gone with the process): --resume serves
+    the tools again at the same URL and the file holds every attempt, each with its host's
+    record, every line valid."""
+    url = hosted_url()
+    seen: Seen = []
+    out = tmp_path / "out"
+    running: list[subprocess.Popen[str]] = []
+    calls = [("file_write", {"path": "n.txt", "content": "1"}), ("file_read", {"path": "n.txt"})]
+
+    def on_turn(n: int) -> None:
+        if n == 2:  # attempt 2 of the first session: attempt 1 is on disk by now
+            running[0].kill()
+            running[0].wait(60)
+            return
+        for name, arguments in calls:
+            seen.append((n, name, *call_tool(url, name, arguments)))
+
+    battery = write_battery(tmp_path / "battery", {"L1-KILL-01": (1, 3)})
+    config = tmp_path / "agent.yaml"
+    with LoopbackAgent(Behaviour(on_turn=on_turn, tool_calls=[])) as agent:
+        config.write_text(agent_yaml(agent.url, hosted_tools={"url": url}), encoding="utf-8")
+        args = ["--judge", "none", "--quiet"]
+        first = subprocess.Popen(
+            [sys.executable, "-m", "agenttest", "run", str(battery), "--agent", str(config),
+             "--out", str(out), "--allow-temp", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        running.append(first)
+        first.communicate(timeout=300)
+        assert first.returncode == -9  # killed, not finished
+        (path,) = out.glob("*.jsonl")
+        before = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+        assert [r["record_type"] for r in before] == ["run_meta", "attempt"]
+        resumed = run_cli("run", "--resume", str(path), "--allow-temp", *args, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    raw = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    assert all(check_record(record) is None for record in raw)
+    notes = ReadNotes(str(path))
+    records = list(iter_records(path, notes))
+    assert notes.invalid == [] and notes.torn_lines == []
+    attempts = attempts_of(records)
+    assert [a.run for a in attempts] == [1, 2, 3]
+    for attempt in attempts:
+        assert attempt.hosted is not None and attempt.hosted.url == url
+        assert [c.name for c in attempt.turns[0].hosted_calls] == ["file_write", "file_read"]
+    assert [n for n, *_ in seen] == [1, 1, 3, 3, 4, 4] and not any(e for _n, _t, e, _x in seen)
+    assert end_of(records).reason == "completed"
