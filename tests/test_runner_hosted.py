@@ -265,3 +265,36 @@ def test_a_hosted_run_killed_and_resumed_keeps_valid_records(tmp_path: Path) -> 
         assert [c.name for c in attempt.turns[0].hosted_calls] == ["file_write", "file_read"]
     assert [n for n, *_ in seen] == [1, 1, 3, 3, 4, 4] and not any(e for _n, _t, e, _x in seen)
     assert end_of(records).reason == "completed"
+
+
+# -- bad input: a clear error, exit 2, no run file ------------------------------------------------
+
+
+def test_a_busy_hosted_tools_address_stops_the_run_before_any_file(tmp_path: Path) -> None:
+    battery = write_battery(tmp_path / "battery", {"L1-BUSY-01": (1, 1)})
+    config = tmp_path / "agent.yaml"
+    with socket.socket() as taken, LoopbackAgent() as agent:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        url = f"http://127.0.0.1:{taken.getsockname()[1]}/mcp"
+        config.write_text(agent_yaml(agent.url, hosted_tools={"url": url}), encoding="utf-8")
+        done = run_cli(
+            "run", str(battery), "--agent", str(config), "--out", str(tmp_path / "out"),
+            "--allow-temp", "--judge", "none",
+        )  # fmt: skip
+        turns = agent.state.turns
+    assert done.returncode == 2, done.stderr
+    assert url in done.stderr and "Traceback" not in done.stderr
+    assert turns == 0 and list((tmp_path / "out").glob("*.jsonl")) == []
+
+
+def test_hosted_tools_flag_is_for_the_bundled_agent(tmp_path: Path) -> None:
+    battery = write_battery(tmp_path / "battery", {"L1-FLAG-01": (1, 1)})
+    config = tmp_path / "agent.yaml"
+    config.write_text(agent_yaml("http://127.0.0.1:9"), encoding="utf-8")
+    done = run_cli(
+        "run", str(battery), "--agent", str(config), "--hosted-tools", "--out",
+        str(tmp_path / "out"), "--allow-temp",
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--hosted-tools" in done.stderr and "hosted_tools: {url: ...}" in done.stderr
