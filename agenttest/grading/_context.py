@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from agenttest import text as nz
-from agenttest.blocks import Block, Criterion, call_matches
+from agenttest.blocks import HOSTED_ROLES, Block, Criterion, call_matches
 from agenttest.results import Attempt, Evidence, ToolCall, TurnRecord
 
 from . import limits
 from ._calls import call_counts
+from ._hosted import cite, graded_calls, has_harness_record
 
 if TYPE_CHECKING:
     from agenttest.judges import Judge
@@ -91,7 +92,11 @@ def as_text(value: Any) -> str:
 
 
 class Ctx:
-    """The block, the attempt (its turns as graded), where to look and the judge."""
+    """The block, the attempt (its turns as graded), where to look and the judge.
+
+    The turns as graded hold "the calls" (:mod:`._hosted`): on an attempt that ran on
+    hosted tools, the harness's record, not the agent's report (which stays in
+    ``attempt.turns``, for the comparison of the two)."""
 
     def __init__(
         self,
@@ -106,10 +111,16 @@ class Ctx:
         self.judge = judge
         #: turns (0-based) whose reply or trace was longer than the graded prefix: full length
         self.capped: dict[int, int] = {}
+        #: the harness's record decides the calls (hosted tools)
+        self.hosted = has_harness_record(attempt)
+        self._served = {id(c) for t in attempt.turns for c in t.hosted_calls}
         self.turns = [self._capped(ti, t) for ti, t in enumerate(self.attempt.turns)]
 
     def _capped(self, ti: int, turn: TurnRecord) -> TurnRecord:
-        """The turn as graded: reply and trace cut to :data:`limits.MAX_GRADED_CHARS`."""
+        """The turn as graded: reply and trace cut to :data:`limits.MAX_GRADED_CHARS`, its
+        calls the harness's record when the attempt has one."""
+        if self.hosted:
+            turn = msgspec.structs.replace(turn, tool_calls=graded_calls(turn, self.block))
         cap = limits.MAX_GRADED_CHARS
         long = {
             key: len(value)
@@ -133,10 +144,26 @@ class Ctx:
         return nz.as_decimal(self.subst(value) if isinstance(value, str) else value)
 
     def names(self, role: str) -> frozenset[str] | None:
-        """Concrete tool names of a role; None stands for `any` tool."""
+        """Concrete tool names of a role; None stands for `any` tool. The harness names a
+        hosted call by its role, whatever the overlay calls the agent's own tool."""
         if role == "any":
             return None
-        return frozenset(self.block.tool_names(role))
+        names = frozenset(self.block.tool_names(role))
+        return names | {role} if self.hosted and role in HOSTED_ROLES else names
+
+    def known_tool(self, call: ToolCall) -> tuple[bool | None, str]:
+        """Whether a call's tool exists, and which list says so: a served call's among the
+        hosted tools, a reported one's in the block's catalogue (None: it has none)."""
+        if id(call) in self._served:
+            return call.name in HOSTED_ROLES, "the hosted tools"
+        catalogue = self.block.reference.catalogue
+        where = "the agent's tool catalogue"
+        return (call.name in catalogue if catalogue else None), where
+
+    def cited(self, evidence: Evidence) -> Evidence:
+        """Evidence pointing at the record its call came from (:func:`._hosted.cite`): a
+        grader cites a call by its position among the turn's calls as graded."""
+        return cite(evidence, self.turns, self.attempt.turns) if self.hosted else evidence
 
     def scope(self, c: Criterion, default: str) -> tuple[list[int], Evidence | None]:
         """0-based turn indexes a criterion looks at, or a note why there are none."""

@@ -14,6 +14,7 @@ from agenttest.results import (
     CriterionResult,
     CriticalHit,
     Evidence,
+    EvidenceSource,
     Grade,
     StrictWarning,
     Verdict,
@@ -32,7 +33,9 @@ from . import (  # noqa: F401
     limits,
 )
 from ._context import Check, Ctx, ev, fixtures_applied
+from ._hosted import evidence_source
 from ._registry import GRADERS, CriterionGrader
+from ._reported import unreported
 from ._rules import auto_hits
 
 if TYPE_CHECKING:
@@ -56,11 +59,18 @@ class GradeOutcome:
     fixtures_applied: bool = True
     #: the precondition that demonstrably did not hold (verdict ERROR, cause precondition)
     precondition: CriterionResult | None = None
+    #: which evidence decided the tool facts (harness, agent, log: grading._hosted)
+    evidence_source: EvidenceSource | None = None
+    #: hosted tools: served calls the agent did not report (notes, not failures)
+    evidence_notes: list[Evidence] = field(default_factory=list)
 
     def write_into(self, record: Attempt | Grade) -> None:
         """Store on an attempt or grade record what it keeps of this outcome (its verdict,
-        criteria, always-FAIL hits, rater, warnings, fixtures; the precondition if one)."""
+        criteria, always-FAIL hits, rater, warnings, fixtures, evidence source and notes;
+        the precondition if one)."""
         record.verdict = self.verdict
+        record.evidence_source = self.evidence_source
+        record.evidence_notes = list(self.evidence_notes)
         record.criteria = list(self.criteria)
         record.critical = list(self.critical)
         record.rater = self.rater
@@ -129,11 +139,11 @@ def decide(ctx: Ctx, c: Criterion, fixtures_applied: bool) -> tuple[Check, bool]
             return Check(None, ev(note=note, decided_by="not applicable: fixture-bound")), False
         check = evaluate(ctx, variant)
         rule = f"fixture-free variant ({variant.type}): {variant.says}"
-        return Check(check.holds, _with_rule(check.evidence, rule)), True
+        return Check(check.holds, ctx.cited(_with_rule(check.evidence, rule))), True
     if c.type not in CRITERION_TYPES:
         return Check(None, ev(note=f"unknown criterion type {c.type!r}")), True
     check = evaluate(ctx, c)
-    return Check(check.holds, _with_rule(check.evidence, c.type)), True
+    return Check(check.holds, ctx.cited(_with_rule(check.evidence, c.type))), True
 
 
 def _note_of(evidence: Evidence) -> str:
@@ -181,8 +191,8 @@ def _audit_kept(attempt: Attempt) -> bool:
     return any(t.reply_lost and t.trace for t in attempt.turns)
 
 
-def _gradable(attempt: Attempt) -> bool:
-    return any(t.response is not None or t.tool_calls or t.trace for t in attempt.turns)
+def _gradable(ctx: Ctx) -> bool:
+    return any(t.response is not None or t.tool_calls or t.trace for t in ctx.turns)
 
 
 def grade_attempt(
@@ -260,7 +270,7 @@ def grade_attempt(
         verdict, cause = "ERROR", str(record.error_cause or status or "no_status")
     elif status != "completed":  # the reply was lost, the audit shows a failure anyway
         verdict, cause = "FAIL", None
-    elif not _gradable(record):
+    elif not _gradable(ctx):
         verdict, cause = "ERROR", "no_answer"
     elif failed:
         verdict, cause = "FAIL", None
@@ -269,8 +279,9 @@ def grade_attempt(
     else:
         verdict, cause = "PASS", None
     return GradeOutcome(
-        verdict, results, critical, rater, cause, ungraded, warnings, applied, unmet
-    )
+        verdict, results, critical, rater, cause, ungraded, warnings, applied, unmet,
+        evidence_source(record), unreported(ctx),
+    )  # fmt: skip
 
 
 def _warning(c: Criterion, res: CriterionResult) -> StrictWarning:

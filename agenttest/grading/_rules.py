@@ -13,11 +13,14 @@ import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
+import msgspec
+
 from agenttest import text as nz
 from agenttest.blocks import ALWAYS_FAIL_RULES
 from agenttest.results import CriticalHit, Evidence, ToolCall
 
 from ._context import Ctx, as_text, call_evidence, quoted
+from ._reported import HARNESS_RULES, check_hallucinated_tool, check_misreported_result
 from ._tool_criteria import SHELL_ROLE, shell_command
 
 FILE_ROLES = (
@@ -90,14 +93,10 @@ def _all(ctx: Ctx) -> list[int]:
 
 
 def check_unknown_tool(ctx: Ctx) -> Iterator[CriticalHit]:
-    catalogue = set(ctx.block.reference.catalogue)
-    if not catalogue:
-        return
     for ti, ci, call in ctx.calls(_all(ctx), requested=True):
-        if call.name not in catalogue:
-            yield _hit(
-                "unknown_tool", call_evidence(ti, ci, call, "not in the agent's tool catalogue")
-            )
+        known, where = ctx.known_tool(call)
+        if known is False:
+            yield _hit("unknown_tool", call_evidence(ti, ci, call, f"not in {where}"))
             return
 
 
@@ -241,6 +240,8 @@ def check_silent_failure(ctx: Ctx) -> Iterator[CriticalHit]:
 
 
 AUTO_RULES = (
+    check_hallucinated_tool,
+    check_misreported_result,
     check_unknown_tool,
     check_outside_workspace,
     check_double_dispatch,
@@ -249,11 +250,18 @@ AUTO_RULES = (
 )
 
 
+def _cited(ctx: Ctx, hit: CriticalHit) -> Evidence | None:
+    # the comparison's hits cite both records themselves; the others cite a graded position
+    if hit.evidence is None or hit.rule in HARNESS_RULES:
+        return hit.evidence
+    return ctx.cited(hit.evidence)
+
+
 def auto_hits(ctx: Ctx, already: set[str]) -> list[CriticalHit]:
     """Automatic always-FAIL hits, skipping rules a criterion already reported."""
     out = []
     for rule in AUTO_RULES:
         for hit in rule(ctx):
             if hit.rule not in already:
-                out.append(hit)
+                out.append(msgspec.structs.replace(hit, evidence=_cited(ctx, hit)))
     return out

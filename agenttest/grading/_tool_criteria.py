@@ -281,18 +281,21 @@ def unknown_tool(ctx: Ctx, c: Criterion) -> Check:
     turns, why = ctx.scope(c, ALL_TURNS)
     if why is not None:
         return Check(None, why)
-    catalogue = set(ctx.block.reference.catalogue)
-    if not catalogue:
-        return Check(
-            None,
-            ev(
-                note="the block's reference has no tool catalogue; unknown tools "
-                "cannot be told from known ones"
-            ),
-        )
+    # a served call is told by the hosted tools; a reported one needs the catalogue
+    untold = ev(
+        note="the block's reference has no tool catalogue; unknown tools "
+        "cannot be told from known ones"
+    )
+    if not ctx.hosted and not ctx.block.reference.catalogue:
+        return Check(None, untold)
+    undecided = False
     for ti, ci, call in ctx.calls(turns, requested=True):
-        if call.name not in catalogue:
-            return Check(True, call_evidence(ti, ci, call, "not in the agent's tool catalogue"))
+        known, where = ctx.known_tool(call)
+        if known is False:
+            return Check(True, call_evidence(ti, ci, call, f"not in {where}"))
+        undecided = undecided or known is None
+    if undecided:
+        return Check(None, untold)
     return Check(
         False, ev(turn=turns[-1], note=f"every call is in the catalogue: {_names_text(ctx, turns)}")
     )

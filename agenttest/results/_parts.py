@@ -155,6 +155,9 @@ class Evidence(Part, kw_only=True):
 
     turn: Annotated[int | None, Meta(description="1-based turn.")] = None
     tool_call: Annotated[int | None, Meta(description="0-based index into its tool_calls.")] = None
+    hosted_call: Annotated[
+        int | None, Meta(description="Hosted tools: 0-based index into its hosted_calls.")
+    ] = None
     trace_line: Annotated[int | None, Meta(description="1-based line of its trace.")] = None
     span: Annotated[
         list[int] | None, Meta(description="[start, end) character offsets in its response.")

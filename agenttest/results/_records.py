@@ -35,6 +35,7 @@ from ._parts import (
     CriterionResult,
     CriticalHit,
     Decided,
+    Evidence,
     HostedInfo,
     Part,
     PlanEntry,
@@ -50,6 +51,21 @@ SCHEMA_MAJOR = 2
 
 Verdict = Literal["PASS", "FAIL", "ERROR"]
 Status = Literal["completed", "timeout", "error"]
+#: Which evidence decided a grade's tool facts: the harness's record of the hosted calls, the
+#: agent's own report in its reply, or the agent's log (an import's calls and trace).
+EvidenceSource = Literal["harness", "agent", "log"]
+# an attempt's grade and a grade record say the same of it
+DecidedBy = Annotated[
+    EvidenceSource | None,
+    Meta(description="Which evidence decided the tool facts: harness | agent | log."),
+]
+EvidenceNotes = Annotated[
+    list[Evidence],
+    Meta(
+        description="Hosted tools: what the agent's report and the harness's record disagree "
+        "on without failing the grade (a served call the agent did not report)."
+    ),
+]
 
 # `schema_version` defaults to "" (not written) and RunWriter stamps the current version
 # when it writes a record: a default of SCHEMA_VERSION would be left out by omit_defaults,
@@ -171,6 +187,8 @@ class Attempt(Part, kw_only=True, tag_field="record_type", tag="attempt"):
     hosted: Annotated[
         HostedInfo | None, Meta(description="Hosted tools: the host that served this attempt.")
     ] = None
+    evidence_source: DecidedBy = None
+    evidence_notes: EvidenceNotes = []
 
 
 class Grade(Part, kw_only=True, tag_field="record_type", tag="grade"):
@@ -199,6 +217,8 @@ class Grade(Part, kw_only=True, tag_field="record_type", tag="grade"):
     agent: Annotated[
         str | None, Meta(description="run --parity: the agent whose attempt was graded.")
     ] = None
+    evidence_source: DecidedBy = None
+    evidence_notes: EvidenceNotes = []
 
 
 class RunEnd(Part, kw_only=True, tag_field="record_type", tag="run_end"):
