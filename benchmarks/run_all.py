@@ -39,6 +39,11 @@ BENCHMARKS = {
         ["--attempts", "60", "--rounds", "1"],
     ),
     "judge throughput": ("judge_bench.py", [], ["--rounds", "1"]),
+    "hosted tools overhead": (
+        "hosted_overhead.py",
+        ["--calls", "300"],
+        ["--calls", "50", "--rounds", "1"],
+    ),
     "agent-hours": (
         "agent_hours.py",
         [],

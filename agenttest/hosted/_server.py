@@ -88,7 +88,9 @@ class HostedTools:
         """Serve at the URL in a background thread; UsageError when the address is busy or
         not loopback."""
         host, port, path = loopback_address(self.url)
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on sockets whose proto says TCP,
+        # and without it every reply waits ~40 ms for a delayed ACK
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         try:
             sock.bind((host, port))
         except OSError as exc:
