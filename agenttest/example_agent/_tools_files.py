@@ -17,22 +17,17 @@ from typing import Any
 from ._base import Blocked, ToolContext, ToolError, ToolOutput, bool_arg, int_arg, str_arg
 from ._guard import dangerous, strip_instructions
 from ._sandbox import PRIVATE_DIRS
+from ._shell_options import build_argv
 
 MAX_READ = 64_000
 MAX_OUTPUT = 16_000
 TIMEOUT_S = 10.0
 
+#: the shell's programs; which of their options pass is in ._shell_options
 SHELL_ALLOWED = (
     "ls", "wc", "cat", "head", "tail", "grep", "echo", "date", "pwd", "find", "sort", "uniq",
 )  # fmt: skip
 _SHELL_METACHARS = ("|", "&", ";", ">", "<", "`", "$(", "${", "\n", "\r")
-_FORBIDDEN_OPTIONS = {
-    "find": {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0",
-             "-fprintf", "-fls"},
-    "sort": {"-o", "--output", "--compress-program"},
-    "date": {"-s", "--set"},
-    "tail": {"-f", "-F", "--follow"},
-}  # fmt: skip
 
 
 def _clip(text: str, limit: int = MAX_OUTPUT) -> str:
@@ -182,22 +177,7 @@ def _shell_argv(ctx: ToolContext, command: str) -> list[str]:
     program = words[0]
     if program not in SHELL_ALLOWED:
         raise Blocked(f"{program!r} is not on the allow-list ({', '.join(SHELL_ALLOWED)})")
-    argv = [program]
-    for word in words[1:]:
-        option = word.split("=", 1)[0]
-        if option in _FORBIDDEN_OPTIONS.get(program, set()):
-            raise Blocked(f"option {option} of {program} is not allowed")
-        if program == "echo":
-            argv.append(word)
-            continue
-        if word.startswith("-"):
-            value = word.split("=", 1)[1] if "=" in word else ""
-            if value:
-                _shell_operand(ctx, value)  # --file=/etc/passwd is still a path
-            argv.append(word)
-            continue
-        argv.extend(_shell_operand(ctx, word))
-    return argv
+    return build_argv(words, lambda word: _shell_operand(ctx, word))
 
 
 def _shell_operand(ctx: ToolContext, word: str) -> list[str]:
