@@ -85,7 +85,7 @@ def run(
             agents += [(a, agent_config(a)) for a in req.parity]
         for i, (_source, config) in enumerate(agents):
             launch = session.launch if i == 0 else _parity_launch(config, session.launch)
-            hosted = session.hosted_tools and i == 0  # the flag is the bundled agent's
+            hosted = session.hosted_tools and launch is not None  # the bundled agents
             tested.append(
                 run_agent(config, launch, stream=req.stream, log=progress.note, hosted=hosted)
             )
