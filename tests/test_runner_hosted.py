@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from agenttest.results import ReadNotes, check_record, iter_records
+from agenttest.runner import Progress, RunRequest, run
 
 from ._run_file import attempts_of, end_of, meta_of
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port, run_config, write_battery
@@ -85,6 +86,16 @@ def call_tool(url: str, name: str, arguments: dict[str, Any]) -> tuple[bool, str
 
 
 Script = dict[int, list[tuple[str, dict[str, Any]]]]
+
+
+class Notes(Progress):
+    """A run's progress that keeps what the run said."""
+
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    def note(self, message: str) -> None:
+        self.said.append(message)
 
 
 Seen = list[tuple[int, str, bool, str]]
@@ -196,7 +207,12 @@ def test_each_replica_of_a_pool_has_its_own_host_and_world(tmp_path: Path) -> No
         config = tmp_path / "agent.yaml"
         text = agent_yaml(agents[0].url, replicas=replicas)
         config.write_text(text, encoding="utf-8")
-        records = list(iter_records(run_config(tmp_path, battery, config, judge="none")))
+        request = RunRequest(
+            paths=[str(battery)], agent=str(config), out=tmp_path / "out", allow_temp=True,
+            judge="none",
+        )  # fmt: skip
+        notes = Notes()
+        records = list(iter_records(run(request, progress=notes)))
     finally:
         for agent in agents:
             agent.stop()
@@ -215,6 +231,9 @@ def test_each_replica_of_a_pool_has_its_own_host_and_world(tmp_path: Path) -> No
     assert served == {0: agents[0].state.turns, 1: agents[1].state.turns}
     assert sum(len(s) for s in seen) == 12 and not any(e for s in seen for _n, _t, e, _x in s)
     assert end_of(records).hosted_refused_outside == 0
+    # the run says that each replica's tools are hosted, and where
+    for i, url in enumerate(urls):
+        assert any(n.startswith(f"replica {i}: hosted tools at {url} ") for n in notes.said)
 
 
 def test_a_hosted_run_killed_and_resumed_keeps_valid_records(tmp_path: Path) -> None:
