@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from agenttest.blocks import Fault
 from agenttest.results import Attempt, HostedInfo, ToolCall, TurnRecord
 
-from ._workspace import forget_notes, seed_notes, wipe
+from ._workspace import FixtureError, forget_notes, seed_notes, wipe
 
 if TYPE_CHECKING:
     from agenttest.hosted import HostedTools
@@ -74,8 +74,12 @@ class ReplicaHost:
     # -- one attempt ----------------------------------------------------------------------
 
     def lay(self) -> None:
-        """An empty world for the next attempt's fixtures."""
-        wipe(self.world)
+        """An empty world for the next attempt's fixtures (one that cannot be emptied is
+        the attempt's fixture error, never a world shared with the attempt before)."""
+        try:
+            wipe(self.world)
+        except OSError as exc:
+            raise FixtureError(f"the world {self.world} could not be emptied: {exc}") from None
 
     def seed_memory(self, items: list[str]) -> None:
         seed_notes(self.world, items)
