@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp_types import TextContent
 
 from agenttest.blocks import Fault
 from agenttest.hosted import FaultState, HostedTools, HostLimits, call_tool
@@ -44,7 +45,8 @@ def _attempt(
             out = []
             for name, args in calls:
                 result = await c.call_tool(name, args)
-                out.append((result.is_error, "".join(b.text for b in result.content)))
+                text = "".join(b.text for b in result.content if isinstance(b, TextContent))
+                out.append((result.is_error, text))
             return out
 
     host.begin(world, faults)

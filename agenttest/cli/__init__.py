@@ -51,6 +51,7 @@ def _register() -> None:
         _agent_cmds,
         _blocks_cmds,
         _grade_cmds,
+        _hosted_cmds,
         _judge_cmds,
         _rate_cmds,
         _report_cmds,

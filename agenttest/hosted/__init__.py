@@ -10,6 +10,7 @@ from ._limits import HostLimits
 from ._registry import call_tool, tool_specs
 from ._server import HostedTools
 from ._spec import ToolOutcome, ToolSpec
+from ._stdio import serve_stdio
 
 __all__ = [
     "FaultState",
@@ -18,5 +19,6 @@ __all__ = [
     "ToolOutcome",
     "ToolSpec",
     "call_tool",
+    "serve_stdio",
     "tool_specs",
 ]
