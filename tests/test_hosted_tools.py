@@ -125,17 +125,25 @@ def test_a_path_outside_the_world_is_an_error_and_nothing_outside_changes(
         ("file_write", {"path": ".tickets/T-7.json", "content": '{"state": "closed"}'}),
         ("file_read", {"path": ".docs/billing.md"}),
         ("file_delete", {"path": ".memory/notes.jsonl"}),
+        ("file_move", {"source": "notes/todo.txt", "destination": ".tickets/T-7.json"}),
+        ("file_write", {"path": "repo/.git/config", "content": "[diff]\nexternal = sh"}),
+        ("file_patch", {"path": "repo/.git/config", "append": "[core]\nfsmonitor = sh"}),
     ],
 )
 def test_the_file_tools_cannot_reach_the_harness_folders(
     world: Path, name: str, args: dict[str, Any]
 ) -> None:
-    # an agent moves a ticket with the ticket tool, not by writing its JSON
+    # an agent moves a ticket with the ticket tool, not by writing its JSON; and it cannot
+    # write a git config that would make the git tool run its command
+    (world / "repo" / ".git").mkdir(parents=True)
+    (world / "repo" / ".git" / "config").write_text("[core]\n", encoding="utf-8")
     before = (world / ".tickets" / "T-7.json").read_text()
     out = call_tool(world, None, name, args)
     assert not out.ok and "no such file" in (out.error or "")
     assert (world / ".tickets" / "T-7.json").read_text() == before
     assert (world / ".memory" / "notes.jsonl").is_file()
+    assert (world / "repo" / ".git" / "config").read_text() == "[core]\n"
+    assert (world / "notes" / "todo.txt").is_file()
 
 
 def test_web_fetch_reads_the_world_pages_and_says_404_or_unknown_host(world: Path) -> None:

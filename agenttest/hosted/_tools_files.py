@@ -20,7 +20,8 @@ GIT_TIMEOUT_S = 10.0
 _GIT_ACTIONS = {
     "log": ["log", "--no-color", "--date=short", "--format=%h %ad %s"],
     "status": ["status", "--short", "--branch"],
-    "diff": ["diff", "--no-color", "--stat", "--patch"],
+    # no external diff program or text conversion: only git itself runs
+    "diff": ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--stat", "--patch"],
     "branch": ["branch", "--no-color", "--list"],
 }
 GIT_ACTION_NAMES = tuple(_GIT_ACTIONS)
@@ -58,7 +59,7 @@ def file_list(world: World, args: dict[str, Any]) -> str:
         raise ToolFailure(f"no such folder: {str_arg(args, 'path', '.')}")
     lines = []
     for entry in sorted(target.iterdir(), key=lambda p: p.name):
-        if world.reserved(entry.resolve()) or entry.name == ".git":
+        if world.reserved(entry.resolve()):
             continue
         if entry.is_dir():
             lines.append(entry.name + "/")

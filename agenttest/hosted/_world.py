@@ -8,7 +8,8 @@ tickets ``.tickets/<id>.json``; the documentation corpus ``.docs/``; sent messag
 
 Those dot-folders are the harness's: the file tools can neither see nor touch them, so an
 agent moves a ticket with the ticket tool, not by writing its JSON, and reads the docs
-through the search the block meant to test. Every path is resolved with its symlinks and
+through the search the block meant to test; nor any repository's ``.git`` (the git tool
+is its only, read-only, view). Every path is resolved with its symlinks and
 must stay inside the root; one that leaves it is a failed call, never a read or a write.
 """
 
@@ -51,7 +52,9 @@ class World:
 
     def reserved(self, target: Path) -> bool:
         parts = target.relative_to(self.root).parts
-        return bool(parts) and parts[0] in RESERVED
+        # a repository's .git too: a config written there (diff.external, a filter) would
+        # make the git tool run a command of the agent's choosing on the harness's machine
+        return bool(parts) and (parts[0] in RESERVED or ".git" in parts)
 
     def rel(self, target: Path) -> str:
         """``target`` as a path relative to the world, ``.`` for the root."""
