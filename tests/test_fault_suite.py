@@ -24,7 +24,16 @@ from typing import Any
 import pytest
 
 from agenttest.errors import AgentUnavailable
-from agenttest.results import Attempt, ReadNotes, RunEnd, RunMeta, iter_records
+from agenttest.results import (
+    MAX_RECORD_BYTES,
+    Attempt,
+    ReadNotes,
+    RunEnd,
+    RunMeta,
+    RunWriter,
+    TurnRecord,
+    iter_records,
+)
 from agenttest.runner import RunRequest, run
 
 from ._run_file import end_of
@@ -129,6 +138,7 @@ _NAN = (
     b'{"response": "echo", "trace": "", "tool_calls": [{"name": "calc",'
     b' "arguments": {"x": NaN}, "ok": true, "result": -Infinity}], "tokens": 1e999}'
 )
+_MANY_CALLS = b'{"response": "echo", "trace": "", "tool_calls": [' + b"{}," * 1000 + b"{}]}"
 _DEEP = (
     b'{"response": "echo", "trace": "", "tool_calls": [{"name": "x", "result": '
     + b"[" * 950
@@ -293,6 +303,11 @@ FAULTS: dict[str, Fault] = {
         ),
         aborts=True,
     ),
+    "1 001 tool calls in one reply": Fault(
+        Behaviour(raw_turns={2: _json_reply(_MANY_CALLS)}),
+        causes={"garbage"},
+        check=lambda attempts: _check_error(attempts, "1,001 tool calls in one turn"),
+    ),
     "nested 950 levels": Fault(Behaviour(raw_turns={2: _json_reply(_DEEP)}), causes={"garbage"}),
     "nested 100 000 levels": Fault(
         Behaviour(raw_turns={2: _json_reply(_DEEPER)}), causes={"garbage"}
@@ -305,6 +320,10 @@ def _check_repaired(attempts: list[Attempt], what: str, text: str | None) -> Non
     assert any(what in n for n in notes), f"the repair is not noted in the evidence: {notes}"
     if text is not None:
         assert any(text in (t.response or "") for a in attempts for t in a.turns)
+
+
+def _check_error(attempts: list[Attempt], what: str) -> None:
+    assert any(what in (a.error or "") for a in attempts), [a.error for a in attempts]
 
 
 def _strict_json(line: str) -> Any:
@@ -404,3 +423,27 @@ def test_fault(kind: str, tmp_path: Path) -> None:
     if kind == "session lost":
         second_turns = [a.turns[1].response for a in attempts if len(a.turns) == 2]
         assert second_turns and all((r or "").startswith("echo 1:") for r in second_turns)
+
+
+def test_an_attempt_too_long_for_a_line_is_written_as_garbage_and_read_back(
+    tmp_path: Path,
+) -> None:
+    # Replies under the 32 MiB cap can add up (turns, calls, a stream's text) to a record
+    # the readers skip as longer than their line cap: missing, and run again on every
+    # --resume. Such a record is written as a garbage ERROR that keeps its identity.
+    huge = "x" * (MAX_RECORD_BYTES + 1)
+    path = tmp_path / "run.jsonl"
+    with RunWriter(path, create=True) as writer:
+        writer.append(RunMeta(run_id="r"))
+        writer.append(
+            Attempt(
+                test_id="L1-A-01", run=1, verdict="PASS", session_id="s1",
+                turns=[TurnRecord(prompt="p", response=huge, trace=huge, latency_ms=5)],
+            )
+        )  # fmt: skip
+    assert path.stat().st_size < MAX_RECORD_BYTES
+    (back,) = [r for r in iter_records(path) if isinstance(r, Attempt)]
+    assert (back.test_id, back.run, back.session_id) == ("L1-A-01", 1, "s1")
+    assert (back.verdict, back.error_cause) == ("ERROR", "garbage")
+    assert "bytes, over the" in (back.error or "")
+    assert back.turns[0].latency_ms == 5 and (back.turns[0].response or "").startswith("xxx")

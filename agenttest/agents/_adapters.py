@@ -32,6 +32,7 @@ from ._reply import (
     Garbage,
     arguments_of,
     body_excerpt,
+    check_call_count,
     count_of,
     dig,
     parse_json,
@@ -192,6 +193,7 @@ class RestAdapter(Adapter):
             calls_raw = []
         if not isinstance(calls_raw, list):
             raise Garbage(f"`{spec.tool_calls}` in the reply is not a list: {excerpt()!r}")
+        check_call_count(calls_raw)
         total, usage = read_usage(data)
         tokens = count_of(dig(data, spec.tokens)) if spec.tokens else total
         return Reply(
@@ -269,6 +271,7 @@ class OpenAIAdapter(Adapter):
         content = text_of(choice.message.content)
         calls = []
         trace = []
+        check_call_count(choice.message.tool_calls or [])
         for raw in choice.message.tool_calls or []:
             call = ToolCall(
                 name=text_of(raw.function.name),

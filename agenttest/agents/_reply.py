@@ -24,6 +24,21 @@ class Garbage(AttemptError):
     """A reply that arrived but cannot be read as a turn (not JSON, missing the text, ...)."""
 
 
+#: The most tool calls one reply may report. Each call becomes a record part many times its
+#: wire size (16 MiB of ``{}`` made a 285 MB line, past what readers read back): more than
+#: this in one turn is no agent's work, it is garbage.
+MAX_TOOL_CALLS = 1_000
+
+
+def check_call_count(calls: list[Any]) -> None:
+    """:class:`Garbage` when a reply reports more than :data:`MAX_TOOL_CALLS` tool calls."""
+    if len(calls) > MAX_TOOL_CALLS:
+        raise Garbage(
+            f"the reply reports {len(calls):,} tool calls in one turn, more than the "
+            f"{MAX_TOOL_CALLS:,} a turn may hold"
+        )
+
+
 def count_of(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 

@@ -30,6 +30,7 @@ from ._parts import (
     Waits,
 )
 from ._reader import MIGRATIONS, ReadNotes, iter_records, read_run_meta
+from ._record_cap import MAX_RECORD_BYTES
 from ._records import (
     RECORD_TYPES,
     SCHEMA_VERSION,
@@ -51,6 +52,7 @@ __all__ = [
     "HARNESS_RATERS",
     "HUMAN_PREFIX",
     "KAPPA_THRESHOLD",
+    "MAX_RECORD_BYTES",
     "MIGRATIONS",
     "MIN_CALIBRATION_SAMPLES",
     "RECORD_TYPES",

@@ -23,7 +23,8 @@ import msgspec
 from agenttest.errors import RunAborted, UsageError
 from agenttest.sanitize import encodable
 
-from ._records import SCHEMA_VERSION, Record
+from ._record_cap import MAX_RECORD_BYTES, within_cap
+from ._records import SCHEMA_VERSION, Attempt, Record
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -145,6 +146,8 @@ class RunWriter:
         else:
             record.setdefault("schema_version", SCHEMA_VERSION)
         data = encode_record(record)
+        if isinstance(record, Attempt) and len(data) > MAX_RECORD_BYTES:
+            data = encode_record(within_cap(record, len(data)))  # else readers skip it
         before = os.fstat(self._fd).st_size
         try:
             view = memoryview(data)
