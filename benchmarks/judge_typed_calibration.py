@@ -11,7 +11,8 @@ Per split and criterion kind (act / covers / consistent): rows, how many the jud
 (coverage = decided / rows; UNDECIDED and ERROR are not decided), accuracy and Cohen's κ
 over the decided rows. The split is by reference (README beside the data); `fresh` holds
 the llama.cpp model's replies, added after the rules were frozen. The procedures are scored
-*without* the calibration gate (``judges/_gate.py``): the gate is set from these numbers.
+with no calibration applied (``gate=False``): these are development numbers, and whether
+a kind's verdicts count in a run comes from the user's own ratings, never from here.
 Rows whose label is not PASS or FAIL (the labeller was unsure) are left out and counted.
 """
 

@@ -35,14 +35,13 @@ WEATHER_REF = (
 
 @pytest.fixture(scope="module")
 def judge(judge_model: None) -> Judge:
-    return get_judge("openvino")
+    """The procedures themselves: no calibration is applied (calibration is tested below)."""
+    return get_judge("openvino", gate=False)
 
 
 @pytest.fixture(scope="module")
-def procedure(judge_model: None) -> Judge:
-    """The judge without the calibration gate: what each kind's procedure decides (the
-    gate itself is tested below; `consistent` is below it, so the gated judge abstains)."""
-    return get_judge("openvino", gate=False)
+def procedure(judge: Judge) -> Judge:
+    return judge
 
 
 def _ask(judge: Judge, asks: str, reference: str, reply: str, **extra: object) -> JudgeResult:
@@ -225,23 +224,29 @@ def test_polarity_is_per_clause() -> None:
 # ------------------------------------------------------------------------------------ abstention
 
 
-def test_a_kind_below_the_calibration_gate_is_left_to_a_human(
-    judge: Judge, procedure: Judge
-) -> None:
-    from agenttest.judges._gate import GATE_KAPPA, HELDOUT_KAPPA
+def test_a_kind_people_have_not_calibrated_is_left_to_a_human(judge_model: None) -> None:
+    from agenttest.judges import KindCalibration
 
-    assert HELDOUT_KAPPA["consistent"] < GATE_KAPPA <= HELDOUT_KAPPA["act"]  # precondition
     reply = "No, better stay inside today in Istanbul."
-    raw = _ask(procedure, "consistent", WEATHER_REF, reply)
-    assert raw.verdict == "FAIL", raw.evidence  # the procedure alone decides this one
-    gated = _ask(judge, "consistent", WEATHER_REF, reply)
-    assert gated.verdict == "UNDECIDED"
-    assert gated.evidence.startswith("consistent: left to a human")  # coverage reads the kind
-    assert "below the 0.6 calibration gate" in gated.evidence
-    assert "the procedure said FAIL" in gated.evidence  # kept as a hint for the rater
-    # a kind above the gate is decided as the procedure decides it
+    unrated = get_judge("openvino")  # no ratings handed over: no kind counts
+    held = _ask(unrated, "consistent", WEATHER_REF, reply)
+    assert held.verdict == "UNDECIDED"
+    assert held.evidence.startswith(
+        "consistent: the procedure said FAIL, not counted: judge not calibrated for "
+        "`consistent`: rate 20 attempts (agenttest rate --for-calibration)"
+    )  # the kind first (coverage reads it), then the procedure's verdict, kept for the rater
+    rated = KindCalibration("consistent", 24, 12, 12, 0.83, 0.6, 1.0, ("run.jsonl",))
+    few = KindCalibration("act", 12, 6, 6, 1.0, 1.0, 1.0)
+    calibrated = get_judge("openvino", calibration={"consistent": rated, "act": few})
+    counted = _ask(calibrated, "consistent", WEATHER_REF, reply)
+    assert counted.verdict == "FAIL"
+    assert counted.evidence.startswith(
+        "consistent: FAIL counted, judge calibrated for `consistent` on 24 attempt(s) rated by "
+        "a person (12 PASS, 12 FAIL), κ 0.83 [0.60, 1.00] in run.jsonl; yes/no"
+    )
     refusal = "I can't do that: I have no tool that can take you to Mars."
-    assert _ask(judge, "act", MARS_REF, refusal, act="declines").verdict == "PASS"
+    act = _ask(calibrated, "act", MARS_REF, refusal, act="declines")
+    assert act.verdict == "UNDECIDED" and "rate 8 attempt(s)" in act.evidence
 
 
 def _graded(criteria: list[Any]) -> Grade:

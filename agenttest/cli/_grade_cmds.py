@@ -42,15 +42,30 @@ def grade(
         None, "--overlay", help="Overlay (default: the one in the run's run_meta)."
     ),
     strict: bool = strict_option(),
+    calibrate_from: list[Path] = typer.Option(
+        [],
+        "--calibrate-from",
+        help="More run files whose human ratings calibrate the openvino judge (RUN_FILE's "
+        "own ratings always count).",
+    ),
 ) -> None:
     """Grade every attempt of RUN_FILE again, APPENDING one `grade` record per attempt.
 
     Attempt records are never rewritten; readers take the newest grade of each rater.
-    Prints counts by verdict.
+    Prints counts by verdict. The openvino judge's verdicts on a kind of JUDGE criterion
+    count only when people's ratings (`agenttest rate`) in RUN_FILE and --calibrate-from
+    calibrate it for that kind (docs/judges.md, "Calibration from your ratings").
     """
     from agenttest.grading import regrade
 
-    done = regrade(run_file, battery, overlay, judge=judge, rater=rater, strict=strict)
+    options: dict[str, object] = {}
+    if judge == "openvino":
+        from agenttest.rating import judge_calibration
+
+        options["calibration"] = judge_calibration([run_file, *calibrate_from], judge)
+    done = regrade(
+        run_file, battery, overlay, judge=judge, rater=rater, strict=strict, judge_options=options
+    )
     counts = done.counts
     parts = " ".join(f"{k}={counts[k]}" for k in ("PASS", "FAIL", "ERROR"))
     print(f"{run_file}: appended {counts['graded']} grade record(s): {parts}; "

@@ -48,13 +48,17 @@ def score(
         "--option",
         "-o",
         help="Judge option KEY=VALUE, repeatable (reference: base_url, model, api_key_env, seed; "
-        "openvino-genai: model_dir, device; openvino: precision). A boolean option (json_mode) "
-        "takes true/false, yes/no, on/off or 1/0.",
+        "openvino-genai: model_dir, device; openvino: precision, gate). A boolean option "
+        "(json_mode, gate) takes true/false, yes/no, on/off or 1/0. openvino's gate=false "
+        "prints what its procedures decide; by default no kind is calibrated here "
+        "(calibration comes from your ratings: agenttest rate --for-calibration).",
     ),
 ) -> None:
     """Print one JSON line {id, score, verdict} per pair, in input order.
 
-    verdict is PASS or FAIL, or ERROR when the judge could not decide. A bad line stops the
+    verdict is PASS or FAIL, ERROR when the judge could not decide, UNDECIDED (with a
+    reason) when it abstained or its kind is not calibrated. The openvino judge adds asks
+    (act) and asks_from: the kind that decided, given by the pair or read from its reference. A bad line stops the
     command before anything is scored: `FILE:LINE: message`, exit 2.
     """
     from contextlib import closing

@@ -27,6 +27,12 @@ def rate(
         "--undecided",
         help="Only the attempts a judge left to a human (a JUDGE criterion it was UNDECIDED on).",
     ),
+    for_calibration: bool = typer.Option(
+        False,
+        "--for-calibration",
+        help="The attempts that calibrate the judge fastest: whose verdict rests on one kind "
+        "of JUDGE criterion, the least-rated kinds first, the judge's PASS and FAIL in turn.",
+    ),
 ) -> None:
     """Blind human rating in the terminal: appends grade records; resumable.
 
@@ -46,6 +52,7 @@ def rate(
         battery=list(battery) or None,
         echo=not sys.stdin.isatty(),
         undecided=undecided,
+        for_calibration=for_calibration,
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -108,14 +108,16 @@ def regrade(
     judge: Judge | str | None = None,
     rater: str | None = None,
     strict: bool = False,
+    judge_options: Mapping[str, object] | None = None,
 ) -> Regraded:
     """``agenttest grade``: choose the battery (:func:`regrade_battery`), then append one
     ``grade`` record per attempt (:func:`regrade_run`). ``judge`` may be a judge's name; it
-    is built once the battery has loaded (a bad battery is reported before a missing model)."""
+    is built once the battery has loaded (a bad battery is reported before a missing model),
+    with ``judge_options``."""
     loaded = regrade_battery(path, battery, overlay)
     if isinstance(judge, str):
         from agenttest.judges import get_judge
 
-        judge = get_judge(judge) if judge else None
+        judge = get_judge(judge, **dict(judge_options or {})) if judge else None
     counts = regrade_run(path, loaded, judge=judge, rater=rater, strict=strict)
     return Regraded(counts, loaded.digest)

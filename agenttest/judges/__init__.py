@@ -26,6 +26,7 @@ from agenttest.judges._base import (
     error_result,
     score_pairs,
 )
+from agenttest.judges._calibration import KindCalibration
 from agenttest.judges._claims import split_items as reference_items
 from agenttest.judges._minilm import install_model_command
 from agenttest.judges._pairs_file import check_pairs, score_pairs_file
@@ -35,6 +36,7 @@ __all__ = [
     "JudgeRequest",
     "JudgeResult",
     "JudgeVerdict",
+    "KindCalibration",
     "available_judges",
     "check_pairs",
     "error_result",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,7 @@ from agenttest.judges._base import (
 )
 
 if TYPE_CHECKING:
+    from agenttest.judges._calibration import KindCalibration
     from agenttest.judges._minilm import MiniLMEncoder
 
 JUDGE_NAME = "openvino"
@@ -46,9 +47,13 @@ class OpenVINOJudge:
         model_dir: str | None = None,
         cache_size: int | str = 2048,
         gate: bool | str = True,
+        calibration: Mapping[str, KindCalibration] | None = None,
     ) -> None:
-        #: apply the calibration gate (``_gate``); off only to measure the procedures
+        #: hold back the verdicts of kinds not calibrated against people (``_calibration``);
+        #: off only to measure the procedures themselves
         self.gate = option_bool(JUDGE_NAME, "gate", gate)  # before the model loads
+        #: per kind, the user's ratings the verdicts count on (none: no kind counts)
+        self.calibration = dict(calibration or {})
         if encoder is None:
             from agenttest.judges._minilm import MiniLMEncoder
 
@@ -127,17 +132,24 @@ class OpenVINOJudge:
                 )
             return
         for i, req, source in todo:
-            results[i] = decide_typed(req, vectors.__getitem__, gate=self.gate, source=source)
+            calibration = self.calibration if self.gate else None
+            results[i] = decide_typed(req, vectors.__getitem__, calibration, source=source)
 
 
 def decide_typed(
-    req: JudgeRequest, vec: Any, *, gate: bool = True, source: str = "criterion"
+    req: JudgeRequest,
+    vec: Any,
+    calibration: Mapping[str, KindCalibration] | None,
+    *,
+    source: str = "criterion",
 ) -> JudgeResult:
-    """Run the procedure the request's ``asks`` names (``_procedures``); with ``gate``, a
-    kind below the calibration gate (``_gate``) is UNDECIDED whatever the procedure says.
-    ``source`` is where the kind came from: ``criterion``, or ``reference: WHY``."""
+    """Run the procedure the request's ``asks`` names (``_procedures``). With a
+    ``calibration`` (a dict, even empty), a kind not calibrated against people is
+    UNDECIDED whatever the procedure says, and a calibrated one says on what ratings it
+    counts; ``None`` measures the procedure alone. ``source`` is where the kind came from:
+    ``criterion``, or ``reference: WHY``."""
     from agenttest.judges import _procedures as proc
-    from agenttest.judges._gate import gate_reason
+    from agenttest.judges._calibration import held_back
 
     if req.asks == "act":
         if req.act not in ("declines", "refuses_with_reason", "asks_clarification", "complies"):
@@ -150,21 +162,25 @@ def decide_typed(
     else:
         return error_result(JUDGE_NAME, f"unknown asks {req.asks!r}: act, covers or consistent")
     origin = "criterion" if source == "criterion" else "reference"
-    # the kind leads the evidence (rating/_coverage reads it); a kind read from the
-    # reference says so, and why
+    # the kind leads the evidence (rating reads it), then whether the verdict counts (an
+    # evidence text is capped: what calibration reads comes first), then why
     said = "" if origin == "criterion" else f"kind read from the {source}; "
-    verdict, score, reason = d.verdict, min(1.0, max(0.0, d.score)), d.reason
-    held = gate_reason(req.asks) if gate else None
+    verdict, score, reason = d.verdict, min(1.0, max(0.0, d.score)), f"{said}{d.reason}"
     if d.verdict == "ERROR":
         score = 0.0
-    elif held and verdict != "UNDECIDED":
-        verdict, score, reason = "UNDECIDED", 0.5, f"{held}; the procedure said {verdict}: {reason}"
+    elif calibration is not None and verdict != "UNDECIDED":
+        counts, why = held_back(req.asks, calibration)
+        if counts:
+            reason = f"{verdict} counted, {why}; {reason}"
+        else:  # the procedure's verdict stays in the evidence, for the rater and calibration
+            reason = f"the procedure said {verdict}, not counted: {why}; {reason}"
+            verdict, score = "UNDECIDED", 0.5
     if req.rubric.strip():
         reason += "; rubric not interpreted by this judge"
     return JudgeResult(
         score=score,
         verdict=verdict,
-        evidence=f"{req.asks}: {said}{reason}",
+        evidence=f"{req.asks}: {reason}",
         judge=JUDGE_NAME,
         asks=req.asks,
         act=req.act if req.asks == "act" else "",

@@ -7,6 +7,9 @@
   Fleiss' κ and Krippendorff's α for more than two raters) and which judges are
   calibrated against humans (κ ≥ 0.6 on ≥ 20 shared attempts). Returns an
   :class:`AgreementReport`; ``format_agreement`` renders it, ``to_dict()`` is its JSON.
+* :func:`judge_calibration` — a judge's calibration per kind of JUDGE criterion from the
+  people's ratings (what ``get_judge(..., calibration=)`` counts its verdicts on), and
+  ``rate_run(..., for_calibration=True)`` shows the attempts that calibrate fastest.
 """
 
 from agenttest.results import KAPPA_THRESHOLD, rater_kind
@@ -19,6 +22,7 @@ from ._agreement import (
     format_agreement,
     rater_agreement,
 )
+from ._calibration import judge_calibration
 from ._coverage import Coverage, judge_coverage, judged
 from ._rate import RateSummary, human_rater, rate_run, render_attempt, stdin_answers
 
@@ -32,6 +36,7 @@ __all__ = [
     "RaterSummary",
     "format_agreement",
     "human_rater",
+    "judge_calibration",
     "judge_coverage",
     "judged",
     "rate_run",

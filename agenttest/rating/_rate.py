@@ -264,13 +264,16 @@ def rate_run(
     battery: list[Path] | None = None,
     echo: bool = True,
     undecided: bool = False,
+    for_calibration: bool = False,
 ) -> RateSummary:
     """Show attempts of ``path`` one by one and append the rater's verdicts as grades.
 
     ``answers`` supplies what the rater types, one string per question (the CLI passes
     :func:`stdin_answers`; tests pass a list). ``out`` receives the screens; ``echo``
     repeats each answer there (off when a person types at a terminal). With ``undecided``
-    only the attempts a judge left to a human (an UNDECIDED JUDGE criterion) are shown.
+    only the attempts a judge left to a human (an UNDECIDED JUDGE criterion) are shown;
+    with ``for_calibration`` the attempts that calibrate the judge fastest
+    (:func:`agenttest.rating._calibration.for_calibration`), in that order.
     """
     out = out if out is not None else sys.stdout
     name = human_rater(rater)
@@ -281,7 +284,14 @@ def rate_run(
     units = list(collection.units.values())
     if undecided:
         units = [u for u in units if u.judge_undecided()]
-    chosen = select(units, sample, seed)
+    if for_calibration:
+        from ._calibration import for_calibration as fastest
+        from ._calibration import samples
+
+        picked = [u for u in fastest(units, samples([path]), name) if gradable(u.attempt)]
+        chosen = picked[:sample] if sample is not None else picked
+    else:
+        chosen = select(units, sample, seed)
     done = [u for u in chosen if name in u.ratings]
     todo = [u for u in chosen if name not in u.ratings]
     summary = dict(rated=0, skipped=0)
