@@ -289,3 +289,16 @@ def test_arguments_that_fail_the_schema_are_an_error_before_the_tool_runs(
 def test_an_unknown_tool_is_an_error(world: Path) -> None:
     out = call_tool(world, None, "shell", {"command": "ls"})
     assert not out.ok and out.error == "unknown tool `shell`"
+
+
+def test_a_symlink_loop_in_the_world_is_an_error_not_a_crash(world: Path) -> None:
+    os.symlink("loop", world / "loop")
+    out = call_tool(world, None, "file_read", {"path": "loop/x.txt"})
+    assert not out.ok and out.error
+
+
+def test_a_fifo_in_the_world_is_not_read_or_written_as_a_file(world: Path) -> None:
+    os.mkfifo(world / "pipe")  # reading or writing it would hang the tool
+    assert call_tool(world, None, "file_read", {"path": "pipe"}).error == "no such file: pipe"
+    out = call_tool(world, None, "file_write", {"path": "pipe", "content": "x"})
+    assert not out.ok and out.error == "pipe is not a regular file"

@@ -45,6 +45,8 @@ def file_write(world: World, args: dict[str, Any]) -> str:
     target = world.path(str_arg(args, "path"))
     if target == world.root or target.is_dir():
         raise ToolFailure(f"{world.rel(target)} is a folder")
+    if target.exists() and not target.is_file():  # a FIFO or a device would block or worse
+        raise ToolFailure(f"{world.rel(target)} is not a regular file")
     content = str_arg(args, "content")
     existed = target.is_file()
     target.parent.mkdir(parents=True, exist_ok=True)

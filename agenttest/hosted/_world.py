@@ -43,7 +43,10 @@ class World:
             raise ToolFailure("a path cannot contain a NUL character")
         if os.path.isabs(text) or text.startswith("~"):
             raise ToolFailure(f"path outside the world: {rel!r} (paths are relative to it)")
-        target = (self.root / (text or ".")).resolve()
+        try:
+            target = (self.root / (text or ".")).resolve()
+        except (OSError, RuntimeError) as exc:  # a symlink loop, a name too long
+            raise ToolFailure(f"cannot resolve {rel!r}: {exc}") from None
         if target != self.root and not target.is_relative_to(self.root):
             raise ToolFailure(f"path outside the world: {rel!r}")
         if not allow_reserved and self.reserved(target):
