@@ -10,6 +10,7 @@ block that says it but needs another tool.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from agenttest.blocks import HOSTED_ROLES, hosting_gaps, load_battery
 from agenttest.blocks._lint import lint_block
@@ -98,3 +99,24 @@ def test_the_lint_stops_a_hosted_flag_on_a_block_that_needs_the_shell() -> None:
         hosted=True,
     )
     assert [p.message for p in lint_block(fine) if "[hosted]" in p.message] == []
+
+
+def test_the_guide_lists_every_hosted_tool_and_fault_kind_and_nothing_else() -> None:
+    from agenttest.blocks import FAULT_KINDS
+    from agenttest.hosted import tool_specs
+
+    guide = (ROOT / "docs" / "hosted-tools.md").read_text(encoding="utf-8")
+    tools = guide.split("## The tools", 1)[1].split("\n## ", 1)[0]
+    rows = set(re.findall(r"^\| `(\w+)` \|", tools, re.M))
+    assert rows == {s.name for s in tool_specs()}
+    faults = guide.split("## Faults", 1)[1].split("\n## ", 1)[0]
+    assert set(re.findall(r"^\| `(\w+)` \|", faults, re.M)) == set(FAULT_KINDS)
+    assert "## Frameworks' MCP configuration" in guide
+
+
+def test_list_json_says_which_blocks_run_on_hosted_tools() -> None:
+    from agenttest.blocks import block_summaries
+
+    rows = {r["id"]: r for r in block_summaries(load_battery([ROOT / "batteries"]))}
+    assert rows["HR-05"]["hosted"] is True and rows["HR-05"]["faults"] == ["web_fetch"]
+    assert rows["SEC-01"]["hosted"] is False and rows["SEC-01"]["faults"] == []

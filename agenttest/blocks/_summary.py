@@ -46,6 +46,9 @@ def block_summaries(battery: Battery, tiers: Sequence[str] = ()) -> list[dict[st
                 # parameterised blocks: the block the case belongs to, and its category
                 "case_of": b.case.parent if b.case is not None else None,
                 "case_category": b.case.category if b.case is not None else None,
+                # hosted tools (docs/hosted-tools.md): it runs on them; the tools it makes fail
+                "hosted": b.hosted,
+                "faults": sorted({f.tool for f in b.faults}),
             }
         )
     return rows
