@@ -28,6 +28,7 @@ from ._config_types import AgentConfig, HostedToolsAt, ReplicaEntry
 from ._example import ExampleAgent
 from ._kinds import KINDS, connect
 from ._model_agent import Launch, launch_for, model_args
+from ._reference import REFERENCE_AGENTS, ReferenceAgent
 from ._reply import Garbage
 from ._sender import MAX_REPLY_BYTES, OverlapError, ReplyTooLarge, StreamIdle
 from ._stream import (
@@ -44,6 +45,7 @@ from ._waiting import retry_after_s
 __all__ = [
     "KINDS",
     "MAX_REPLY_BYTES",
+    "REFERENCE_AGENTS",
     "Agent",
     "AgentClient",
     "AgentConfig",
@@ -60,6 +62,7 @@ __all__ = [
     "OpenAIAdapter",
     "OverlapError",
     "PreconditionUnmet",
+    "ReferenceAgent",
     "ReplicaEntry",
     "Reply",
     "ReplyTooLarge",

@@ -19,7 +19,7 @@ from agenttest.sanitize import redact_url
 
 from ._config_example import ExampleSpec
 
-Mode = Literal["native", "rest", "openai"]
+Mode = Literal["native", "rest", "openai", "reference"]
 REDACTED = "***"
 _SECRET_KEY_RE = re.compile(r"(?i)(secret|token|password|passwd|api[_-]?key|auth|cookie)")
 

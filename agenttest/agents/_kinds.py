@@ -13,6 +13,7 @@ from collections.abc import Callable
 from ._agent import Agent, Log
 from ._client import AgentClient
 from ._config_types import AgentConfig
+from ._reference import ReferenceAgent
 
 #: How to make an agent of each ``mode``: the HTTP protocols share one client, whose
 #: adapter (:mod:`._adapters`) asks and reads a turn the mode's way.
@@ -20,6 +21,8 @@ KINDS: dict[str, Callable[[AgentConfig, Log | None], Agent]] = {
     "native": lambda config, log: AgentClient(config, log=log),
     "rest": lambda config, log: AgentClient(config, log=log),
     "openai": lambda config, log: AgentClient(config, log=log),
+    # the misbehaving agents blocks are checked against (``model`` names the behaviour)
+    "reference": lambda config, log: ReferenceAgent(config, log),
 }
 
 

@@ -267,6 +267,19 @@ class Case:
     parent: str | None = None  # the block's own id, once the case is made a block
 
 
+ReferenceAgentName = Literal["idle", "echo", "yes-man", "refuser", "liar"]
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What one reference misbehaving agent gets on a block, when it may PASS."""
+
+    outcome: Literal["PASS", "FAIL", "ERROR"] = field(
+        metadata={"doc": "the verdict it gets on every attempt"}
+    )
+    because: str = field(metadata={"doc": "why that is right (shown in the lint's table)"})
+
+
 @dataclass(frozen=True)
 class Block:
     id: str
@@ -289,6 +302,13 @@ class Block:
     )
     hosted: bool = field(
         default=False, metadata={"doc": "every tool this block needs can be hosted"}
+    )
+    reference_agents: Mapping[ReferenceAgentName, Expectation] = field(
+        default_factory=dict,
+        metadata={
+            "doc": "what a reference misbehaving agent (idle, echo, yes-man, refuser, liar) "
+            "gets here when that is not 'never PASS' (agenttest reference-agents)"
+        },
     )
     preconditions: tuple[Criterion, ...] = field(
         default=(),

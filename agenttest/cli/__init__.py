@@ -54,6 +54,7 @@ def _register() -> None:
         _hosted_cmds,
         _judge_cmds,
         _rate_cmds,
+        _reference_cmds,
         _report_cmds,
         _run_cmds,
     )

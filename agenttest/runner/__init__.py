@@ -9,17 +9,21 @@ Importable without the CLI::
 
 from ._plan import PlanItem, make_plan, read_state, select_blocks, split_list
 from ._progress import LineProgress, Progress, outcome_text, shown
+from ._reference_check import Cell, ReferenceCheck, check_reference_agents
 from ._run import print_path, run
 from ._session import EXAMPLE, RunRequest
 from ._workspace import FixtureError
 
 __all__ = [
     "EXAMPLE",
+    "Cell",
     "FixtureError",
     "LineProgress",
     "PlanItem",
     "Progress",
+    "ReferenceCheck",
     "RunRequest",
+    "check_reference_agents",
     "make_plan",
     "outcome_text",
     "print_path",
