@@ -98,6 +98,35 @@ def test_the_model_chooses_the_tools_and_the_bundled_tools_run_them(tmp_path: Pa
     assert attempt.cost_tokens == 258
 
 
+def test_with_hosted_tools_the_model_is_offered_the_hosts_tools_and_they_run_there(
+    tmp_path: Path,
+) -> None:
+    from agenttest.hosted import tool_specs
+
+    battery = _battery(tmp_path, "L1-CALC-01")
+    with RouteServer(_routes()) as server:
+        result = run_cli("run", str(battery), "--agent", "example", "--model-url",
+                         server.url + "/v1", "--hosted-tools", "--k", "1", "--out",
+                         str(tmp_path / "out"), "--allow-temp", "--quiet")  # fmt: skip
+        sent = [b["body"] for b in server.state.bodies if b["path"] == "/v1/chat/completions"]
+    assert result.returncode == 0, result.stderr
+    _meta, (attempt,) = _records(Path(result.stdout.strip()))
+    # the model was offered the host's tools (names, descriptions, schemas), not the agent's
+    offered = [t["function"] for t in sent[0]["tools"]]
+    assert [(f["name"], f["description"], f["parameters"]) for f in offered] == [
+        (s.name, s.description, dict(s.input_schema)) for s in tool_specs()
+    ]
+    # its call ran on the host, which recorded it as the agent reported it
+    (turn,) = attempt.turns
+    (hosted,) = turn.hosted_calls
+    (reported,) = turn.tool_calls
+    assert hosted.origin == "harness" and hosted.name == "calculator" and hosted.ok
+    assert (reported.name, reported.arguments, reported.result) == (
+        hosted.name, hosted.arguments, hosted.result,
+    )  # fmt: skip
+    assert "333" in str(hosted.result) and attempt.verdict == "PASS", attempt.criteria
+
+
 def test_model_url_needs_the_bundled_agent_and_a_reachable_server(tmp_path: Path) -> None:
     battery = _battery(tmp_path, "L1-CALC-01")
     config = tmp_path / "agent.yaml"
@@ -214,7 +243,7 @@ def test_a_bad_example_config_names_file_and_line(tmp_path: Path) -> None:
         "base_url: http://127.0.0.1:9\n"
         "example:\n"
         "  model: lonely\n"
-        "  args: --port 9 --frobnicate\n"
+        "  args: --port 9 --frobnicate --hosted-tools http://127.0.0.1:9/mcp\n"
         "  replicas: 0\n"
         "  model_url: ftp://nowhere\n",
         encoding="utf-8",
@@ -229,6 +258,8 @@ def test_a_bad_example_config_names_file_and_line(tmp_path: Path) -> None:
     assert any(
         ":5: `example.args`: --frobnicate is not an example-agent option" in x for x in lines
     )
+    hosted = ":5: `example.args`: --hosted-tools is set by the runner (use `example.hosted_tools"
+    assert any(hosted in x for x in lines), lines
     assert any(":6: `example.replicas` must be >= 1" in x for x in lines)
     assert any(":7: `example.model_url` must be an http(s) URL" in x for x in lines)
     assert not out.exists()

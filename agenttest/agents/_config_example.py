@@ -1,8 +1,8 @@
 """``example:`` in an agent config: the bundled agent loop, started by the runner.
 
 The config-file spelling of ``--agent example --model-url URL --model NAME
---example-args ... --replicas N``, so a model under test is described in a file that can
-be kept and reviewed like any other agent config::
+--example-args ... --replicas N --hosted-tools``, so a model under test is described in a
+file that can be kept and reviewed like any other agent config::
 
     name: gemma-in-the-loop
     example:
@@ -10,6 +10,7 @@ be kept and reviewed like any other agent config::
       model: gemma3-270m            # default: the first model the server lists
       args: --openai-max-steps 3    # example-agent options, split like a shell
       replicas: 1
+      hosted_tools: true            # its tools from the harness's MCP host (issue 28)
     timeouts: {answer_s: 600}
 
 The runner starts the agent(s) itself, so where it listens and which folder it writes are
@@ -33,7 +34,7 @@ RUNNER_KEYS = ("base_url", "model", "workspace", "log_file", "replicas", "rest",
 #: Example-agent options the runner sets itself (where it listens, its sandbox, its brain).
 RUNNER_OPTIONS = frozenset(
     {"--host", "--port", "--workspace", "--exit-with-parent", "--brain", "--openai-base-url",
-     "--openai-model"}
+     "--openai-model", "--hosted-tools"}
 )  # fmt: skip
 #: Stand-ins that let the shared keys convert before the agent exists.
 PLACEHOLDER_URL = "http://127.0.0.1:1"
@@ -54,6 +55,10 @@ class ExampleSpec:
         default=(), metadata={"doc": "as --example-args: example-agent options (shell-split)"}
     )
     replicas: int = field(default=1, metadata={"doc": "as --replicas: how many to start"})
+    hosted_tools: bool = field(
+        default=False,
+        metadata={"doc": "as --hosted-tools: take every tool from the harness's MCP host"},
+    )
 
     @property
     def options(self) -> tuple[str, ...]:
@@ -139,6 +144,7 @@ def _option_problems(options: tuple[str, ...]) -> list[str]:
             out.append(
                 f"`example.args`: {name} is set by the runner"
                 + (" (use `example.model_url` / `example.model`)" if "openai" in name else "")
+                + (" (use `example.hosted_tools: true`)" if name == "--hosted-tools" else "")
             )
         elif name not in known:
             out.append(f"`example.args`: {name} is not an example-agent option")

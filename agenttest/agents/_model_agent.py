@@ -9,7 +9,9 @@ battery grades what happened — tool blocks can pass, unlike a bare chat-comple
 The choice becomes example-agent options (``--brain openai --openai-base-url …
 --openai-model …``); ``run_meta.selection`` stores ``model_url`` and ``model``, so a
 resumed run talks to the same model. An agent config's ``example:`` says the same in a
-file (:mod:`._config_example`); :func:`launch_for` merges the two, flags first.
+file (:mod:`._config_example`); :func:`launch_for` merges the two, flags first. With
+``--hosted-tools`` the loop's tools are the harness's MCP host's (issue 28): the model is
+offered the host's tools and every call it asks for runs there.
 """
 
 from __future__ import annotations
@@ -73,6 +75,9 @@ class Launch:
     replicas: int
     model_url: str | None
     model: str | None  # the brain's model, when a model drives the loop
+    #: Its tools come from the harness's MCP host: the runner starts one host per replica
+    #: on a free loopback port and gives each replica ``--hosted-tools URL``.
+    hosted_tools: bool = False
 
     @property
     def tested(self) -> str:
@@ -86,11 +91,13 @@ def launch_for(
     model: str | None = None,
     example_args: tuple[str, ...] = (),
     replicas: int | None = None,
+    hosted_tools: bool = False,
 ) -> Launch:
     """Flags over keys: ``--model-url`` replaces ``example.model_url`` (and with it the
     model, which is then ``--model`` or the new server's first); ``--model`` replaces
     ``example.model``; ``--example-args`` replaces ``example.args``; ``--replicas`` replaces
-    ``example.replicas``."""
+    ``example.replicas``; ``--hosted-tools`` (or ``example.hosted_tools: true``) takes the
+    tools from the harness's host."""
     spec = spec or ExampleSpec()
     url = model_url or spec.model_url
     name = model or (None if model_url else spec.model)
@@ -100,4 +107,5 @@ def launch_for(
     if url:
         assert name is not None
         args = (*model_args(url, name), *args)
-    return Launch(args, replicas or spec.replicas, url, name if url else None)
+    hosted = hosted_tools or spec.hosted_tools
+    return Launch(args, replicas or spec.replicas, url, name if url else None, hosted)

@@ -23,6 +23,7 @@ from ._agent import Agent, Brain, BrainError, Session, Turn, TurnResult
 from ._calc import CalcError, calculate, evaluate
 from ._command import build_parser, command, watch_parent
 from ._faults import CRASH_EXIT_CODE, Faults
+from ._hosted import HostClient, HostedResult, HostedTool, HostUnreachable
 from ._server import AgentServer
 from ._serving import make_brain, run_forever, serve
 from ._tools import TOOLS, openai_tools
@@ -36,6 +37,10 @@ __all__ = [
     "BrainError",
     "CalcError",
     "Faults",
+    "HostClient",
+    "HostUnreachable",
+    "HostedResult",
+    "HostedTool",
     "Session",
     "Turn",
     "TurnResult",
@@ -69,19 +74,28 @@ def split_options(options: dict[str, Any]) -> tuple[Faults, dict[str, Any], bool
     return Faults(**fault_values), given, access_log
 
 
-def main(host: str, port: int, workspace: Path | None, brain: str, **fault_options: Any) -> None:
+def main(
+    host: str,
+    port: int,
+    workspace: Path | None,
+    brain: str,
+    hosted_tools: str | None = None,
+    **fault_options: Any,
+) -> None:
     """Serve the example agent: print ``http://HOST:PORT`` first, then serve until a signal.
 
-    ``workspace=None`` serves a fresh temporary folder, removed again on exit. Keyword
-    options: the :class:`Faults` knobs (``loading_s``, ``busy_probability``, ``seed``,
-    ``latency_s``, ``hang_after``, ``crash_after``, ``garbage_probability``), the openai
-    brain's ``openai_base_url``, ``openai_model``, ``openai_api_key_env``, ``openai_seed``,
+    ``workspace=None`` serves a fresh temporary folder, removed again on exit;
+    ``hosted_tools`` is the harness's MCP URL to take every tool from. Keyword options: the
+    :class:`Faults` knobs (``loading_s``, ``busy_probability``, ``seed``, ``latency_s``,
+    ``hang_after``, ``crash_after``, ``garbage_probability``), the openai brain's
+    ``openai_base_url``, ``openai_model``, ``openai_api_key_env``, ``openai_seed``,
     ``openai_max_steps``, ``openai_timeout_s``, and ``access_log``.
     """
     faults, brain_options, access_log = split_options(fault_options)
     server = serve(host, port, workspace, brain, faults, brain_options=brain_options,
-                   access_log=access_log)  # fmt: skip
+                   access_log=access_log, hosted_tools=hosted_tools)  # fmt: skip
     print(server.url, flush=True)
-    print(f"example agent: brain={brain} workspace={server.workspace}", file=sys.stderr,
-          flush=True)  # fmt: skip
+    tools = f"hosted at {hosted_tools}" if hosted_tools else "local"
+    print(f"example agent: brain={brain} workspace={server.workspace} tools={tools}",
+          file=sys.stderr, flush=True)  # fmt: skip
     run_forever(server)

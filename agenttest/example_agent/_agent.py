@@ -21,6 +21,8 @@ import msgspec
 from ._base import Blocked, MemoryStore, ToolContext, ToolError
 from ._data import OfflineData
 from ._guard import fold, is_turkish
+from ._hosted import HostClient
+from ._hosted_tools import HostedRegistry, NotSent
 from ._sandbox import Workspace
 from ._tools import TOOLS, ToolSpec
 
@@ -96,6 +98,10 @@ def _one_line(text: str, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[:limit] + "..."
 
 
+#: One tool run: status, text, extra trace lines, and what a hosted tool sent (if guarded).
+_Ran = tuple[str, str, list[str], str | None]
+
+
 class Turn:
     """The trace and tool calls of one turn; :meth:`call` is the only way to run a tool."""
 
@@ -114,12 +120,24 @@ class Turn:
     def route(self, category: str) -> None:
         self.mark("ROUTE", category)
 
+    def spec(self, name: str) -> ToolSpec | None:
+        """The tool ``name`` as this agent runs it (the host's, when hosted), if any."""
+        found = self._lookup(name)
+        return found if isinstance(found, ToolSpec) else None
+
+    def _lookup(self, name: str) -> ToolSpec | str:
+        if self.ctx.hosted is not None:
+            return self.ctx.hosted.lookup(name)
+        return TOOLS.get(name) or f"unknown tool {name!r}"
+
     def call(self, name: str, arguments: dict[str, Any], *, confirmed: bool = False) -> Outcome:
         args_json = json.dumps(arguments, ensure_ascii=False)
-        spec = TOOLS.get(name)
-        if spec is None:
+        spec = self._lookup(name)
+        if isinstance(spec, str):  # why there is no such tool here
             self.mark("CALL", f"{name} {args_json}")
-            return self._record(name, arguments, "error", f"unknown tool {name!r}")
+            # hosted, a call the host never saw is not a call: it is traced, not reported
+            unsent = "unsent" if self.ctx.hosted is not None else "error"
+            return self._record(name, arguments, unsent, spec)
         if spec.confirm and not confirmed:
             refused = self._precheck(spec.precheck, name, arguments, args_json)
             if refused is not None:
@@ -137,7 +155,7 @@ class Turn:
         any returns), then the ``RESULT`` lines in call order. Only tools that are
         :attr:`ToolSpec.read_only` and need no confirmation qualify.
         """
-        specs = [TOOLS.get(name) for name, _ in calls]
+        specs = [self.spec(name) for name, _ in calls]
         if len(calls) < 2 or any(s is None or not s.read_only or s.confirm for s in specs):
             raise ValueError(f"not a set of parallel read-only calls: {[n for n, _ in calls]}")
         self.mark("PARALLEL", f"{len(calls)} {' '.join(name for name, _ in calls)}")
@@ -155,26 +173,27 @@ class Turn:
             for (name, arguments), result in zip(calls, done, strict=True)
         ]
 
-    def _execute(self, spec: ToolSpec, arguments: dict[str, Any]) -> tuple[str, str, list[str]]:
-        """Run one tool: ``(status, text, extra trace lines)``; touches no turn state."""
+    def _execute(self, spec: ToolSpec, arguments: dict[str, Any]) -> _Ran:
+        """Run one tool: ``(status, text, extra trace lines, text received)``; touches no
+        turn state."""
         try:
             out = spec.run(self.ctx, arguments)
         except Blocked as exc:
-            return "blocked", str(exc), []
+            return "blocked", str(exc), [], None
+        except NotSent as exc:
+            return "unsent", str(exc), [], None
         except ToolError as exc:
-            return "error", str(exc), []
+            return "error", str(exc), [], None
         except (OSError, UnicodeError, ValueError) as exc:
-            return "error", f"{type(exc).__name__}: {exc}", []
-        return "ok", out.text, out.notes
+            return "error", f"{type(exc).__name__}: {exc}", [], None
+        return "ok", out.text, out.notes, out.received
 
-    def _finish(
-        self, name: str, arguments: dict[str, Any], result: tuple[str, str, list[str]]
-    ) -> Outcome:
-        status, text, notes = result
+    def _finish(self, name: str, arguments: dict[str, Any], result: _Ran) -> Outcome:
+        status, text, notes, received = result
         if status != "ok":
             return self._record(name, arguments, status, text)
         self.lines.extend(notes)
-        out = self._record(name, arguments, status, text)
+        out = self._record(name, arguments, status, text, received)
         out.notes = list(notes)
         return out
 
@@ -194,7 +213,11 @@ class Turn:
             return self._record(name, arguments, "error", str(exc))
         return None
 
-    def _record(self, name: str, arguments: dict[str, Any], status: str, text: str) -> Outcome:
+    def _record(self, name: str, arguments: dict[str, Any], status: str, text: str,
+                received: str | None = None) -> Outcome:  # fmt: skip
+        if status == "unsent":  # it never reached the host: nothing to report but the trace
+            self.mark("UNSENT", f"{name} {text}")
+            return Outcome("error", text)
         if status == "blocked":
             self.mark("BLOCKED", f"{name} {text}")
             result = f"BLOCKED: {text}"
@@ -203,7 +226,7 @@ class Turn:
             result = f"error: {text}"
         else:
             self.mark("RESULT", f"{name} ok")
-            result = text
+            result = text if received is None else received  # what came back, unguarded
         self.calls.append(CallRecord(name, arguments, status == "ok", result))
         return Outcome(status, text)
 
@@ -268,9 +291,10 @@ def confirm_choices(turkish: bool) -> list[dict[str, str]]:
 class Agent:
     """A single-user agent: call :meth:`turn` from one thread at a time."""
 
-    def __init__(self, workspace: Path, brain: Brain) -> None:
+    def __init__(self, workspace: Path, brain: Brain, hosted: HostClient | None = None) -> None:
         space = Workspace(workspace)
-        self.ctx = ToolContext(space, OfflineData.load(), MemoryStore(space))
+        registry = HostedRegistry(hosted) if hosted is not None else None
+        self.ctx = ToolContext(space, OfflineData.load(), MemoryStore(space), registry)
         self.brain = brain
         self.sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
@@ -278,6 +302,16 @@ class Agent:
     @property
     def workspace(self) -> Path:
         return self.ctx.workspace.root
+
+    @property
+    def host(self) -> HostClient | None:
+        """The client of the harness's host, when the tools are hosted."""
+        return self.ctx.hosted.client if self.ctx.hosted is not None else None
+
+    def close(self) -> None:
+        """Let go of the host's connection (a local agent holds nothing)."""
+        if self.host is not None:
+            self.host.close()
 
     def session(self, session_id: str) -> Session:
         with self._lock:
@@ -323,7 +357,8 @@ class Agent:
                 if turkish
                 else ("Cancelled; nothing was done.")
             )
-        turn.route(TOOLS[pending.tool].category)
+        spec = turn.spec(pending.tool)
+        turn.route(spec.category if spec else "chat")
         outs = [turn.call(pending.tool, args, confirmed=True)
                 for args in [pending.arguments, *pending.batch]]  # fmt: skip
         out = Outcome(

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -16,6 +16,9 @@ from agenttest._util.lenient import lenient
 
 from ._data import OfflineData
 from ._sandbox import Blocked, ToolError, Workspace
+
+if TYPE_CHECKING:
+    from ._hosted_tools import HostedRegistry
 
 __all__ = [
     "Blocked",
@@ -31,10 +34,12 @@ __all__ = [
 
 @dataclass
 class ToolOutput:
-    """The text a tool hands back, plus extra trace lines it wants recorded."""
+    """The text a tool hands back, plus extra trace lines it wants recorded. ``received`` is
+    what a hosted tool sent when the agent's guard changed it (the reply reports that)."""
 
     text: str
     notes: list[str] = field(default_factory=list)
+    received: str | None = None
 
 
 class Note(msgspec.Struct, omit_defaults=True):
@@ -109,11 +114,13 @@ class MemoryStore:
 
 @dataclass
 class ToolContext:
-    """Everything a tool may touch: the workspace, offline data and persistent memory."""
+    """Everything a tool may touch: the workspace, offline data and persistent memory; with
+    hosted tools, the host's registry (then every tool runs there)."""
 
     workspace: Workspace
     data: OfflineData
     memory: MemoryStore
+    hosted: HostedRegistry | None = None
 
 
 def str_arg(args: Mapping[str, Any], name: str, *, required: bool = True) -> str:

@@ -88,6 +88,14 @@ def build_parser(prog: str = "python -m agenttest.example_agent") -> argparse.Ar
         help="The stored copy of a reply (GET /v1/sessions/{id}/messages) differs from the "
         "streamed one: a guard applied to one copy only.",
     )
+    parser.add_argument(
+        "--hosted-tools",
+        metavar="URL",
+        default=None,
+        help="Take every tool from the harness's MCP host at URL (agenttest run "
+        "--hosted-tools sets it): nothing runs locally, and /health is ready only once the "
+        "host lists its tools.",
+    )
     parser.add_argument("--exit-with-parent", type=int, default=None, help=argparse.SUPPRESS)
     return parser
 

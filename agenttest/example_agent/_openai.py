@@ -21,7 +21,8 @@ from agenttest._util.lenient import lenient
 
 from ._agent import BrainError, CallRecord, Outcome, Session, Turn
 from ._guard import is_turkish
-from ._tools import TOOLS, openai_tools
+from ._hosted import HostUnreachable
+from ._tools import openai_tools
 
 SYSTEM_PROMPT = (
     "You are the agenttest example agent, working in a sandboxed workspace folder. Use the "
@@ -149,8 +150,9 @@ class OpenAIBrain:
         turn.usage = usage
         first_tool: str | None = None
         try:
+            tools = self._tools(turn)
             for _ in range(self.max_steps):
-                answer = self._complete(messages, usage)
+                answer = self._complete(messages, usage, tools)
                 content = answer.message.content or ""
                 if not answer.calls:
                     messages.append({"role": "assistant", "content": content})
@@ -168,16 +170,26 @@ class OpenAIBrain:
             messages.append({"role": "assistant", "content": final})
             return final
         finally:
-            category = TOOLS[first_tool].category if first_tool in TOOLS else "chat"
-            turn.lines.insert(0, f"ROUTE {category}")
+            spec = turn.spec(first_tool) if first_tool else None
+            turn.lines.insert(0, f"ROUTE {spec.category if spec else 'chat'}")
 
     # ------------------------------------------------------------------ internals
+
+    def _tools(self, turn: Turn) -> list[dict[str, Any]]:
+        """What the model may call: the host's tools when they are hosted, else the agent's."""
+        hosted = turn.ctx.hosted
+        if hosted is None:
+            return openai_tools()
+        try:
+            return hosted.openai_tools()
+        except HostUnreachable as exc:
+            raise BrainError(f"no tools to offer the model: {exc}", 502) from None
 
     def _run_calls(self, turn: Turn, calls: list[ToolCall]) -> list[tuple[str, str]]:
         """The calls of one model reply: together when all are read-only, else in order."""
         parsed = [_parse_call(call) for call in calls]
         if len(parsed) > 1:
-            specs = [TOOLS.get(name) for name, arguments in parsed]
+            specs = [turn.spec(name) for name, _arguments in parsed]
             if all(s is not None and s.read_only and not s.confirm for s in specs) and all(
                 a is not None for _, a in parsed
             ):
@@ -205,7 +217,9 @@ class OpenAIBrain:
             return name, "error: the arguments were not a JSON object; call the tool again"
         return name, _tool_message(turn.call(name, arguments))
 
-    def _complete(self, messages: list[dict[str, Any]], usage: dict[str, int]) -> Answer:
+    def _complete(
+        self, messages: list[dict[str, Any]], usage: dict[str, int], tools: list[dict[str, Any]]
+    ) -> Answer:
         headers = {"Content-Type": "application/json"}
         key = os.environ.get(self.api_key_env, "")
         if key:
@@ -213,7 +227,7 @@ class OpenAIBrain:
         payload = {
             "model": self.model,
             "messages": messages,
-            "tools": openai_tools(),
+            "tools": tools,
             "tool_choice": "auto",
             "temperature": 0,
             "seed": self.seed,

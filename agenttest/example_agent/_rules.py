@@ -22,7 +22,7 @@ from ._rules_intents import classify
 from ._rules_parse import split_steps
 from ._rules_replies import chat, confirm_question, describe, say, summary
 from ._rules_tasks import rewrite_chains
-from ._tools import TOOLS
+from ._rules_tickets import run_ticket
 
 
 class RulesBrain:
@@ -96,10 +96,10 @@ class RulesBrain:
                 text = f"{prior} {text}"
         steps = self._plan(text, tr, ctx)
         together = self._independent(steps, tr, ctx)
-        if together and all(_parallel_ok(i) for i in together):
+        if together and all(_parallel_ok(turn, i) for i in together):
             return self._run_parallel(turn, together, tr, ctx)
         if together:
-            changing = next(i.tool for i in together if not _parallel_ok(i))
+            changing = next(i.tool for i in together if not _parallel_ok(turn, i))
             names = " ".join(i.tool for i in together for _ in i.calls)
             turn.mark("SEQUENTIAL", f"{len(together)} {names}: {changing} is not read-only")
         replies: list[str] = []
@@ -220,6 +220,8 @@ class RulesBrain:
         turn.route(intent.category)
         if intent.detail.startswith("summary-of:"):
             return self._summarise(turn, intent, tr, ctx)
+        if intent.tool == "ticket":
+            return run_ticket(turn, intent, tr), False
         if intent.detail.startswith(("ext:", "move-all:", "delete-all:")):
             return self._expand(turn, session, step, intent, tr, ctx)
         replies: list[str] = []
@@ -339,9 +341,9 @@ _BACK_REFERENCE = re.compile(
 _DUMMY_IT = re.compile(r"\b(is|was|does) it\b")
 
 
-def _parallel_ok(intent: Intent) -> bool:
-    spec = TOOLS[intent.tool]
-    return spec.read_only and not spec.confirm
+def _parallel_ok(turn: Turn, intent: Intent) -> bool:
+    spec = turn.spec(intent.tool)  # a tool that is not hosted runs (is refused) on its own
+    return spec is not None and spec.read_only and not spec.confirm
 
 
 _NO_OP = re.compile(
@@ -386,9 +388,8 @@ def _same_target(intents: list[Intent]) -> bool:
 
 
 def _files_in(listing: str) -> list[str]:
-    """File names from a ``file_list`` result (folders end with ``/`` and are skipped)."""
-    names = []
-    for line in listing.splitlines()[1:]:
-        if line and not line.endswith("/"):
-            names.append(line.rsplit(" (", 1)[0])
-    return names
+    """File names from a ``file_list`` result (folders end with ``/`` and are skipped): one
+    entry a line after the folder's, or (the hosted tool's) ``folder: a (3 bytes), b/``."""
+    lines = listing.splitlines()
+    entries = lines[1:] if len(lines) > 1 else listing.partition(": ")[2].split(", ")
+    return [e.rsplit(" (", 1)[0] for e in entries if e and not e.endswith("/") and e[0] != "("]

@@ -28,6 +28,7 @@ from ._rules_tasks import (
     search_intent,
     weather_intent,
 )
+from ._rules_tickets import ticket_intent
 from ._tools_files import SHELL_ALLOWED
 
 _GREET_WORDS = (
@@ -276,6 +277,7 @@ def classify(text: str, tr: bool, ctx: Context, data: OfflineData) -> Intent | N
     if _has(_TELEMETRY_STRICT, f) and not _has(_MEM_RESET, f):
         return Intent("system", "tool", "telemetry", [{}])
     rules: tuple[Callable[[], Intent | None], ...] = (
+        lambda: ticket_intent(text),  # before files: "move ticket X to done" is no file move
         lambda: _memory(text, f),
         lambda: _facts(text, f, tr),
         lambda: _message(text, tr) if _has(_MESSAGE, f) else None,

@@ -144,7 +144,7 @@ def describe(tool: str, out: Outcome, tr: bool, injected: bool, ctx: Context, de
     if tool == "shell" and detail == "count":
         return say(tr, f"I found {ctx.last_value} matching file(s).\n{text}",
                    f"{ctx.last_value} dosya buldum.\n{text}")  # fmt: skip
-    if tool == "memory" and text.startswith("memory ("):
+    if tool == "memory" and text.startswith(("memory (", "- ", "no notes in memory")):
         items = [line for line in text.splitlines() if line.startswith("- ")]
         if not items and detail == "about_me":
             return say(tr, "I don't know anything about you yet; you haven't told me.",

@@ -26,6 +26,7 @@ from urllib.parse import unquote
 
 from ._agent import Agent, BrainError
 from ._faults import CRASH_EXIT_CODE, Faults
+from ._hosted import HostUnreachable
 from ._requests import (
     SESSION_RULE,
     Addressed,
@@ -83,7 +84,22 @@ class AgentServer(ThreadingHTTPServer):
     def status(self) -> str:
         if self.loading_left() > 0:
             return "loading"
-        return "busy" if self.turn_lock.locked() else "ready"
+        if self.turn_lock.locked():
+            return "busy"
+        host = self.agent.host
+        unreachable = host.check() if host is not None else None
+        # with hosted tools, an agent that cannot list the host's tools cannot work
+        return f"waiting: {unreachable}" if unreachable else "ready"
+
+    def tool_list(self) -> dict[str, Any]:
+        """``GET /v1/tools``: what the brain may call (the host's tools, when hosted)."""
+        hosted = self.agent.ctx.hosted
+        if hosted is None:
+            return {"tools": openai_tools()}
+        try:
+            return {"tools": hosted.openai_tools(), "hosted": hosted.client.url}
+        except HostUnreachable as exc:
+            return {"tools": [], "hosted": hosted.client.url, "error": str(exc)}
 
     def chance(self, probability: float) -> bool:
         if probability <= 0:
@@ -106,6 +122,7 @@ class AgentServer(ThreadingHTTPServer):
             self._thread.join(timeout=10)
             self._thread = None
         self.server_close()
+        self.agent.close()
         if self.temp_workspace:
             shutil.rmtree(self.workspace, ignore_errors=True)
 
@@ -150,7 +167,7 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/health":
             self._send(200, {"status": self.server.status()})
         elif path == "/v1/tools":
-            self._send(200, {"tools": openai_tools()})
+            self._send(200, self.server.tool_list())
         elif path == "/v1/models":
             self._send(
                 200, {"object": "list", "data": [{"id": "example-agent", "object": "model"}]}
