@@ -17,11 +17,12 @@ Why pydantic-ai, of the three frameworks issue 28 names:
   ``RetryPromptPart``), so the shim reports the calls the framework made from the
   framework's own record instead of wrapping the tools;
 * it talks to any OpenAI-compatible chat-completions server (``OpenAIChatModel`` with a
-  ``base_url``), which is what a scripted model on loopback is; openai-agents defaults to
-  OpenAI's Responses API and its tracing exporter, and smolagents' default agent writes
-  Python code for a sandbox to run, neither of which a deterministic script fits as well;
-* MCP is in the slim package's ``mcp`` extra (no second adapter package, as smolagents
-  needs ``mcpadapt``), and the project's brief already installs it.
+  ``base_url``), which is what a scripted model on loopback is; openai-agents works too but
+  defaults to OpenAI's Responses API and a trace exporter, both to be switched off;
+* its MCP client is in the slim package's ``mcp`` extra and runs on the MCP SDK's current
+  major, the one agenttest's host uses, so both share the test environment; smolagents'
+  adapter (``mcpadapt``) still imports the previous major's client, and its
+  ``ToolCallingAgent`` ends a run through a ``final_answer`` tool a script would have to play.
 
 The shim speaks SPEC section 5: ``GET /health``, ``POST /v1/turn`` (one turn at a time: a
 second is ``409``), ``POST /v1/reset``. A reply's ``tool_calls`` are what the framework
