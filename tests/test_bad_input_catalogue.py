@@ -54,6 +54,8 @@ def _cases(out: Path) -> list[tuple[str, list[str], int, str]]:
         "not_yaml": ":4: not valid YAML",
         "bad_mode": ":4: `agent config.mode` must be one of native, rest, openai",
         "missing_env": "needs the environment variable AGENTTEST_NO_SUCH_SECRET",
+        # memory without limit, or a stack overflow: a data file that says too much (issue 32)
+        "alias_bomb": "alias_bomb.yaml:1: unsupported YAML value: the file expands to more than",
     }
     for name, text in agents.items():
         cases.append(
@@ -146,6 +148,18 @@ def _cases(out: Path) -> list[tuple[str, list[str], int, str]]:
             ["batch", str(BAD / "batches" / "unknown_key.yaml")],
             2,
             "unknown key `jobz`",
+        ),
+        (
+            "batch: alias bomb",
+            ["batch", str(BAD / "batches" / "alias_bomb.yaml")],
+            2,
+            "alias_bomb.yaml:1: unsupported YAML value: the file expands to more than 200,000",
+        ),
+        (
+            "batch: nested 20 000 levels",
+            ["batch", str(BAD / "batches" / "deep_nesting.yaml")],
+            2,
+            "deep_nesting.yaml:1: not valid YAML: nested deeper than 100 levels",
         ),
         ("cli: unknown command", ["frobnicate"], 2, "No such command 'frobnicate'"),
         ("cli: unknown option", ["list", good, "--nope"], 2, "No such option: --nope"),
