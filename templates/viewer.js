@@ -167,6 +167,17 @@
     }
   }
 
+  function callList(box, calls) {
+    var list = add(box, "ol", "calls");
+    calls.forEach(function (c) {
+      var li = add(list, "li");
+      var status = c.requested ? "requested, not run" : c.ok === true ? "ok" : c.ok === false ? "failed" : "outcome unknown";
+      add(li, "code", null, c.name + "(" + c.args + ")");
+      add(li, "span", c.ok === false ? "fail" : c.ok === true ? "pass" : "unknown", " \u2192 " + status);
+      if (c.result) { add(li, "pre", null, c.result); }
+    });
+  }
+
   function attemptView(a, title, q) {
     var box = el("div", "attempt-view");
     var head = add(box, "h4", null, title + " \u00b7 ");
@@ -174,7 +185,9 @@
     var facts = a.run_id + " run " + a.run + " \u00b7 rater " + a.rater;
     if (a.latency_ms !== null) { facts += " \u00b7 " + a.latency_ms + " ms"; }
     if (a.tokens !== null) { facts += " \u00b7 " + a.tokens + " tokens"; }
+    if (a.evidence_source) { facts += " \u00b7 evidence: " + a.evidence_source; }
     add(box, "p", "facts", facts);
+    a.evidence_notes.forEach(function (n) { add(box, "p", "facts", "Note: " + n); });
     if (a.error) { add(box, "p", "fail", "Error (" + (a.cause || a.status) + "): " + a.error); }
     a.critical.forEach(function (h) {
       add(box, "p", "fail", "Always-FAIL " + h.rule + (h.criterion ? " (" + h.criterion + ")" : "") + ": " + h.evidence);
@@ -202,16 +215,13 @@
       pre(box, "prompt", t.prompt, "");
       pre(box, "reply", t.reply || "(empty)", q);
       if (t.calls.length) {
-        add(box, "p", "lbl", "tool calls");
-        var list = add(box, "ol", "calls");
-        t.calls.forEach(function (c) {
-          var li = add(list, "li");
-          var status = c.requested ? "requested, not run" : c.ok === true ? "ok" : c.ok === false ? "failed" : "outcome unknown";
-          add(li, "code", null, c.name + "(" + c.args + ")");
-          add(li, "span", c.ok === false ? "fail" : c.ok === true ? "pass" : "unknown", " \u2192 " + status);
-          if (c.result) { add(li, "pre", null, c.result); }
-        });
+        add(box, "p", "lbl", t.hosted_calls.length ? "tool calls the agent reported" : "tool calls");
+        callList(box, t.calls);
         if (t.more_calls) { add(box, "p", "facts", t.more_calls + " more call(s) in the run file"); }
+      }
+      if (t.hosted_calls.length) {
+        add(box, "p", "lbl", "tool calls the harness served");
+        callList(box, t.hosted_calls);
       }
       if (t.trace.length) {
         add(box, "p", "lbl", "trace");

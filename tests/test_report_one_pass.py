@@ -1,5 +1,5 @@
-"""A report reads each run file once: the time-to-first-text and parity sections are fed by
-the aggregator's pass (reporting._sinks), not by passes of their own."""
+"""A report reads each run file once: the time-to-first-text, parity and evidence sections are
+fed by the aggregator's pass (reporting._sinks), not by passes of their own."""
 
 from __future__ import annotations
 
@@ -18,14 +18,16 @@ GOLDEN = ROOT / "tests" / "golden" / "run_2.0.jsonl"
 
 
 def parity_stream_file(tmp_path: Path) -> Path:
-    """Two agents on one plan, every turn streamed: both sections have something to show."""
+    """Two agents on one plan, every turn streamed, one on hosted tools: every section has
+    something to show."""
     records = [json.loads(line) for line in GOLDEN.read_text("utf-8").splitlines()]
     template = next(r for r in records if r["record_type"] == "attempt")
     out: list[dict[str, Any]] = [records[0]]
     for agent, verdict in (("a", "PASS"), ("b", "FAIL")):
         for run in (1, 2):
             out.append({**template, "test_id": "L1-CALC-01", "run": run, "agent": agent,
-                        "verdict": verdict, "turns": [streamed(100 * run)]})  # fmt: skip
+                        "verdict": verdict, "turns": [streamed(100 * run)],
+                        "evidence_source": "harness" if agent == "a" else "agent"})  # fmt: skip
     path = tmp_path / "run.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in out), encoding="utf-8")
     return path
@@ -49,6 +51,8 @@ def test_json_report_opens_the_run_file_once(
     assert report.ttft is not None and report.ttft.streamed_turns == 4
     assert report.parity is not None and report.parity.agents == ("a", "b")
     assert [row.test_id for row in report.parity.differing] == ["L1-CALC-01"]
+    assert report.evidence is not None
+    assert report.evidence.totals == (("harness", 2), ("agent", 2))
     # ... and from the one pass
     assert len(opened) == 1
     data = json.loads(render(report, "json"))

@@ -18,6 +18,7 @@ from ._checklist import evaluate_checklist
 from ._compare import DEFAULT_ALPHA, calibrate, check_gate, compare_reports, compare_runs
 from ._compare_table import compare_table
 from ._coverage import CoverageSink
+from ._evidence import EvidenceSink
 from ._json_junit import render_json, render_junit, report_dict, to_plain
 from ._model import Comparison, Rate
 from ._parity import ParitySink, parity, render_parity_markdown
@@ -50,7 +51,7 @@ def build_report(
     reads every attempt (and the baseline's) back for the HTML report's attempt viewer.
     """
     ttft, parity_sink = TtftSink(), ParitySink()  # fed in the aggregator's one pass
-    coverage = CoverageSink()
+    coverage, evidence = CoverageSink(), EvidenceSink()
     report = aggregate_report(
         paths,
         rater=rater,
@@ -58,7 +59,7 @@ def build_report(
         allow_mixed=allow_mixed,
         details=details,
         strict=strict,
-        sinks=(ttft, parity_sink, coverage),
+        sinks=(ttft, parity_sink, coverage, evidence),
     )
     regression: Comparison | None = None
     if baseline:
@@ -83,6 +84,7 @@ def build_report(
         ttft=ttft.section(),
         parity=parity_sink.result(),
         coverage=coverage.result(),
+        evidence=evidence.result(),
     )
 
 

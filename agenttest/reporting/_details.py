@@ -48,6 +48,8 @@ def describe_evidence(evidence: Evidence | None) -> str:
         parts.append(f"turn {evidence.turn}")
     if evidence.tool_call is not None:
         parts.append(f"tool call #{evidence.tool_call}")
+    if evidence.hosted_call is not None:
+        parts.append(f"harness call #{evidence.hosted_call}")
     if evidence.trace_line is not None:
         parts.append(f"trace line {evidence.trace_line}")
     span = evidence.span
@@ -111,6 +113,7 @@ def attempt_detail(
                 trace=trace,
                 http_status=turn.http_status,
                 latency_ms=turn.latency_ms,
+                hosted_calls=tuple(_tool_call(c) for c in turn.hosted_calls[:20]),
             )
         )
     source = grade if grade is not None else attempt
@@ -125,6 +128,8 @@ def attempt_detail(
         turns=tuple(turns),
         criteria=tuple(_criterion(c) for c in source.criteria),
         truncated=truncated,
+        evidence_source=source.evidence_source or "",
+        evidence_notes=tuple(describe_evidence(e) for e in source.evidence_notes[:20]),
     )
 
 

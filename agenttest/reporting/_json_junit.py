@@ -25,8 +25,9 @@ from agenttest.verdicts import TrustSummary
 
 from ._cases import cases_dict
 from ._coverage import coverage_dict
+from ._evidence import EvidenceSection, counts_text
 from ._format import pct, rate_text
-from ._model import BlockResult, GroupResult, Rate
+from ._model import AttemptDetail, BlockResult, GroupResult, Rate
 from ._report import Report
 
 JSON_SCHEMA_ID = "agenttest-report/1"
@@ -125,6 +126,20 @@ def report_dict(report: Report) -> dict[str, Any]:
         "cases": cases_dict(report.cases),
         "trust": trust_dict(report.trust),
         "judge_coverage": coverage_dict(report.coverage),
+        "evidence": evidence_dict(report.evidence),
+    }
+
+
+def evidence_dict(section: EvidenceSection | None) -> dict[str, Any] | None:
+    """Which evidence decided: totals and per block as mappings, and every attempt."""
+    if section is None:
+        return None
+    return {
+        "totals": dict(section.totals),
+        "blocks": {
+            r.test_id: {**dict(r.counts), "unreported_calls": r.unreported} for r in section.rows
+        },
+        "attempts": to_plain(section.attempts),
     }
 
 
@@ -176,19 +191,35 @@ def _failure_text(b: BlockResult) -> str:
     lines = [f"{b.rate.failed} of {b.rate.n} attempts failed; rule: {b.rule_reason}"]
     for d in b.failing:
         lines.append("")
-        lines.append(f"{d.run_id} run {d.run}: {d.verdict} by {d.rater}")
+        lines.append(f"{d.run_id} run {d.run}: {d.verdict} by {d.rater}{_decided_by(d)}")
         if d.error:
             lines.append(f"  error: {d.error}")
         for c in d.criteria:
             if c.outcome in ("not met", "triggered"):
                 lines.append(f"  {c.id} [{c.tag}] {c.outcome}: {c.says}")
                 lines.append(f"    evidence: {c.evidence}")
+        for note in d.evidence_notes:
+            lines.append(f"  note: {note}")
         if d.reply_excerpt:
             lines.append(f"  reply: {d.reply_excerpt}")
     if b.failing_total > len(b.failing):
         lines.append("")
         lines.append(f"{b.failing_total - len(b.failing)} more failing attempt(s) in the run file")
     return "\n".join(lines)
+
+
+def _decided_by(d: AttemptDetail) -> str:
+    return f" (evidence: {d.evidence_source})" if d.evidence_source else ""
+
+
+def _evidence_line(report: Report, test_id: str) -> str:
+    """``\nevidence: harness 3, agent 1`` for a block, when the grades said."""
+    row = (
+        next((r for r in report.evidence.rows if r.test_id == test_id), None)
+        if report.evidence
+        else None
+    )
+    return f"\nevidence: {counts_text(row.counts)}" if row is not None else ""
 
 
 def _completeness_properties(report: Report) -> list[tuple[str, Any]]:
@@ -277,6 +308,7 @@ def render_junit(report: Report) -> str:
             out.text = _xml_text(
                 f"{name}\npass@1 {rate_text(b.rate)} (95% Wilson); "
                 f"pass@{b.k} {pct(b.pass_at_k)}, pass^{b.k} {pct(b.pass_hat_k)}; {h.run_type}"
+                f"{_evidence_line(report, b.test_id)}"
             )
         suite.set("tests", str(len(blocks)))
         suite.set("failures", str(failures))

@@ -96,6 +96,7 @@ class TurnView:
     trace: str
     http_status: int | None
     latency_ms: int | None
+    hosted_calls: tuple[str, ...] = ()  # the harness's record (hosted tools)
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,10 @@ class AttemptDetail:
     turns: tuple[TurnView, ...]
     criteria: tuple[CriterionView, ...]
     truncated: bool
+    #: which evidence decided (harness, agent, log; "" when the grade did not say)
+    evidence_source: str = ""
+    #: hosted tools: served calls the agent did not report, described
+    evidence_notes: tuple[str, ...] = ()
 
     @property
     def reply_excerpt(self) -> str:

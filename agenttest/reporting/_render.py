@@ -46,6 +46,7 @@ def _environment(html: bool) -> Any:
 
 
 def _context(report: Report) -> dict[str, Any]:
+    from ._evidence import MEANING
     from ._parity import render_parity_markdown
     from ._ttft import render_ttft_markdown
 
@@ -58,6 +59,7 @@ def _context(report: Report) -> dict[str, Any]:
         "failing_blocks": failing,
         "ttft_md": render_ttft_markdown(report.ttft),
         "parity_md": render_parity_markdown(report.parity),
+        "evidence_meaning": MEANING,
     }
 
 

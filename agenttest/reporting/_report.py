@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from agenttest.verdicts import TrustSummary
 
 from ._cases import CaseFamily
+from ._evidence import EvidenceSection
 from ._model import (
     Agreement,
     BlockResult,
@@ -54,6 +55,7 @@ class Report:
     ttft: TtftSection | None = None  # when any turn streamed
     parity: Parity | None = None  # of a `run --parity` file
     coverage: tuple[Coverage, ...] = ()  # per judge rater: decided / asked
+    evidence: EvidenceSection | None = None  # which evidence decided each attempt
 
     def block(self, test_id: str) -> BlockResult | None:
         return next((b for b in self.blocks if b.test_id == test_id), None)

@@ -47,6 +47,7 @@ class ViewerTurn(TypedDict):
     reply: str
     calls: list[ViewerCall]
     more_calls: int  # calls past MAX_CALLS, not shown
+    hosted_calls: list[ViewerCall]  # the harness's record (hosted tools), first MAX_CALLS
     trace: list[str]
     log: list[str]
     latency_ms: int | None
@@ -93,6 +94,8 @@ class ViewerAttempt(TypedDict):
     critical: list[ViewerHit]
     criteria: list[ViewerCriterion]
     turns: list[ViewerTurn]
+    evidence_source: str | None  # harness, agent or log: which evidence decided
+    evidence_notes: list[str]  # hosted tools: served calls the agent did not report
 
 
 class ViewerData(TypedDict):
@@ -126,6 +129,7 @@ def _turn(turn: TurnRecord) -> ViewerTurn:
         "reply": clip(turn.response, REPLY_LIMIT)[0],
         "calls": [_call(c) for c in calls[:MAX_CALLS]],
         "more_calls": max(0, len(calls) - MAX_CALLS),
+        "hosted_calls": [_call(c) for c in turn.hosted_calls[:MAX_CALLS]],
         "trace": clip(turn.trace, TRACE_LIMIT)[0].splitlines(),
         "log": [clip(x, 500)[0] for x in turn.log_lines[:50]],
         "latency_ms": turn.latency_ms,
@@ -185,6 +189,8 @@ def _entry(
         "critical": _hits(source.critical),
         "criteria": [_criterion(c) for c in source.criteria],
         "turns": [_turn(t) for t in attempt.turns],
+        "evidence_source": source.evidence_source,
+        "evidence_notes": [describe_evidence(e) for e in source.evidence_notes[:MAX_CALLS]],
     }
 
 
