@@ -133,3 +133,29 @@ def test_records_map_to_outcomes() -> None:
     assert outcome_of(judged) is U
     got = block_decision("SEC", 3, [attempt(verdict="FAIL"), None, None])
     assert isinstance(got, Decided) and got.passed is False and got.after == 1
+
+
+@pytest.mark.parametrize("k", [10, 200, 1000, 10_000])
+def test_a_decision_asks_the_rule_three_times_whatever_k(
+    k: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The decision is taken while the record is written, inside the signal shield: trying
+    # every split of the open attempts asked the rule k³ times (75 s per record at k = 200,
+    # a SIGTERM ignored for minutes at k = 1000).
+    import agenttest.runner._decide as module
+
+    asked = []
+
+    def counted(tier: str, rate: Rate, critical: int) -> tuple[bool | None, str]:
+        asked.append(1)
+        assert len(asked) <= 100, "the rule is asked per way the block could end"
+        return block_rule(tier, rate, critical)
+
+    monkeypatch.setattr(module, "block_rule", counted)
+    for tier in ("SEC", "L1"):
+        for prefix in ([P, P, E], [F, U, U, P], [C], []):
+            asked.clear()
+            decide(tier, k, prefix)
+            assert len(asked) <= 3
+    assert decide("L1", k, [F] * (k // 5 + 1)) is not None  # more than 20% FAIL: decided
+    assert decide("L1", k, [F] * (k // 5 - 1)) is None
