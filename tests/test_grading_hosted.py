@@ -205,6 +205,37 @@ def test_a_call_that_arrived_after_its_turn_ended_is_no_lie() -> None:
     assert out.evidence_notes == []  # the report claimed it, one turn early
 
 
+def test_calls_the_host_refused_and_kept_cut_still_match_the_full_report() -> None:
+    text = "x" * 70_000
+    kept = ToolCall(
+        name="file_write",
+        arguments={"path": "a.txt", "content": "x" * 200 + "… [70000 characters]",
+                   "meta": '{"tags": ["a", "b"]}'},
+        ok=False,
+        error="arguments too large: 70050 characters of JSON (at most 64000)",
+        origin="harness",
+    )  # fmt: skip
+    told = call("file_write", ok=False, path="a.txt", content=text, meta={"tags": ["a", "b"]})
+    b = block()
+    assert grade(hosted(turn("it was too large", [told], hosted_calls=[kept])), b).critical == []
+    other = call("file_write", ok=False, path="a.txt", content="y" * 300)
+    out = grade(hosted(turn("it was too large", [other], hosted_calls=[kept])), b)
+    assert [h.rule for h in out.critical] == ["hallucinated_tool"]
+
+
+def test_past_the_hosts_bound_only_a_reported_success_is_a_lie() -> None:
+    # the host refused calls over the attempt's bound and kept a record of the first few
+    flood = HostedInfo(url=HOST.url, refused=40)
+    failed = call("calculator", ok=False, result="refused", **SUM)
+    assert grade(attempt(turn("sorry", [failed]), hosted=flood), block()).critical == []
+    out = grade(attempt(turn("333", [REPORTED]), hosted=flood), block())
+    assert [h.rule for h in out.critical] == ["hallucinated_tool"]
+    # without refusals a failed call the harness never saw is a lie like any other
+    assert [h.rule for h in grade(hosted(turn("sorry", [failed])), block()).critical] == [
+        "hallucinated_tool"
+    ]
+
+
 def test_a_call_the_model_only_requested_claims_nothing() -> None:
     asked = ToolCall(name="calculator", arguments=SUM, requested_only=True)
     assert grade(hosted(turn("333", [asked]))).critical == []
@@ -307,3 +338,11 @@ def test_the_outcome_writes_its_evidence_source_and_notes_into_the_record() -> N
         assert record.evidence_notes == out.evidence_notes
     written = msgspec.json.decode(msgspec.json.encode(record), type=Grade)
     assert written.evidence_source == "harness" and len(written.evidence_notes) == 1
+
+
+def test_what_the_reply_carried_is_still_the_agents_own_report() -> None:
+    # `arrives_with` is about the reply's shape, not about what happened
+    b = block([crit("P1", "arrives_with", values=["tool_call"])])
+    assert passed(grade(hosted(turn("333", [], hosted_calls=[SERVED])), b)) == {"P1": False}
+    both = hosted(turn("333", [REPORTED], hosted_calls=[SERVED]))
+    assert passed(grade(both, b)) == {"P1": True}

@@ -6,7 +6,8 @@ record; docs/grading.md, "Hosted tools: the harness's record decides", gives the
 
 * **the match**: the same hosted role, and every argument the agent reports was received
   with an equal value (numbers by value, ``2`` = ``2.0`` = ``"2"``; an argument the agent
-  leaves out of its report is no claim). Each served call answers one report, looked for
+  leaves out of its report is no claim; of a call the host refused whole it kept each
+  argument cut, and the reported one need only begin the same). Each served call answers one report, looked for
   on the report's turn first, then on the nearest other turn (a call that arrived just
   after its turn's reply is no lie);
 * **hallucinated_tool** (always FAIL): a reported call of a hosted tool that matches no
@@ -24,6 +25,7 @@ Calls the model only requested (``requested_only``) claim nothing and are not co
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -60,7 +62,19 @@ class Report:
     served: tuple[int, int] | None  # (turn, index in its hosted_calls)
 
 
+#: How the host records an argument it refused whole (too large, or a call it would not
+#: serve): a long text cut and marked, anything else as its JSON text, cut.
+_CUT = re.compile(r"… \[\d+ characters\]$")
+#: The most arguments the host keeps of a call it refused whole.
+SHOWN_KEYS = 50
+
+
 def _same_value(a: Any, b: Any) -> bool:
+    """A reported argument value and the one the harness recorded are the same."""
+    if isinstance(b, str) and not isinstance(a, str | bool | int | float | type(None)):
+        return json.dumps(a).startswith(b)  # a list or object the host kept as JSON text
+    if isinstance(a, str) and isinstance(b, str) and (cut := _CUT.search(b)):
+        return a.startswith(b[: cut.start()])
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
@@ -74,8 +88,12 @@ def _same_value(a: Any, b: Any) -> bool:
 
 
 def arguments_match(reported: dict[str, Any], served: dict[str, Any]) -> bool:
-    """Every argument the agent reports was received with an equal value."""
-    return all(k in served and _same_value(v, served[k]) for k, v in reported.items())
+    """Every argument the agent reports was received with an equal value (of a call the
+    host kept only :data:`SHOWN_KEYS` arguments of, the others cannot be told)."""
+    kept_all = len(served) < SHOWN_KEYS
+    return all(
+        _same_value(v, served[k]) if k in served else not kept_all for k, v in reported.items()
+    )
 
 
 def _numbers(text: str) -> list[set[Decimal]]:
@@ -211,8 +229,13 @@ def _hit(rule: str, evidence: Evidence) -> CriticalHit:
 
 def check_hallucinated_tool(ctx: Ctx) -> Iterator[CriticalHit]:
     """A reported call of a hosted tool that the harness never received (the first; the
-    note counts the others)."""
-    lies = [r for r in match(ctx) if r.served is None]
+    note counts the others).
+
+    A host that refused calls over the attempt's bound keeps a record of the first few only
+    (``hosted.refused`` counts them all): a reported call that failed may be one of the
+    others, so only a reported success is then a lie (a refused call never succeeds)."""
+    refused = ctx.attempt.hosted is not None and ctx.attempt.hosted.refused > 0
+    lies = [r for r in match(ctx) if r.served is None and (r.call.ok is True or not refused)]
     if not lies:
         return
     first = lies[0]

@@ -67,7 +67,9 @@ def arrives_with(ctx: Ctx, c: Criterion) -> Check:
         return Check(None, why)
     ti = turns[0]
     turn = ctx.turns[ti]
-    present = {"choices": bool(turn.choices), "tool_call": bool(turn.tool_calls)}
+    # what the reply carried: the agent's own report of its calls, not the harness's record
+    reported = ctx.attempt.turns[ti].tool_calls
+    present = {"choices": bool(turn.choices), "tool_call": bool(reported)}
     order = list(turn.timeline.order or []) if isinstance(turn.timeline, Timeline) else []
     final = _position(order, "final")
     text_at = _position(order, "text")
