@@ -286,6 +286,8 @@ def test_close_frees_the_port(world: Path) -> None:
     host = HostedTools("http://127.0.0.1:0/mcp")
     host.start()
     url = host.url
+    with pytest.raises(RuntimeError, match="already serving"):
+        host.start()
     host.close()
     host.close()  # twice is fine
     port = int(url.rsplit(":", 1)[1].split("/")[0])

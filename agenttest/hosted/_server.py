@@ -87,6 +87,8 @@ class HostedTools:
     def start(self) -> None:
         """Serve at the URL in a background thread; UsageError when the address is busy or
         not loopback."""
+        if self._server is not None:
+            raise RuntimeError(f"hosted tools: already serving at {self.url}")
         host, port, path = loopback_address(self.url)
         # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on sockets whose proto says TCP,
         # and without it every reply waits ~40 ms for a delayed ACK
