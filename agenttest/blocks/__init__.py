@@ -24,6 +24,7 @@ from ._kinds import (
     registered,
     unregister,
 )
+from ._kinds_world import ticket_file
 from ._lint_hosted import hosting_gaps
 from ._loader import (
     Battery,
@@ -103,6 +104,7 @@ __all__ = [
     "register",
     "registered",
     "roles_of",
+    "ticket_file",
     "unparsed_files",
     "unregister",
     "validate_paths",

@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agenttest.blocks import Criterion
-from agenttest.blocks._kinds_world import ticket_file
+from agenttest.blocks import Criterion, ticket_file
 
 from ._context import Check, Ctx, ev, quoted
 from ._registry import grades
