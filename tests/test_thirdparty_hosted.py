@@ -14,6 +14,9 @@ from nowhere else: `agenttest run` (a real subprocess) serves the tools at the
   evidence;
 * a quiet agent: it makes its calls and reports none; the harness's record passes the
   block, and the unreported call is a note.
+* a framework that spawns the stdio bridge (``agenttest hosted-tools --stdio URL``) from a
+  shared mcpServers file and prefixes the tools with the server's name: its calls are
+  served and recorded by the run's host, and its prefixed report is read as the role.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -56,12 +60,24 @@ def _battery(tmp: Path, *ids: str) -> Path:
 
 
 def _hosted_run(
-    tmp: Path, plans: list[Plan], blocks: tuple[str, ...], *shim_options: str
+    tmp: Path, plans: list[Plan], blocks: tuple[str, ...], *shim_options: str, stdio: bool = False
 ) -> tuple[subprocess.CompletedProcess[str], list[Attempt]]:
-    """`agenttest run` of ``blocks`` (k 1) against the shim, its tools hosted by the run."""
+    """`agenttest run` of ``blocks`` (k 1) against the shim, its tools hosted by the run:
+    at the config's URL, or (``stdio``) through the stdio bridge the framework spawns from a
+    shared mcpServers file."""
     battery = _battery(tmp, *blocks)
     mcp_url = f"http://127.0.0.1:{free_port()}/mcp"
-    with ScriptedModel(plans) as model, shim_process(model.base_url, mcp_url, *shim_options) as url:
+    tools = ["--mcp-url", mcp_url]
+    if stdio:
+        bridge = {"command": sys.executable, "args": ["-m", "agenttest", "hosted-tools",
+                                                      "--stdio", mcp_url]}  # fmt: skip
+        config = tmp / "mcp.json"
+        config.write_text(json.dumps({"mcpServers": {"agenttest": bridge}}), encoding="utf-8")
+        tools = ["--mcp-config", str(config)]
+    with (
+        ScriptedModel(plans) as model,
+        shim_process(model.base_url, *tools, *shim_options) as url,
+    ):
         agent = tmp / "agent.yaml"
         agent.write_text(agent_yaml(url, hosted_tools={"url": mcp_url}), encoding="utf-8")
         result = run_cli("run", str(battery), "--agent", str(agent), "--k", "1", "--out",
@@ -134,3 +150,19 @@ def test_a_call_the_agent_did_not_report_is_decided_by_the_harness_with_a_note(
     assert attempt.critical == []
     assert any("calculator" in f"{n.text} {n.note}" for n in attempt.evidence_notes)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_framework_that_spawns_the_stdio_bridge_and_prefixes_the_tools_is_graded_by_role(
+    tmp_path: Path,
+) -> None:
+    # pydantic-ai's mcpServers loader names each tool after its server: agenttest_calculator
+    plans = [Plan("1850 times 0.18", ((Call("agenttest_calculator", {"expression": "1850*0.18"}),),),
+                  "1850 times 0.18 is {0}.")]  # fmt: skip
+    result, (attempt,) = _hosted_run(tmp_path, plans, ("L1-CALC-01",), stdio=True)
+    (turn,) = attempt.turns
+    # the call went through the bridge to the run's host, which served and recorded it
+    assert [(c.name, c.origin) for c in turn.hosted_calls] == [("calculator", "harness")]
+    assert [c.name for c in turn.tool_calls] == ["agenttest_calculator"]
+    # the prefixed report is the served call, not a hallucinated one
+    assert attempt.verdict == "PASS" and attempt.critical == [], attempt.critical
+    assert attempt.evidence_notes == [] and result.returncode == 0, result.stderr

@@ -40,7 +40,7 @@ def test_the_framework_calls_the_mcp_tool_and_reports_what_it_made() -> None:
     with (
         PlainMCP() as mcp,
         ScriptedModel([SUM]) as model,
-        shim_process(model.base_url, mcp.url) as url,
+        shim_process(model.base_url, "--mcp-url", mcp.url) as url,
     ):
         assert httpx.get(f"{url}/health", timeout=EVENTUALLY_S).json() == {"status": "ready"}
         reply = _turn(url, "what is 18% of 1850?")
@@ -59,7 +59,7 @@ def test_a_quiet_agent_makes_its_calls_and_reports_none() -> None:
     with (
         PlainMCP() as mcp,
         ScriptedModel([SUM]) as model,
-        shim_process(model.base_url, mcp.url, "--report", "none") as url,
+        shim_process(model.base_url, "--mcp-url", mcp.url, "--report", "none") as url,
     ):
         reply = _turn(url, "what is 18% of 1850?")
     assert mcp.expressions == ["1850*0.18"]
@@ -70,7 +70,7 @@ def test_the_liar_reports_a_call_it_never_made() -> None:
     with (
         PlainMCP() as mcp,
         ScriptedModel([GUESS]) as model,
-        shim_process(model.base_url, mcp.url, "--claim", json.dumps(CLAIM)) as url,
+        shim_process(model.base_url, "--mcp-url", mcp.url, "--claim", json.dumps(CLAIM)) as url,
     ):
         reply = _turn(url, "guess 18% of 1850")
     assert mcp.expressions == []
@@ -83,7 +83,7 @@ def test_a_session_is_remembered_until_reset_and_a_second_turn_waits_its_turn() 
     with (
         PlainMCP() as mcp,
         ScriptedModel([SUM]) as model,
-        shim_process(model.base_url, mcp.url) as url,
+        shim_process(model.base_url, "--mcp-url", mcp.url) as url,
     ):
         _turn(url, "what is 18% of 1850?")
         _turn(url, "and again: 18% of 1850?")

@@ -1,6 +1,6 @@
 """Starting the third-party agent (tests/thirdparty/shim.py) as a real subprocess.
 
-``with shim_process(model_url, mcp_url, "--report", "none") as url: ...`` starts
+``with shim_process(model_url, "--mcp-url", mcp_url, "--report", "none") as url: ...`` starts
 ``python -m tests.thirdparty.shim`` from the checkout, waits for the URL it prints once it
 listens (importing the framework takes seconds on a busy machine), and stops it after.
 """
@@ -17,10 +17,10 @@ from ..conftest import ROOT
 
 
 @contextlib.contextmanager
-def shim_process(model_url: str, mcp_url: str, *options: str) -> Iterator[str]:
-    """The shim's base URL while it runs (``options`` are its own: --report, --claim)."""
-    args = [sys.executable, "-m", "tests.thirdparty.shim", "--model-url", model_url,
-            "--mcp-url", mcp_url, *options]  # fmt: skip
+def shim_process(model_url: str, *options: str) -> Iterator[str]:
+    """The shim's base URL while it runs (``options`` are its own: where its tools are,
+    --report, --claim)."""
+    args = [sys.executable, "-m", "tests.thirdparty.shim", "--model-url", model_url, *options]
     proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None

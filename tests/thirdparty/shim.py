@@ -2,6 +2,9 @@
 
 Run: ``python -m tests.thirdparty.shim --model-url URL --mcp-url URL``; it prints the URL it
 serves at (``--port``, or a free one) on its first line of output once it is listening.
+``--mcp-config FILE`` instead of ``--mcp-url`` reads a shared ``mcpServers`` file (the shape
+Claude Desktop and Cursor read) with the framework's ``load_mcp_toolsets``, which prefixes
+each tool with its server's name and can spawn a stdio server.
 
 The agent is a `pydantic-ai <https://ai.pydantic.dev>`_ ``Agent`` (the maintained framework
 on PyPI, package ``pydantic-ai-slim[openai,mcp]``) whose only tools come from one MCP server
@@ -43,10 +46,11 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from pydantic_ai import Agent
-from pydantic_ai.mcp import MCPToolset
+from pydantic_ai.mcp import MCPToolset, load_mcp_toolsets
 from pydantic_ai.messages import (
     ModelMessage,
     ModelResponse,
@@ -85,11 +89,12 @@ def reported_calls(messages: Sequence[ModelMessage]) -> list[dict[str, Any]]:
 class Shim:
     """The framework's agent, one session history per ``session_id``, on its own loop."""
 
-    def __init__(self, model_url: str, mcp_url: str, report: str, claims: list[Any]) -> None:
+    def __init__(self, model_url: str, tools: str, report: str, claims: list[Any]) -> None:
         provider = OpenAIProvider(base_url=model_url, api_key="scripted")
         model = OpenAIChatModel("scripted-mcp-model", provider=provider)
-        # the host is the only tool source: no function tools, no other toolset
-        self.agent = Agent(model, toolsets=[MCPToolset(mcp_url)], instructions=INSTRUCTIONS)
+        # the MCP servers are the only tool source: no function tools, no other toolset
+        toolsets = load_mcp_toolsets(tools) if Path(tools).is_file() else [MCPToolset(tools)]
+        self.agent = Agent(model, toolsets=toolsets, instructions=INSTRUCTIONS)
         self.report = report
         self.claims = claims
         self.sessions: dict[str, list[ModelMessage]] = {}
@@ -172,12 +177,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m tests.thirdparty.shim")
     parser.add_argument("--port", type=int, default=0, help="0 (the default): a free port")
     parser.add_argument("--model-url", required=True, help="OpenAI-compatible base URL (…/v1)")
-    parser.add_argument("--mcp-url", required=True, help="the MCP server (streamable HTTP)")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--mcp-url", help="the MCP server (streamable HTTP)")
+    source.add_argument("--mcp-config", help="a JSON file of mcpServers")
     parser.add_argument("--report", choices=("all", "none"), default="all")
     parser.add_argument("--claim", action="append", default=[], type=json.loads)
     args = parser.parse_args(argv)
     handler = type("Handler", (_Handler,), {"shim": Shim(
-        args.model_url, args.mcp_url, args.report, args.claim)})  # fmt: skip
+        args.model_url, args.mcp_url or args.mcp_config, args.report, args.claim)})  # fmt: skip
     server = ThreadingHTTPServer(("127.0.0.1", args.port), handler)
     server.daemon_threads = True
     print(f"http://127.0.0.1:{server.server_address[1]}", flush=True)
