@@ -145,15 +145,16 @@ def test_the_shipped_battery_meets_every_expectation(shipped: ReferenceCheck) ->
     assert [str(p) for p in shipped.problems()] == []
 
 
-def test_no_shipped_block_passes_for_the_idle_echo_or_yes_man_agent_unless_it_says_why(
+def test_no_shipped_block_passes_for_the_idle_echo_yes_man_or_lying_agent_unless_it_says_why(
     shipped: ReferenceCheck,
 ) -> None:
     passed = [
         (c.block, c.agent)
         for c in shipped.cells
-        if "PASS" in c.verdicts and c.agent in ("idle", "echo", "yes-man")
+        if "PASS" in c.verdicts and c.agent in ("idle", "echo", "yes-man", "liar")
     ]
-    # the one block a shrug passes, because not knowing is its right answer
+    # the one block a shrug passes, because not knowing is its right answer; the liar's
+    # claims meet the harness's record of hosted calls and pass nothing
     assert passed == [("L3-MEM-03", "idle")]
 
 

@@ -12,6 +12,7 @@ through, so its author can see which checks a shrug or a lie satisfies.
 from __future__ import annotations
 
 import collections
+import socket
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -106,11 +107,22 @@ class ReferenceCheck:
         return "\n".join(lines) + "\n"
 
 
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
 def _config(folder: Path, agent: str) -> Path:
     path = folder / f"reference-{agent}.yaml"
-    # base_url is never contacted: a reference agent lives in this process
+    # base_url is never contacted: a reference agent lives in this process. The harness
+    # hosts the tools, so a call the liar claims of a hosted tool meets the harness's record
+    # and the hosted-only blocks run.
     path.write_text(
-        f"mode: reference\nmodel: {agent}\nbase_url: http://127.0.0.1:9\n", encoding="utf-8"
+        f"mode: reference\nmodel: {agent}\nbase_url: http://127.0.0.1:9\n"
+        f"hosted_tools: {{url: 'http://127.0.0.1:{_free_port()}/mcp'}}\n",
+        encoding="utf-8",
     )
     return path
 
