@@ -332,3 +332,51 @@ def test_a_real_llama_cpp_server(tmp_path: Path) -> None:
     # whatever the small model answered, the attempt went through the bundled loop to it
     assert attempt.status == "completed", attempt.error
     assert attempt.verdict in ("PASS", "FAIL")
+
+
+def test_an_edited_run_file_cannot_send_the_prompts_and_the_key_elsewhere(
+    tmp_path: Path,
+) -> None:
+    # The model URL is the user's to say, on the command line or in a config: a run file
+    # edited to name another server must not get the prompts (or OPENAI_API_KEY) sent there.
+    battery = _battery(tmp_path, "L1-CALC-01")
+    key = {"OPENAI_API_KEY": "sk-never-leaves-this-machine"}
+    with RouteServer(_routes()) as home, RouteServer(_routes()) as elsewhere:
+        first = run_cli("run", str(battery), "--agent", "example", "--model-url",
+                        home.url + "/v1", "--k", "2", "--out", str(tmp_path / "out"),
+                        "--allow-temp", "--quiet", env=key)  # fmt: skip
+        assert first.returncode == 0, first.stderr
+        path = Path(first.stdout.strip())
+        lines = path.read_text(encoding="utf-8").splitlines()
+        meta = json.loads(lines[0])
+        assert meta["selection"]["model_url"] == home.url + "/v1"  # precondition
+        meta["selection"]["model_url"] = elsewhere.url + "/v1"
+        # the last attempt and the run_end go: one attempt is left to run on resume
+        path.write_text("\n".join([json.dumps(meta), *lines[1:-2]]) + "\n", encoding="utf-8")
+        plain = run_cli("run", "--resume", str(path), "--quiet", "--allow-temp", env=key)
+        flagged = run_cli("run", "--resume", str(path), "--model-url", home.url + "/v1",
+                          "--quiet", "--allow-temp", env=key)  # fmt: skip
+        asked_elsewhere = list(elsewhere.state.bodies)
+    assert asked_elsewhere == []
+    assert plain.returncode == 2, plain.stderr
+    assert "--model-url" in plain.stderr and "run file" in plain.stderr
+    assert flagged.returncode == 2 and "conflicts with the run file" in flagged.stderr
+
+
+def test_a_model_run_resumes_with_its_model_url_given_again(tmp_path: Path) -> None:
+    battery = _battery(tmp_path, "L1-CALC-01")
+    with RouteServer(_routes()) as home:
+        url = home.url + "/v1"
+        first = run_cli("run", str(battery), "--agent", "example", "--model-url", url,
+                        "--k", "2", "--out", str(tmp_path / "out"), "--allow-temp", "--quiet")  # fmt: skip
+        path = Path(first.stdout.strip())
+        lines = path.read_text(encoding="utf-8").splitlines()
+        path.write_text("\n".join(lines[:-2]) + "\n", encoding="utf-8")
+        asked_before = len(home.state.bodies)
+        again = run_cli("run", "--resume", str(path), "--model-url", url, "--quiet",
+                        "--allow-temp")  # fmt: skip
+        asked_after = len(home.state.bodies)
+    assert again.returncode == 0, again.stderr
+    assert asked_after > asked_before
+    _meta, attempts = _records(path)
+    assert sorted(a.run for a in attempts) == [1, 2]

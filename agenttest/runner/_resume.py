@@ -128,9 +128,19 @@ def _resumed_launch(
     replicas = req.replicas or selection.replicas or None
     if config is None:
         args = tuple(req.example_args) or stored_args
-        if stored_url:
-            args = (*model_args(str(stored_url), str(stored_model)), *args)
-        return Launch(args, replicas or 1, stored_url, stored_model if stored_url else None)
+        if stored_url and not req.model_url:
+            # the prompts (and OPENAI_API_KEY) go where the user says, never where an
+            # edited file says; a given --model-url was held against the file already
+            raise UsageError(
+                f"--resume {path}: the run tested a model over HTTP; a run file does not "
+                "say where prompts are sent, so give --model-url again (the URL the run "
+                "started with)"
+            )
+        if req.model_url:
+            model = req.model or str(stored_model)
+            args = (*model_args(req.model_url, model), *args)
+            return Launch(args, replicas or 1, req.model_url, model)
+        return Launch(args, replicas or 1, None, None)
     spec = config.example
     if spec is None:
         return None
