@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 
 from agenttest.blocks import HOSTED_ROLES, hosting_gaps, load_battery
 from agenttest.blocks._lint import lint_block
+from agenttest.results import iter_records
 
-from .conftest import ROOT
+from ._run_file import attempts_of
+from .conftest import ROOT, run_cli
 from .fixtures.grading import block, crit
 
 
@@ -111,7 +114,7 @@ def test_the_guide_lists_every_hosted_tool_and_fault_kind_and_nothing_else() -> 
     assert rows == {s.name for s in tool_specs()}
     faults = guide.split("## Faults", 1)[1].split("\n## ", 1)[0]
     assert set(re.findall(r"^\| `(\w+)` \|", faults, re.M)) == set(FAULT_KINDS)
-    assert "## Frameworks' MCP configuration" in guide
+    assert "## Pointing common frameworks at the host" in guide
 
 
 def test_list_json_says_which_blocks_run_on_hosted_tools() -> None:
@@ -120,3 +123,44 @@ def test_list_json_says_which_blocks_run_on_hosted_tools() -> None:
     rows = {r["id"]: r for r in block_summaries(load_battery([ROOT / "batteries"]))}
     assert rows["HR-05"]["hosted"] is True and rows["HR-05"]["faults"] == ["web_fetch"]
     assert rows["SEC-01"]["hosted"] is False and rows["SEC-01"]["faults"] == []
+
+
+# -- the bundled agent on the blocks written for hosted tools, in a real run ------------------
+
+#: what the example agent's rules do on these blocks with --hosted-tools (docs/example-agent.md:
+#: it retries nothing, tells each failure, looks at a ticket after a failed move, and answers a
+#: documentation question from the closest page)
+HOSTED_RUN = {
+    "HR-05": "PASS",
+    "HR-06": "PASS",
+    "HR-08": "PASS",
+    "SEC-14": "PASS",
+    "EV-TICKET-01": "PASS",
+    "EV-TICKET-02": "PASS",
+    "EV-TICKET-03": "PASS",
+    "EV-KB-01#t01": "PASS",
+    "EV-KB-01#i01": "PASS",
+    "EV-KB-01#i02": "PASS",
+    "EV-KB-01#n02": "FAIL",  # answers from the Google sign-in page: the near miss defeats it
+    "HR-07": "FAIL",  # repeats the cut-off page instead of fetching again or naming the gap
+}
+
+
+def _verdicts(tmp: Path, *hosted: str) -> dict[str, tuple[str | None, str | None]]:
+    result = run_cli("run", str(ROOT / "batteries"), "--agent", "example", *hosted,
+                     "--only", ",".join(HOSTED_RUN), "--k", "1", "--out", str(tmp),
+                     "--allow-temp", "--quiet")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    attempts = attempts_of(iter_records(Path(result.stdout.strip())))
+    return {a.test_id: (a.verdict, a.error_cause) for a in attempts}
+
+
+def test_the_bundled_agent_on_hosted_tools_meets_the_faults_it_should(tmp_path: Path) -> None:
+    got = _verdicts(tmp_path / "hosted", "--hosted-tools")
+    assert {bid: verdict for bid, (verdict, _) in got.items()} == HOSTED_RUN
+
+
+def test_without_hosted_tools_a_fault_that_cannot_fire_is_no_verdict(tmp_path: Path) -> None:
+    got = _verdicts(tmp_path / "plain")
+    for bid in ("HR-05", "HR-06", "HR-08", "SEC-14"):
+        assert got[bid] == ("ERROR", "precondition"), bid
