@@ -137,9 +137,9 @@ def _resumed_launch(
                 "started with)"
             )
         if req.model_url:
-            model = req.model or str(stored_model)
-            args = (*model_args(req.model_url, model), *args)
-            return Launch(args, replicas or 1, req.model_url, model)
+            name = req.model or str(stored_model)
+            args = (*model_args(req.model_url, name), *args)
+            return Launch(args, replicas or 1, req.model_url, name)
         return Launch(args, replicas or 1, None, None)
     spec = config.example
     if spec is None:
