@@ -10,7 +10,11 @@ nothing outside the workspace is read or written, and nothing inside is written.
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +115,84 @@ def test_the_shell_still_runs_what_it_is_for(tmp_path: Path, command: str, outpu
     call, _lines = direct(tmp_path, "shell", command=command)
     assert call["ok"] is True, call
     assert output in call["result"]
+
+
+class _RawModel(ThreadingHTTPServer):
+    """A model endpoint that answers every request with one raw body and its headers."""
+
+    daemon_threads = True
+
+    def __init__(self, body: bytes, headers: dict[str, str]) -> None:
+        super().__init__(("127.0.0.1", 0), _RawHandler)
+        self.body, self.headers = body, headers
+        threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True).start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class _RawHandler(BaseHTTPRequestHandler):
+    server: _RawModel
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        for name, value in {
+            **self.server.headers,
+            "Content-Length": str(len(self.server.body)),
+        }.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(self.server.body)
+
+
+def _completion(content: str) -> bytes:
+    return json.dumps(assistant(content)).encode()
+
+
+@pytest.mark.parametrize(
+    ("body", "headers", "said"),
+    [
+        # 40 MiB of answer, gzipped to a few dozen KiB: inflated, it passed any size check
+        (gzip.compress(_completion("a" * (40 << 20))), {"Content-Encoding": "gzip"},
+         "gzip-encoded reply although it was asked for none"),
+        (_completion("a" * (40 << 20)), {}, "larger than 33,554,432 bytes"),
+    ],
+    ids=["gzip bomb", "40 MiB reply"],
+)  # fmt: skip
+def test_a_hostile_model_reply_is_bounded(
+    tmp_path: Path, body: bytes, headers: dict[str, str], said: str
+) -> None:
+    model = _RawModel(body, {"Content-Type": "application/json", **headers})
+    try:
+        with agent_for(model, tmp_path) as srv:  # type: ignore[arg-type]
+            reply = ask(srv, "hello")
+    finally:
+        model.shutdown()
+        model.server_close()
+    assert reply.status_code == 502, reply.text[:200]
+    assert said in reply.json()["error"]
+
+
+def test_a_hostile_model_cannot_fill_the_disk_through_the_file_tools(
+    fake_model: Any, tmp_path: Path
+) -> None:
+    big = "x" * 2_000_000
+    model = fake_model([
+        (200, assistant(calls=[
+            tool_call("w", "file_write", {"path": "big.txt", "content": big}),
+            tool_call("s", "file_write", {"path": "small.txt", "content": "x" * 1000}),
+            tool_call("p", "file_patch", {"path": "small.txt", "find": "x", "replace": big[:5000]}),
+            tool_call("a", "file_patch", {"path": "small.txt", "append": big}),
+        ])),
+        (200, assistant("done")),
+    ])  # fmt: skip
+    with agent_for(model, tmp_path) as srv:
+        body = ask(srv, "write it").json()
+    assert [c["ok"] for c in body["tool_calls"]] == [False, True, False, False]
+    assert not (tmp_path / "big.txt").exists()
+    assert (tmp_path / "small.txt").read_text() == "x" * 1000

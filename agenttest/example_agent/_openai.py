@@ -232,23 +232,30 @@ class OpenAIBrain:
             "temperature": 0,
             "seed": self.seed,
         }
+        # identity only, and the body read raw up to a cap: a gzip bomb or a 200 MB reply
+        # from the model (or whoever answers at its URL) must not take the agent's memory
+        headers["Accept-Encoding"] = "identity"
         try:
-            with httpx.Client(timeout=self.timeout, transport=self.transport) as client:
-                reply = client.post(self.endpoint, json=payload, headers=headers)
+            with (
+                httpx.Client(timeout=self.timeout, transport=self.transport) as client,
+                client.stream("POST", self.endpoint, json=payload, headers=headers) as reply,
+            ):
+                body = _bounded_body(reply)
         except httpx.TimeoutException as exc:
             raise BrainError(f"model endpoint timed out: {exc}", 504) from exc
         except httpx.HTTPError as exc:
             raise BrainError(f"model endpoint unreachable: {exc}", 502) from exc
+        shown = body[:300].decode("utf-8", "replace")
         if reply.status_code in (429, 503):
             retry = _retry_after(reply.headers.get("Retry-After"))
             raise BrainError(f"model endpoint busy ({reply.status_code})", 503, retry)
         if reply.status_code != 200:
-            raise BrainError(f"model endpoint returned {reply.status_code}: {reply.text[:300]}")
+            raise BrainError(f"model endpoint returned {reply.status_code}: {shown}")
         try:  # a ValidationError is a ValueError too
-            completion = msgspec.convert(reply.json(), Completion)
+            completion = msgspec.convert(json.loads(body), Completion)
             first = msgspec.convert(completion.choices[0], FirstChoice)
-        except (ValueError, IndexError) as exc:
-            raise BrainError(f"model endpoint sent no chat completion: {reply.text[:300]}") from exc
+        except (ValueError, IndexError, RecursionError) as exc:
+            raise BrainError(f"model endpoint sent no chat completion: {shown}") from exc
         counts = lenient(Counts, completion.usage)
         usage["requests"] += 1
         usage["prompt_tokens"] += counts.prompt_tokens or 0
@@ -259,6 +266,29 @@ class OpenAIBrain:
         except msgspec.ValidationError as exc:
             raise BrainError("model endpoint sent a malformed message") from exc
         return Answer(message, calls)
+
+
+#: The largest model reply read, as the harness's own client caps an agent's reply.
+MAX_MODEL_REPLY_BYTES = 32 * 1024 * 1024
+
+
+def _bounded_body(reply: httpx.Response) -> bytes:
+    """The reply's bytes as sent (never decompressed), or a 502 past the cap."""
+    encoding = reply.headers.get("content-encoding", "").strip().lower()
+    if encoding not in ("", "identity"):
+        raise BrainError(
+            f"model endpoint sent a {encoding}-encoded reply although it was asked for none "
+            "(a compressed reply is not inflated)",
+            502,
+        )
+    body = bytearray()
+    for chunk in reply.iter_raw():
+        body.extend(chunk)
+        if len(body) > MAX_MODEL_REPLY_BYTES:
+            raise BrainError(
+                f"model endpoint's reply is larger than {MAX_MODEL_REPLY_BYTES:,} bytes", 502
+            )
+    return bytes(body)
 
 
 def _parse_call(call: ToolCall) -> tuple[str, dict[str, Any] | None]:

@@ -20,6 +20,8 @@ from ._sandbox import PRIVATE_DIRS
 from ._shell_options import build_argv
 
 MAX_READ = 64_000
+#: The largest file the file tools write: a model asked to write 200 MB filled the disk.
+MAX_WRITE_BYTES = 1_000_000
 MAX_OUTPUT = 16_000
 TIMEOUT_S = 10.0
 
@@ -34,9 +36,18 @@ def _clip(text: str, limit: int = MAX_OUTPUT) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n[... {len(text) - limit} more]"
 
 
+def _within_write_cap(text: str, shown: str) -> None:
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_WRITE_BYTES:
+        raise Blocked(
+            f"{shown} would be {size:,} bytes, over the {MAX_WRITE_BYTES:,} a file may hold"
+        )
+
+
 def file_write(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     path = str_arg(args, "path")
     content = str_arg(args, "content", required=False)
+    _within_write_cap(content, path)
     target = ctx.workspace.resolve(path, write=True)
     shown = ctx.workspace.rel(target)
     if target.is_dir():
@@ -148,7 +159,9 @@ def file_patch(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     if args.get("append") not in (None, ""):
         addition = str_arg(args, "append")
         glue = "" if not text or text.endswith("\n") else "\n"
-        target.write_text(text + glue + addition + ("" if addition.endswith("\n") else "\n"))
+        patched = text + glue + addition + ("" if addition.endswith("\n") else "\n")
+        _within_write_cap(patched, shown)
+        target.write_text(patched)
         return ToolOutput(f"appended {len(addition)} characters to {shown}")
     find = str_arg(args, "find")
     if not find:
@@ -157,7 +170,11 @@ def file_patch(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     count = text.count(find)
     if not count:
         raise ToolError(f"{find!r} does not occur in {shown}")
-    target.write_text(text.replace(find, replace), encoding="utf-8")
+    if len(text) + count * (len(replace) - len(find)) > MAX_WRITE_BYTES:  # before it is built
+        raise Blocked(f"{shown} would grow past the {MAX_WRITE_BYTES:,} bytes a file may hold")
+    patched = text.replace(find, replace)
+    _within_write_cap(patched, shown)
+    target.write_text(patched, encoding="utf-8")
     return ToolOutput(f"replaced {count} occurrence(s) of {find!r} in {shown}")
 
 
