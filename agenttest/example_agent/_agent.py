@@ -22,7 +22,7 @@ from ._base import Blocked, MemoryStore, ToolContext, ToolError
 from ._data import OfflineData
 from ._guard import fold, is_turkish
 from ._hosted import HostClient
-from ._hosted_tools import HostedRegistry, NotSent
+from ._hosted_tools import HostedRegistry, NotSent, hosted_guard
 from ._sandbox import Workspace
 from ._tools import TOOLS, ToolSpec
 
@@ -145,8 +145,18 @@ class Turn:
             self.session.pending = Pending(name, dict(arguments), self.turkish)
             self.mark("CONFIRM", f"{name} {args_json}")
             return Outcome("confirm", f"{name} needs the user's confirmation in the next turn")
+        if self.ctx.hosted is not None:
+            arguments, refusal = hosted_guard(name, arguments, self._read)
+            if refusal is not None:  # the agent's own guard: nothing went to the host
+                self.mark("CALL", f"{name} {args_json}")
+                self.mark("BLOCKED", f"{name} {refusal}")
+                return Outcome("blocked", refusal)
         self.mark("CALL", f"{name} {args_json}")
         return self._finish(name, arguments, self._execute(spec, arguments))
+
+    def _read(self, path: str) -> tuple[bool, str]:
+        out = self.call("file_read", {"path": path})
+        return out.ok, out.text
 
     def call_parallel(self, calls: list[tuple[str, dict[str, Any]]]) -> list[Outcome]:
         """Run independent read-only calls concurrently, one thread each.

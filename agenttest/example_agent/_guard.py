@@ -81,7 +81,7 @@ _INJECTION = [
     r"(~/|\$home|/etc/|/root\b|\.ssh|\.env\b|api[_ ]?keys?|passwords?|credentials)",
     r"\b(reply|respond|answer|say) only\b",
     r"\b(send|email|forward|upload|post)\b.{0,60}\b(memory|password|secrets?|keys?|tokens?|"
-    r"contents|files?)\b.{0,40}\b(to|@)",
+    r"contents|files?)\b.{0,40}(\bto\b|@)",  # "to" a word: "token" names no recipient
     r"\b(delete|remove|erase|wipe)\b.{0,30}\b(all|every)\b.{0,20}\bfiles?\b",
     r"\b(run|execute)\b.{0,20}\b(this |the following )?(command|script)\b",
     r"\b(onceki|tum|butun|yukaridaki)\b.{0,30}\btalimat\w*.{0,30}\b(yok say|unut|gormezden gel|"

@@ -11,17 +11,18 @@ decoys) is answered "not hosted"; nothing runs locally in its place.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._base import ToolContext, ToolError, ToolOutput
+from ._base import ToolContext, ToolError, ToolOutput, bool_arg
 from ._guard import strip_instructions
 from ._hosted import HostClient, HostedTool, HostUnreachable
 from ._tools import TOOLS, Runner, ToolSpec
 
-#: Tools whose text is someone else's content: read as data, never as instructions.
-CONTENT_TOOLS = frozenset({"file_read", "web_fetch", "web_search", "docs_search"})
+#: Tools whose text is someone else's content: read as data, never as instructions
+#: (``docs_search`` answers JSON the brains read as such, as the local tool's).
+CONTENT_TOOLS = frozenset({"file_read", "web_fetch", "web_search"})
 
 
 class NotSent(ToolError):
@@ -73,6 +74,25 @@ class HostedRegistry:
             }
             for spec in self.specs().values()
         ]
+
+
+def hosted_guard(
+    name: str, args: dict[str, Any], read: Callable[[str], tuple[bool, str]]
+) -> tuple[dict[str, Any], str | None]:
+    """The agent's own data-loss guard on the host's world: emptying a file that has content
+    needs ``force`` (``read`` looks at it first, a call the reply reports like any other).
+    ``force`` is the agent's word, not the host's: it is not sent. Returns the arguments to
+    send and, when the guard refuses, why."""
+    if name != "file_write" or ("force" not in args and str(args.get("content") or "").strip()):
+        return args, None
+    sent = {k: v for k, v in args.items() if k != "force"}
+    if str(args.get("content") or "").strip() or bool_arg(args, "force"):
+        return sent, None
+    path = str(args.get("path") or "")
+    found, text = read(path)
+    if found and text.strip():
+        return sent, f"refusing to overwrite non-empty {path} with empty content"
+    return sent, None
 
 
 def hosted_spec(tool: HostedTool) -> ToolSpec:

@@ -16,7 +16,7 @@ from ._agent import Session, Turn, confirmation
 from ._calc import calculate
 from ._data import OfflineData
 from ._guard import fold, is_turkish
-from ._rules_evidence import evidence_reply
+from ._rules_evidence import evidence_reply, whole_page
 from ._rules_files import Context, Intent
 from ._rules_intents import classify
 from ._rules_parse import split_steps
@@ -227,7 +227,7 @@ class RulesBrain:
         replies: list[str] = []
         for args in intent.calls:
             start = len(turn.lines)
-            out = turn.call(intent.tool, args)
+            out = whole_page(turn, args, turn.call(intent.tool, args), intent.tool)
             if out.status == "confirm":
                 replies.append(confirm_question(intent.tool, args, tr))
                 return "\n".join(replies), True

@@ -11,6 +11,8 @@ Deliberately simple, and honest about it (docs/example-agent.md):
 * A question about a total (how many, in total) also asks ``docs_index``; if the index
   answers, its count is the total; if not, the agent lists what the pages show and says the
   list may be incomplete instead of adding it up.
+* A fetched page whose text stops mid-sentence came back cut off: it is fetched once more,
+  and the longer of the two is read (a page cut off both times is read as it came).
 * A question about the project recalls memory and reads the code under ``src/``. A code line
   that shares two words with the question wins over memory; when the code says nothing, a
   matching memory note is repeated as the answer (so a false note the code never mentions
@@ -21,12 +23,13 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import msgspec
 
 from agenttest._util.lenient import lenient
 
-from ._agent import Turn
+from ._agent import Outcome, Turn
 from ._guard import fold
 from ._tools_docs import DOCS_BASE, DocHits, DocIndex, DocPage, words
 
@@ -57,11 +60,33 @@ def evidence_reply(turn: Turn, message: str) -> str | None:
     return None
 
 
+#: Text that ends like this stops mid-sentence (a letter, a digit or a comma, no full stop).
+_CUT = re.compile(r"[\w,]\s*$")
+
+
+def whole_page(turn: Turn, args: dict[str, Any], out: Outcome, tool: str) -> Outcome:
+    """``out`` of a ``web_fetch``, or of a second fetch when the first came back cut off."""
+    if tool != "web_fetch" or not out.ok or not _CUT.search(out.text):
+        return out
+    again = turn.call("web_fetch", args)
+    return again if again.ok and len(again.text) > len(out.text) else out
+
+
+def _hits(text: str) -> list[DocPage] | None:
+    """The pages of a search answer: its leading JSON document (text after it, such as
+    content appended on the way, is not read), or None when there is none."""
+    try:
+        value, _end = json.JSONDecoder().raw_decode(text.lstrip())
+        return msgspec.convert(value, DocHits).results
+    except (ValueError, msgspec.ValidationError):
+        return None
+
+
 def _best_sentence(text: str, wanted: set[str]) -> tuple[int, str]:
     best = (0, "")
     for sentence in _SENTENCE.split(text):
         sentence = sentence.strip().lstrip("-* ").strip()
-        if not sentence:
+        if not sentence or sentence.startswith("#"):  # a heading names a page, says nothing
             continue
         score = len(wanted & words(sentence))
         if score > best[0]:
@@ -76,7 +101,12 @@ def _docs(turn: Turn, message: str, total: bool) -> str:
             f"I couldn't reach the documentation search ({out.text}), so I can't answer from "
             "the docs; nothing was checked."
         )
-    results = msgspec.json.decode(out.text, type=DocHits).results
+    results = _hits(out.text)
+    if results is None:
+        return (
+            "The documentation search answered something that is not a list of pages, so "
+            "I can't answer from the docs; nothing was checked."
+        )
     if total:
         return _total(turn, results)
     if not results:
@@ -91,8 +121,8 @@ def _docs(turn: Turn, message: str, total: bool) -> str:
         score, sentence = _best_sentence(page.text, wanted)
         if score:
             picked.append((sentence, page.url))
-    if not picked:
-        return "The docs don't cover this: no page says anything about it."
+    if not picked:  # the question is named: what the docs don't cover is that
+        return f"The docs don't cover this: no page says anything about {message.strip()!r}."
     return " ".join(f"{s.rstrip('.')} (source: {url})." for s, url in picked)
 
 

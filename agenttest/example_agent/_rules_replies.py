@@ -130,8 +130,9 @@ def describe(tool: str, out: Outcome, tr: bool, injected: bool, ctx: Context, de
             f"I refused ({tool} blocked): {out.text}.",
             f"Reddettim ({tool} engellendi): {out.text}.",
         )
-    if not out.ok:
-        reply = say(tr, f"That did not work: {out.text}", f"Bu olmadı: {out.text}")
+    if not out.ok:  # the tool is named: the user learns which step failed
+        reply = say(tr, f"That did not work ({tool} failed): {out.text}",
+                    f"Bu olmadı ({tool} başarısız): {out.text}")  # fmt: skip
         if tool == "web_fetch":
             reply += say(tr, "\nI could search the offline index for it instead, if you like.",
                          "\nİsterseniz bunun yerine çevrimdışı dizinde arayabilirim.")  # fmt: skip
