@@ -324,6 +324,22 @@ def test_a_failed_ticket_move_is_checked_against_the_ticket(
     assert json.loads((world / ".tickets" / "OPS-12.json").read_text())["state"] == "done"
 
 
+def test_a_move_that_answers_nothing_is_reported_as_the_ticket_shows(
+    agent: Agent, host: HostedTools, world: Path
+) -> None:
+    (world / ".tickets").mkdir()
+    ticket = {"id": "OPS-3", "title": "Renew", "state": "open",
+              "transitions": {"open": ["done"], "done": []}}  # fmt: skip
+    (world / ".tickets" / "OPS-3.json").write_text(json.dumps(ticket), encoding="utf-8")
+    host.begin(world, [Fault(tool="ticket", kind="empty", calls=1)])
+    reply = agent.turn("move ticket OPS-3 to done")
+    recorded = host.take_calls()
+    host.end()
+    assert [(c.arguments["action"], c.ok) for c in recorded] == [("move", True), ("show", True)]
+    assert recorded[0].result == ""  # the move went through and answered nothing
+    assert reply["response"].startswith("Ticket OPS-3 is now done. The move's answer did not")
+
+
 # -- the openai brain: the model is offered the host's tools -----------------------------------
 
 

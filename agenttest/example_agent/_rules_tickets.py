@@ -1,9 +1,9 @@
 """Tickets for the rules brain: list, show, and move a ticket (a hosted ``ticket`` tool).
 
 The bundled agent has no ticket store of its own: ``ticket`` is a tool of the harness's
-host (``--hosted-tools``). A move whose answer is a failure is not the end of it: the move
-may have gone through before the answer was lost (a timeout), so the agent looks at the
-ticket and reports the state the ticket shows, not the error it was handed.
+host (``--hosted-tools``). A move whose answer is a failure, or nothing at all, is not the
+end of it: the move may have gone through while its answer was lost, so the agent looks at
+the ticket and reports the state the ticket shows, not the answer it was handed.
 """
 
 from __future__ import annotations
@@ -57,19 +57,21 @@ def ticket_intent(text: str) -> Intent | None:
 
 
 def run_ticket(turn: Turn, intent: Intent, tr: bool) -> str:
-    """Run the request; a failed move is followed by a look at the ticket."""
+    """Run the request; a move that failed or answered nothing is followed by a look at the
+    ticket."""
     args = intent.calls[0]
     out = turn.call("ticket", args)
     if intent.detail != "move":
         return out.text if out.ok else say(tr, f"That did not work: {out.text}",
                                            f"Bu olmadı: {out.text}")  # fmt: skip
     tid, state = str(args["ticket_id"]), str(args["state"])
-    if out.ok:
+    if out.ok and out.text.strip():
         return say(tr, f"Ticket {tid} is now {state} ({out.text}).",
                    f"{tid} numaralı kayıt artık {state} durumunda ({out.text}).")  # fmt: skip
-    failed = say(tr, f"I could not move ticket {tid} to {state}: {out.text}.",
-                 f"{tid} numaralı kayıt {state} durumuna taşınamadı: {out.text}.")  # fmt: skip
-    if out.status != "error":  # refused by a guard, or it never reached the host
+    why = out.text if not out.ok else say(tr, "the service's answer was empty", "yanıt boştu")
+    failed = say(tr, f"I could not move ticket {tid} to {state}: {why}.",
+                 f"{tid} numaralı kayıt {state} durumuna taşınamadı: {why}.")  # fmt: skip
+    if out.status not in ("ok", "error"):  # refused by a guard, or it never reached the host
         return failed
     check = turn.call("ticket", {"action": "show", "ticket_id": tid})
     shown = _SHOWN_STATE.search(check.text) if check.ok else None
@@ -80,9 +82,9 @@ def run_ticket(turn: Turn, intent: Intent, tr: bool) -> str:
     if now == state:  # the move went through; only its answer was lost
         return say(
             tr,
-            f"Ticket {tid} is now {state}. The move's answer did not come back as a success, "
-            f"so I looked at the ticket: it shows state {state}.",
-            f"{tid} numaralı kayıt artık {state} durumunda. Taşıma yanıtı başarı olarak "
-            f"gelmedi; kayda baktım: durumu {state}.",
+            f"Ticket {tid} is now {state}. The move's answer did not confirm it, so I looked "
+            f"at the ticket: it shows state {state}.",
+            f"{tid} numaralı kayıt artık {state} durumunda. Taşıma yanıtı bunu doğrulamadı; "
+            f"kayda baktım: durumu {state}.",
         )
     return failed + say(tr, f" The ticket shows state {now}.", f" Kaydın durumu: {now}.")
