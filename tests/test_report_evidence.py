@@ -14,11 +14,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import msgspec
+import pytest
 
 from agenttest.grading import grade_attempt
 from agenttest.reporting import build_report, render
 from agenttest.results import Attempt, HostedInfo, PlanEntry, RunMeta, ToolCall
 
+from ._cdp import CHROMIUM, Browser
 from .fixtures.grading import attempt, block, call, crit, turn
 from .fixtures.reports.builders import write
 
@@ -165,3 +167,30 @@ def test_the_viewer_shows_every_attempts_source_notes_and_served_calls(tmp_path:
     assert silent["turns"][0]["calls"] == []
     assert len(silent["evidence_notes"]) == 1 and "did not report it" in silent["evidence_notes"][0]
     assert seen["PLAIN"]["turns"][0]["hosted_calls"] == [] and seen["PLAIN"]["evidence_notes"] == []
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+def test_an_opened_attempt_shows_its_source_notes_and_served_calls_in_a_browser(
+    tmp_path: Path,
+) -> None:
+    hostile = "<img src=x onerror=\"document.body.setAttribute('data-pwned','served')\">"
+    page_call = ToolCall(
+        name="web_fetch", arguments={"url": "https://a.example/"}, ok=True, result=hostile,
+        origin="harness",
+    )  # fmt: skip
+    quiet = attempt(turn("done", [], hosted_calls=[SERVED, page_call]), hosted=HOST)
+    records = [graded(t, n, a) for t, n, a in ATTEMPTS] + [graded("H-QUIET", 1, quiet)]
+    page = tmp_path / "report.html"
+    report = build_report([run_file(tmp_path, records)], battery=None, viewer=True)
+    page.write_text(render(report, "html"), encoding="utf-8")
+    with Browser(1280, 900) as b:
+        b.open(page.as_uri() + "?block=H-QUIET")
+        b.js("document.querySelector('#v-rows button.open').click()")
+        shown = str(b.js("document.querySelector('.attempt-view').textContent"))
+        assert "evidence: harness" in shown
+        assert "tool calls the harness served" in shown and "web_fetch(" in shown
+        assert "Note: turn 1 · harness call #1" in shown
+        assert hostile in shown  # the served result is text, never markup
+        assert b.js("document.body.getAttribute('data-pwned')") is None
+        assert b.js("document.querySelectorAll('.attempt-view img').length") == 0
