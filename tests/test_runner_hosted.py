@@ -132,7 +132,7 @@ fixtures:
 
 
 def hosted_battery(tmp_path: Path, k: int, turns: int = 2) -> Path:
-    battery = write_battery(tmp_path / "battery", {"L1-HOST-01": (turns, k)})
+    battery: Path = write_battery(tmp_path / "battery", {"L1-HOST-01": (turns, k)})
     block = battery / "L1-HOST-01.yaml"
     block.write_text(block.read_text("utf-8") + WORLD_BLOCK, encoding="utf-8")
     return battery
@@ -142,13 +142,13 @@ def test_hosted_calls_are_recorded_on_their_turn_in_a_fresh_world(tmp_path: Path
     url = hosted_url()
     seen: list[tuple[int, str, bool, str]] = []
     script: Script = {}
-    for first in (1, 3):  # two attempts of two turns: the same calls in each
-        script[first] = [
+    for n in (1, 3):  # two attempts of two turns: the same calls in each
+        script[n] = [
             ("file_read", {"path": "notes/a.txt"}),
             ("file_list", {"path": "."}),
-            ("file_write", {"path": "leak.txt", "content": f"written in turn {first}"}),
+            ("file_write", {"path": "leak.txt", "content": f"written in turn {n}"}),
         ]
-        script[first + 1] = [
+        script[n + 1] = [
             ("memory", {"action": "recall", "text": "deploy key"}),
             ("ticket", {"action": "show", "ticket_id": "T-1"}),
             ("ticket", {"action": "move", "ticket_id": "T-1", "state": "done"}),
@@ -174,10 +174,10 @@ def test_hosted_calls_are_recorded_on_their_turn_in_a_fresh_world(tmp_path: Path
         assert first.hosted_calls[0].arguments == {"path": "notes/a.txt"}
     # what the agent saw, per attempt: the fixtures laid, and nothing the first one wrote
     by_turn = {(n, name): text for n, name, _error, text in seen}
-    for first in (1, 3):
-        assert "hello world" in by_turn[(first, "file_read")]
-        assert "leak.txt" not in by_turn[(first, "file_list")]
-        assert "vault" in by_turn[(first + 1, "memory")]
+    for n in (1, 3):
+        assert "hello world" in by_turn[(n, "file_read")]
+        assert "leak.txt" not in by_turn[(n, "file_list")]
+        assert "vault" in by_turn[(n + 1, "memory")]
     assert [error for n, _name, error, _text in seen if n] == [False] * 12
     assert meta_of(records).agent["hosted_tools"] == {"url": url}
     # a call while no attempt runs (the agent's session being reset) is refused and counted,
