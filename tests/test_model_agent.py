@@ -202,6 +202,20 @@ def test_an_agent_config_with_example_runs_like_the_flags(tmp_path: Path) -> Non
     assert url in refused.stderr, refused.stderr
 
 
+def test_an_agent_config_can_host_the_loops_tools(tmp_path: Path) -> None:
+    battery = _battery(tmp_path, "L1-CALC-01")
+    with RouteServer(_routes()) as server:
+        config = _model_config(tmp_path, server.url + "/v1", "  hosted_tools: true\n")
+        result = run_cli("run", str(battery), "--agent", str(config), "--k", "1", "--out",
+                         str(tmp_path / "out"), "--allow-temp", "--quiet")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    meta, (attempt,) = _records(Path(result.stdout.strip()))
+    assert _selection(meta).hosted_tools is True  # a resume hosts them again
+    (turn,) = attempt.turns
+    assert attempt.hosted is not None and [c.name for c in turn.hosted_calls] == ["calculator"]
+    assert turn.hosted_calls[0].origin == "harness" and attempt.verdict == "PASS"
+
+
 def test_flags_win_over_the_config_keys(tmp_path: Path) -> None:
     battery = _battery(tmp_path, "L1-CALC-01")
     common = ["--k", "1", "--allow-temp", "--quiet"]

@@ -149,7 +149,10 @@ def plan_new(req: RunRequest) -> Session:
     launch = None
     if bundled:
         spec = config.example if config is not None else None
-        launch = launch_for(spec, req.model_url, req.model, tuple(req.example_args), req.replicas)
+        launch = launch_for(spec, req.model_url, req.model, tuple(req.example_args),
+                            req.replicas, req.hosted_tools)  # fmt: skip
+    # the flag, or the agent config's `example.hosted_tools: true`
+    hosted = launch.hosted_tools if launch is not None else False
     model = launch.tested if launch is not None else tested(config)
     k_nom = nominal_k(blocks, req.k)
     req.out.mkdir(parents=True, exist_ok=True)
@@ -183,7 +186,7 @@ def plan_new(req: RunRequest) -> Session:
             model_url=launch.model_url if launch else None,
             model=launch.model if launch else None,
             stream=req.stream,
-            hosted_tools=req.hosted_tools,
+            hosted_tools=hosted,
         ),
         label=req.label,
     )
@@ -201,7 +204,7 @@ def plan_new(req: RunRequest) -> Session:
         until_decided=req.until_decided,
         baseline=req.baseline,
         model=model,
-        hosted_tools=req.hosted_tools,
+        hosted_tools=hosted,
     )
 
 
