@@ -147,6 +147,27 @@ def test_terminal_escapes_from_the_agent_never_reach_a_terminal_or_markdown(
     assert "\x1b" not in target.read_text(encoding="utf-8")
 
 
+def test_terminal_escapes_from_the_agent_never_reach_the_rating_screen(tmp_path: Path) -> None:
+    # `rate` shows a person the agent's reply to judge: an OSC 52 there sets their
+    # clipboard, an OSC title or ESC [2J repaints the screen (the report's fix never
+    # reached rating/).
+    import subprocess
+    import sys
+
+    path = hostile_run_file(tmp_path, ESCAPES)
+    shown = subprocess.run(
+        [sys.executable, "-m", "agenttest", "rate", str(path), "--rater", "zed-rater"],
+        input="s\nq\n",
+        capture_output=True,
+        text=True,
+        timeout=EVENTUALLY_S,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "pwned" in shown.stdout  # the reply is shown ...
+    for text in (shown.stdout, shown.stderr):
+        assert not any(ch in text for ch in "\x1b\x07\x9b")  # ... without its controls
+
+
 def test_secrets_stay_out_of_stderr_run_end_and_errors_when_the_agent_fails(
     tmp_path: Path,
 ) -> None:

@@ -28,6 +28,7 @@ from typing import Any, Literal, TextIO
 
 from agenttest.errors import AgentTestError, UsageError
 from agenttest.results import HUMAN_PREFIX, Attempt, Grade, RunMeta, RunWriter, tie_to_attempt
+from agenttest.sanitize import terminal_safe
 
 from ._load import Unit, collect
 
@@ -178,7 +179,9 @@ def render_attempt(unit: Unit, block: Any, index: int, total: int) -> str:
     if attempt.latency_ms is not None:
         lines.append(f"(the attempt took {attempt.latency_ms / 1000:.1f} s)")
     lines.append(RULE)
-    return "\n".join(lines) + "\n"
+    # agent text (and a run file's ids) may carry terminal escapes: an OSC 52 sets the
+    # rater's clipboard, an OSC title or ESC sequences repaint the screen being judged
+    return terminal_safe("\n".join(lines) + "\n")
 
 
 def _battery(meta: RunMeta | None, paths: list[Path] | None, out: TextIO) -> Any:
@@ -322,7 +325,9 @@ def rate_run(
                 continue
             writer.append(grade_record(unit, name, choice))
             summary["rated"] += 1
-            out.write(f"  recorded {choice.lower()} for {unit.test_id} run {unit.run}\n")
+            out.write(
+                terminal_safe(f"  recorded {choice.lower()} for {unit.test_id} run {unit.run}\n")
+            )
     remaining = len(todo) - summary["rated"]
     result = RateSummary(
         name, len(chosen), len(done), summary["rated"], summary["skipped"], remaining, stopped
