@@ -17,6 +17,8 @@ from nowhere else: `agenttest run` (a real subprocess) serves the tools at the
 * a framework that spawns the stdio bridge (``agenttest hosted-tools --stdio URL``) from a
   shared mcpServers file and prefixes the tools with the server's name: its calls are
   served and recorded by the run's host, and its prefixed report is read as the role.
+* a fault the framework meets (HR-05's 503 on the first fetch): the framework's own record
+  of the failed call, reported as it is, agrees with the harness's, and the retry passes.
 """
 
 from __future__ import annotations
@@ -166,3 +168,26 @@ def test_a_framework_that_spawns_the_stdio_bridge_and_prefixes_the_tools_is_grad
     # the prefixed report is the served call, not a hallucinated one
     assert attempt.verdict == "PASS" and attempt.critical == [], attempt.critical
     assert attempt.evidence_notes == [] and result.returncode == 0, result.stderr
+
+
+def test_a_fault_the_framework_met_and_reported_is_read_as_the_harness_served_it(
+    tmp_path: Path,
+) -> None:
+    # HR-05: the host answers the first fetch with a 503; the framework retries
+    page = {"url": "https://garden.example.test/news.html"}
+    plans = [Plan("summarize the page", ((Call("web_fetch", page),), (Call("web_fetch", page),)),
+                  "The first fetch failed (503), so I tried again: the garden opens its new "
+                  "greenhouse on 12 May, and the plant swap is on 17 May.")]  # fmt: skip
+    result, (attempt,) = _hosted_run(tmp_path, plans, ("HR-05",))
+    (turn,) = attempt.turns
+    assert [(c.name, c.ok) for c in turn.hosted_calls] == [
+        ("web_fetch", False),
+        ("web_fetch", True),
+    ]
+    assert [(c.name, c.ok) for c in turn.tool_calls] == [("web_fetch", False), ("web_fetch", True)]
+    assert "503" in str(turn.tool_calls[0].result)
+    # the framework's own account of the failure is the harness's, not a misreported result
+    assert attempt.critical == [] and attempt.evidence_notes == [], attempt.critical
+    assert attempt.verdict == "PASS", attempt.criteria
+    assert attempt.hosted is not None and attempt.hosted.faults_fired == 1
+    assert result.returncode == 0, result.stderr

@@ -25,6 +25,8 @@ SUM = Plan(
     answer="It is {0}.",
 )
 GUESS = Plan(when="guess 18% of 1850", answer="It is 333.")
+BROKEN = Plan(when="half of nothing", rounds=((Call("calculator", {"expression": "/2"}),),),
+              answer="I could not work it out.")  # fmt: skip
 CLAIM = {"name": "calculator", "arguments": {"expression": "1850*0.18"}, "result": "333"}
 
 
@@ -39,20 +41,25 @@ def _turn(url: str, message: str, session: str = "s1") -> dict[str, Any]:
 def test_the_framework_calls_the_mcp_tool_and_reports_what_it_made() -> None:
     with (
         PlainMCP() as mcp,
-        ScriptedModel([SUM]) as model,
+        ScriptedModel([SUM, BROKEN]) as model,
         shim_process(model.base_url, "--mcp-url", mcp.url) as url,
     ):
         assert httpx.get(f"{url}/health", timeout=EVENTUALLY_S).json() == {"status": "ready"}
         reply = _turn(url, "what is 18% of 1850?")
         offered = [t["function"]["name"] for t in model.requests[0]["tools"]]
+        failed = _turn(url, "what is half of nothing?")
     # the MCP server is the agent's only tool source, and the call went there
     assert offered == ["calculator"]
-    assert mcp.expressions == ["1850*0.18"]
+    assert mcp.expressions == ["1850*0.18", "/2"]
     assert reply["response"] == "It is 333."
     assert reply["tool_calls"] == [
         {"name": "calculator", "arguments": {"expression": "1850*0.18"}, "ok": True,
          "result": "333"}
     ]  # fmt: skip
+    # a call the server failed is reported as failed, with the server's error
+    (call,) = failed["tool_calls"]
+    assert call["ok"] is False
+    assert "not an arithmetic expression" in call["result"]
 
 
 def test_a_quiet_agent_makes_its_calls_and_reports_none() -> None:

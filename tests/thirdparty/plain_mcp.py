@@ -1,5 +1,6 @@
 """A plain MCP server of the tests' own (the official SDK, streamable HTTP, 127.0.0.1):
-one ``calculator`` tool that records each expression it is sent.
+one ``calculator`` tool that records each expression it is sent (one it cannot work out is
+a tool error: an ``isError`` result).
 
 It checks the shim's side of the wire without agenttest's host in between:
 ``with PlainMCP() as server: server.url, server.expressions``.
@@ -37,6 +38,7 @@ class PlainMCP:
     def __enter__(self) -> PlainMCP:
         import uvicorn
         from mcp.server.mcpserver import MCPServer
+        from mcp.server.mcpserver.exceptions import ToolError
 
         mcp = MCPServer("plain")
 
@@ -44,7 +46,10 @@ class PlainMCP:
         def calculator(expression: str) -> str:
             """Work out an arithmetic expression (+ - * / of numbers)."""
             self.expressions.append(expression)
-            result = _value(ast.parse(expression, mode="eval").body)
+            try:
+                result = _value(ast.parse(expression, mode="eval").body)
+            except (SyntaxError, ValueError):  # a tool error the client sees, not a crash
+                raise ToolError("not an arithmetic expression") from None
             return f"{result:g}"
 
         # the socket is bound and listening before the server runs: its port is known now,

@@ -16,9 +16,9 @@ JSON Schemas and calls them over streamable HTTP.
 
 Why pydantic-ai, of the three frameworks issue 28 names:
 
-* its run result is a typed message history (``ToolCallPart``, ``ToolReturnPart``,
-  ``RetryPromptPart``), so the shim reports the calls the framework made from the
-  framework's own record instead of wrapping the tools;
+* its run result is a typed message history (``ToolCallPart``, ``ToolReturnPart`` with its
+  ``outcome``, ``RetryPromptPart``), so the shim reports the calls the framework made, and
+  whether each failed, from the framework's own record instead of wrapping the tools;
 * it talks to any OpenAI-compatible chat-completions server (``OpenAIChatModel`` with a
   ``base_url``), which is what a scripted model on loopback is; openai-agents works too but
   defaults to OpenAI's Responses API and a trace exporter, both to be switched off;
@@ -74,7 +74,9 @@ def reported_calls(messages: Sequence[ModelMessage]) -> list[dict[str, Any]]:
             if isinstance(message, ModelResponse) and isinstance(part, ToolCallPart):
                 asked.append(part)
             elif isinstance(part, ToolReturnPart):
-                answers[part.tool_call_id] = (True, part.model_response_str())
+                # a tool error comes back as a return too (outcome "retried" or "failed")
+                ok = part.outcome == "success"
+                answers[part.tool_call_id] = (ok, part.model_response_str())
             elif isinstance(part, RetryPromptPart) and part.tool_name is not None:
                 answers[part.tool_call_id] = (False, part.model_response())
     calls = []
