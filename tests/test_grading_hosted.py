@@ -328,6 +328,9 @@ def test_without_hosted_tools_the_agents_report_decides_as_before() -> None:
 def test_an_imported_transcript_is_decided_by_the_log() -> None:
     imported = attempt(turn("333", [REPORTED], trace_source="task anchor"))
     assert grade(imported).evidence_source == "log"
+    # a call the legacy reply listed (toolsUsed) and no log was read: the agent's word
+    listed = ToolCall(name="calculator", source="toolsUsed (not in the log excerpt)")
+    assert grade(attempt(turn("333", [listed]))).evidence_source == "agent"
 
 
 def test_the_outcome_writes_its_evidence_source_and_notes_into_the_record() -> None:

@@ -40,11 +40,12 @@ def has_harness_record(attempt: Attempt) -> bool:
 
 def evidence_source(attempt: Attempt) -> EvidenceSource:
     """Which evidence decided the attempt's tool facts: ``harness`` (hosted tools), ``log``
-    (an import whose calls and trace were read from the agent's log) or ``agent`` (the
-    calls the agent reported in its reply)."""
+    (an import whose trace and calls were read from the agent's log: ``trace_source``) or
+    ``agent`` (the calls the agent reported in its reply; an imported call's ``source``
+    names the reply's list it came from, not the log)."""
     if has_harness_record(attempt):
         return "harness"
-    if any(t.trace_source or any(c.source for c in t.tool_calls) for t in attempt.turns):
+    if any(t.trace_source for t in attempt.turns):
         return "log"
     return "agent"
 
