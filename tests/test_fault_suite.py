@@ -138,6 +138,13 @@ _NAN = (
     b'{"response": "echo", "trace": "", "tool_calls": [{"name": "calc",'
     b' "arguments": {"x": NaN}, "ok": true, "result": -Infinity}], "tokens": 1e999}'
 )
+
+
+def _choices(*offered: Any) -> bytes:
+    reply = {"response": "echo", "trace": "", "tool_calls": [], "choices": list(offered)}
+    return json.dumps(reply).encode()
+
+
 _MANY_CALLS = b'{"response": "echo", "trace": "", "tool_calls": [' + b"{}," * 1000 + b"{}]}"
 _DEEP = (
     b'{"response": "echo", "trace": "", "tool_calls": [{"name": "x", "result": '
@@ -307,6 +314,17 @@ FAULTS: dict[str, Fault] = {
         Behaviour(raw_turns={2: _json_reply(_MANY_CALLS)}),
         causes={"garbage"},
         check=lambda attempts: _check_error(attempts, "1,001 tool calls in one turn"),
+    ),
+    "an 8 MiB choice label": Fault(
+        Behaviour(raw_turns={2: _json_reply(_choices({"label": "x" * (8 << 20), "value": "v"}))}),
+        causes={"garbage"},
+        check=lambda attempts: _check_error(attempts, "more than the 4,096 a choice may hold"),
+    ),
+    "a choice label that is an object": Fault(
+        # its JSON text ('{"text": "Yes"}') could be tapped by a label_matches of "Yes"
+        Behaviour(raw_turns={2: _json_reply(_choices({"label": {"text": "Yes"}, "value": "y"}))}),
+        causes={"garbage"},
+        check=lambda attempts: _check_error(attempts, "a choice's label is not text"),
     ),
     "nested 950 levels": Fault(Behaviour(raw_turns={2: _json_reply(_DEEP)}), causes={"garbage"}),
     "nested 100 000 levels": Fault(

@@ -122,20 +122,47 @@ def arguments_of(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"input": value}
 
 
+#: The most choices one reply may offer, and the longest label or value: a person taps a
+#: button, not a page (an 8 MiB label took 1.57 GB and made a 50 MB record).
+MAX_CHOICES = 100
+MAX_CHOICE_CHARS = 4_096
+
+
+def _choice_text(value: Any, what: str) -> str:
+    """A label or value as a person would see it: text, or a number's digits. Anything else
+    (an object, a list, true) is no button text; its JSON must not be tappable."""
+    if value is None or value is MISSING:
+        return ""
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        text = json.dumps(value)
+    else:
+        raise Garbage(f"a choice's {what} is not text: {str(value)[:120]!r}")
+    if len(text) > MAX_CHOICE_CHARS:
+        raise Garbage(
+            f"a choice's {what} is {len(text):,} characters, more than the "
+            f"{MAX_CHOICE_CHARS:,} a choice may hold"
+        )
+    return text
+
+
 def read_choices(value: Any, fields: ChoiceFields) -> list[dict[str, str]] | None:
     """Offered choices as ``[{label, value}]`` (a plain string is both); None when absent."""
     if value is MISSING or value is None:
         return None
     if not isinstance(value, list):
         raise Garbage(f"the reply's choices are not a list: {str(value)[:120]!r}")
+    if len(value) > MAX_CHOICES:
+        raise Garbage(f"the reply offers {len(value):,} choices, more than {MAX_CHOICES}")
     out = []
     for item in value:
         if isinstance(item, Mapping):
-            label = text_of(dig(item, fields.label))
+            label = _choice_text(dig(item, fields.label), "label")
             raw = dig(item, fields.value)
-            chosen = label if raw is MISSING or raw is None else text_of(raw)
+            chosen = label if raw is MISSING or raw is None else _choice_text(raw, "value")
         else:
-            label = chosen = text_of(item)
+            label = chosen = _choice_text(item, "label")
         out.append({"label": label, "value": chosen})
     return out
 
