@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from agenttest.judges import JudgeRequest, get_judge  # noqa: E402
 from agenttest.stats import cohen_kappa  # noqa: E402
+from agenttest.verdicts import kappa_interval  # noqa: E402
 
 DATA = ROOT / "agenttest" / "data" / "judge_typed" / "calibration.jsonl"
 KINDS = ("act", "covers", "consistent")
@@ -68,6 +69,14 @@ def _kappa(labels: list[str], got: list[str]) -> str:
     return f"{cohen_kappa(labels, got):.2f}"
 
 
+def _interval(keys: list[object], labels: list[str], got: list[str]) -> str:
+    """The seeded 95 % percentile-bootstrap interval of κ (the rule `agreement` uses)."""
+    if len(set(labels)) < 2:
+        return "—"
+    low, high = kappa_interval(keys, labels, got)
+    return "—" if low is None or high is None else f"[{low:.2f}, {high:.2f}]"
+
+
 def _groups(rows: list[dict[str, object]]) -> list[tuple[tuple[str, str], list[int]]]:
     groups: dict[tuple[str, str], list[int]] = {}
     for i, r in enumerate(rows):
@@ -80,8 +89,8 @@ def _groups(rows: list[dict[str, object]]) -> list[tuple[tuple[str, str], list[i
 def table(
     rows: list[dict[str, object]], results: list[tuple[str, str]], field: str = "label"
 ) -> list[str]:
-    out = ["| split | kind | rows | decided | coverage | accuracy | κ (decided) |",
-           "|---|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+    out = ["| split | kind | rows | decided | coverage | accuracy | κ (decided) | κ 95 % interval |",
+           "|---|---|---:|---:|---:|---:|---:|---|"]  # fmt: skip
     for (split, kind), idx in _groups(rows):
         decided = [i for i in idx if results[i][0] in LABELS]
         labels = [str(rows[i][field]) for i in decided]
@@ -92,8 +101,10 @@ def table(
             else "—"
         )
         cov = f"{len(decided) / len(idx):.0%}"
+        keys: list[object] = [rows[i]["id"] for i in decided]
         out.append(
-            f"| {split} | {kind} | {len(idx)} | {len(decided)} | {cov} | {acc} | {_kappa(labels, got)} |"
+            f"| {split} | {kind} | {len(idx)} | {len(decided)} | {cov} | {acc} | "
+            f"{_kappa(labels, got)} | {_interval(keys, labels, got)} |"
         )
     return out
 

@@ -78,9 +78,9 @@ def test_score_openvino_with_networking_off(tmp_path: Path, judge_model: None) -
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert [r["id"] for r in rows] == ["capital", 7, "negation", "refusal", "no-reference"]
-    assert all(set(r) == {"id", "score", "verdict", "asks", "asks_from"} for r in rows[:3])
+    assert all(set(r) == {"id", "score", "verdict", "asks", "asks_from"} for r in rows[:4])
     assert set(rows[4]) == {"id", "score", "verdict"}  # no reference: no procedure ran
-    assert [r["verdict"] for r in rows] == ["PASS", "FAIL", "FAIL", "UNDECIDED", "ERROR"]
+    assert [r["verdict"] for r in rows] == ["PASS", "FAIL", "FAIL", "FAIL", "ERROR"]
     assert rows[0]["score"] >= 0.5 > rows[1]["score"]
 
 

@@ -77,6 +77,27 @@ def test_negation_fails(judge: OpenVINOJudge) -> None:
     assert result.verdict == "FAIL" and "polarity" in result.evidence
 
 
+def test_off_topic_fails(judge: OpenVINOJudge) -> None:
+    result = ask(
+        judge, "Restart the router and reconnect to the Wi-Fi.", "Bananas are rich in potassium."
+    )
+    assert result.verdict == "FAIL" and "off topic" in result.evidence
+
+
+def test_turkish_negation_fails(judge: OpenVINOJudge) -> None:
+    result = ask(judge, "Sunucu şu anda çalışıyor.", "Sunucu şu anda çalışmıyor.")
+    assert result.verdict == "FAIL" and "polarity" in result.evidence
+
+
+def test_refusal_fails_and_matching_refusal_passes(judge: OpenVINOJudge) -> None:
+    refused = ask(judge, "Water boils at 100 degrees Celsius.", "I'm unable to answer that.")
+    assert refused.verdict == "FAIL" and "declines to answer" in refused.evidence
+    both = ask(
+        judge, "I can't help with making weapons.", "Sorry, I cannot assist with building a weapon."
+    )
+    assert both.verdict == "PASS" and (both.asks, both.act) == ("act", "declines")
+
+
 def test_no_reference_is_an_error_not_a_fail(judge: OpenVINOJudge) -> None:
     result = ask(judge, "   ", "Paris.", rubric="Must name the capital of France.")
     assert result.verdict == "ERROR" and "reference" in result.evidence

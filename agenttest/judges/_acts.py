@@ -36,7 +36,8 @@ REPLY_ACTS: tuple[Act, ...] = ("declines", "asks_clarification", "complies")
 DECLINE_CUES: tuple[str, ...] = (
     "can not", "cannot", "will not", "unable", "refuse", "not allowed", "not possible",
     "impossible", "not able", "beyond", "not something i can", "no tool", "no way to",
-    "outside what i can",
+    "outside what i can", "could not", "was not able", "not capable", "no access",
+    "do not have access", "not permitted",
     "yapamam", "yapamıyorum", "götüremem", "mümkün değil", "imkansız", "imkânsız",
     "elimde değil", "aracım yok", "yeteneğim yok", "çalıştıramam", "çalıştırmayacağım",
 )  # fmt: skip
@@ -53,15 +54,20 @@ REASON_CUES: tuple[str, ...] = (
 QUESTION_CUES: tuple[str, ...] = (
     "which", "where", "who", "whom", "what", "hangi", "nereden", "nereye", "nerede", "kime",
     "kim", "ne",
+    # and the grammar of a yes/no question put to the user: English modal + you, the
+    # Turkish question particle
+    "could you", "can you", "would you", "do you", "should i",
+    "mi", "mu", "mü", "misin", "musun", "müsün", "misiniz",  # (ı reads as i)
 )  # fmt: skip
 # Asking for information without a question mark ("please specify the path").
 REQUEST_CUES: tuple[str, ...] = (
     "specify", "tell me", "let me know", "clarify", "belirt", "netleştir",
 )  # fmt: skip
 # The Turkish negative-ability verb forms the battery lists spell out one by one (yapamam,
-# götüremem, çalıştıramam, yapamıyorum), as the morpheme: -(y)AmAm, -(y)AmIyorum, and in
+# götüremem, çalıştıramam, yapamıyorum), as the morpheme: -(y)AmAm, -(y)AmIyorum, the past
+# -(y)AmAdIm ("could not") and future -(y)AmAyAcAğIm of the same person, and in
 # Turkish text the -(y)AmAz of "cannot" in the other persons; "yasak" is "not allowed".
-_TR_CANNOT_RE = re.compile(r"\b\w{2,}[ae]m(?:[ae]m|[iı]yorum)\b")
+_TR_CANNOT_RE = re.compile(r"\b\w{2,}[ae]m(?:[ae]m|[iı]yorum|[ae]d[iı]m|[ae]y[ae]c[ae][kğ][iı]m)\b")
 _TR_CANNOT_OTHER_RE = re.compile(r"\b\w{2,}[ae]m[ae]z\w*")
 _TR_FORBIDDEN_RE = re.compile(r"\byasak\w*")
 # A refusal followed by ":" / ";" / a dash goes on to say why ("I won't: it would ...").
@@ -117,14 +123,16 @@ def _cue_text(text: str) -> list[str]:
 
 
 def _phrase_in(phrase: str, stems: Sequence[str], turkish: bool) -> bool:
-    """Is the phrase, stemmed like the text, a run of ``stems``? Words match by equality or
-    as a prefix of four letters or more (a Turkish suffix on the text's word: "değildir")."""
+    """Is the phrase, stemmed like the text, a run of ``stems``? Words match by equality, as
+    a prefix of four letters or more (a Turkish suffix on the text's word: "değildir"), or
+    when the text's stem of five or more is the phrase's cut short (the Turkish stemmer
+    takes "belirtin" to "belir")."""
     want = stem_words(re.findall(r"[^\W_]+", match_key(phrase)), turkish)
     if not want:
         return False
     for i in range(len(stems) - len(want) + 1):
         if all(
-            s == w or (len(w) >= 4 and s.startswith(w))
+            s == w or (len(w) >= 4 and s.startswith(w)) or (len(s) >= 5 and w.startswith(s))
             for s, w in zip(stems[i : i + len(want)], want, strict=True)
         ):
             return True
@@ -146,16 +154,40 @@ def _turkish_cannot(text: str) -> list[str]:
     return found
 
 
+def decline_cues(text: str) -> list[str]:
+    """The decline cues of ``text``: refusal phrases and the Turkish negative ability."""
+    return cues_found(text, DECLINE_CUES) + _turkish_cannot(text)
+
+
+def ask_cues(text: str) -> list[str]:
+    """Question words of a question (a "?" in the text) and requests for information."""
+    asked = cues_found(text, QUESTION_CUES) if "?" in text else []
+    return asked + cues_found(text, REQUEST_CUES)
+
+
 def cue_act(text: str) -> tuple[Act | None, list[str]]:
     """The act the cues point to (None: no cue) and the cues that fired."""
-    declines = cues_found(text, DECLINE_CUES) + _turkish_cannot(text)
+    declines = decline_cues(text)
     if declines:
         return "declines", declines
-    asked = cues_found(text, QUESTION_CUES) if "?" in text else []
-    asked += cues_found(text, REQUEST_CUES)
+    asked = ask_cues(text)
     if asked:
         return "asks_clarification", asked
     return None, []
+
+
+_FIRST_PERSON_RE = re.compile(r"\b(?:i|i'm|i've|me|my)\b")
+
+
+def first_person_decline(text: str) -> list[str]:
+    """The decline cues of ``text`` when the speaker declines (first person): "I can't",
+    "yapamam"; not "it is impossible to divide by zero", which answers."""
+    cue, fired = cue_act(text)
+    if cue != "declines":
+        return []
+    if looks_turkish(text):  # the person is in the verb: only first-person forms count
+        return [f for f in fired if f.endswith(("m", "yorum"))]
+    return fired if _FIRST_PERSON_RE.search(match_key(text)) else []
 
 
 def asks_something(text: str) -> bool:

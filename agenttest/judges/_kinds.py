@@ -25,14 +25,11 @@ from dataclasses import dataclass
 
 from agenttest.judges import _acts
 from agenttest.judges._claims import split_items, split_sentences
-from agenttest.text import looks_turkish, match_key
 
 #: One sentence enumerating this many parts is a list of items, not an answer.
 MIN_ENUMERATED = 4
 _LIST_LINE_RE = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+\S", re.MULTILINE)
 _INLINE_NUMBERS_RE = re.compile(r"(?:^|\s)\d{1,2}[.)]\s+\S")
-# A first-person speaker: only a reference that speaks can itself decline.
-_FIRST_PERSON_RE = re.compile(r"\b(?:i|i'm|i've|me|my)\b")
 
 
 @dataclass(frozen=True)
@@ -42,16 +39,6 @@ class ReadKind:
     asks: str
     act: str
     why: str
-
-
-def _first_person_decline(reference: str) -> list[str]:
-    cue, fired = _acts.cue_act(reference)
-    if cue != "declines":
-        return []
-    if looks_turkish(reference):
-        # the first person is in the verb (yapamam, -AmIyorum): the cue lists spell it
-        return [f for f in fired if f.endswith(("m", "yorum"))]
-    return fired if _FIRST_PERSON_RE.search(match_key(reference)) else []
 
 
 def _asks_the_user(reference: str) -> bool:
@@ -77,7 +64,7 @@ def read_kind(reference: str) -> ReadKind:
         if act is not None:
             return ReadKind("act", act, f"the reference describes the act {act}")
     else:
-        declined = _first_person_decline(reference)
+        declined = _acts.first_person_decline(reference)
         if declined:
             return ReadKind("act", "declines", f"the reference declines ({', '.join(declined)})")
         if _asks_the_user(reference):

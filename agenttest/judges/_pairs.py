@@ -10,7 +10,10 @@ something else. Each check returns a reason when the pair contradicts, else None
   stated.
 * entities: a name of the claim is missing from the reply sentence and the sentence names
   another one the *claim* does not (a swap), even when the rest of the reference mentions
-  the new name.
+  the new name. A sentence's leading capitalised word counts as a name unless it is a
+  stop word or a common opener ("Venus is the closest planet" swaps "Mercury").
+* subject: the claim speaks of the user ("your birthday") and the sentence, no longer
+  speaking of the user, names someone else (a public person instead of "you").
 * polarity: clause by clause; a reply clause is compared with the claim clause sharing
   most of its content words, and a conflict is one negated and the other not, or an
   antonym pair between them (open/closed), not both. Negation is a property of the clause
@@ -20,6 +23,8 @@ something else. Each check returns a reason when the pair contradicts, else None
 
 from __future__ import annotations
 
+import re
+
 from agenttest.judges._checks import (
     _contains,
     _yes_no,
@@ -27,8 +32,8 @@ from agenttest.judges._checks import (
     negation_cues,
     reference_entities,
 )
-from agenttest.judges._claims import content_stems, split_clauses
-from agenttest.text import Mention, dates_agree, match_key, mentions, numbers_agree
+from agenttest.judges._claims import content_stems, split_clauses, split_sentences
+from agenttest.text import Mention, dates_agree, match_key, mentions, numbers_agree, words
 
 #: Share of the smaller clause's content stems two clauses must share to be compared.
 CLAUSE_OVERLAP = 0.5
@@ -55,13 +60,47 @@ def value_conflict(claim: str, sentence: str, tool_text: str = "") -> str | None
     )
 
 
+# A word that starts many sentences and is no name.
+_NOT_LEADING_NAMES = words(
+    "yes no sure sorry today okay ok well here there hi hello unfortunately actually please "
+    "evet hayır tamam maalesef üzgünüm bugün şu an lütfen"
+)
+_LEADING_RE = re.compile(r"^\W*([A-ZÇĞİÖŞÜ][\w-]+(?:\s+[A-ZÇĞİÖŞÜ][\w-]+)*)(['’]s)?\s+(\w+)")
+# After a name comes its verb; after an imperative ("Restart the router"), not.
+_NAME_VERBS = words("is was are were has had will would wrote won lives born became")
+_SECOND_PERSON_RE = re.compile(r"\b(?:you|your|yours|yourself|sen|senin|siz|sizin|size|sana)\b")
+
+
+def leading_name(sentence: str) -> str | None:
+    """The capitalised words a sentence starts with, when they read as a name: followed by
+    a possessive ("Elon Musk's meeting") or by their verb ("Mercury is the closest
+    planet"); never a stop word or a common opener. (A Turkish verb comes last: Turkish
+    sentences give no leading name.)"""
+    found = _LEADING_RE.match(sentence)
+    if found is None:
+        return None
+    name = found.group(1)
+    first = match_key(name.split()[0])
+    if first in _NOT_LEADING_NAMES or not content_stems(first):
+        return None
+    if not found.group(2) and match_key(found.group(3)) not in _NAME_VERBS:
+        return None
+    return name
+
+
+def names_in(text: str) -> list[str]:
+    """The names of ``text``: its entities and each sentence's leading name."""
+    lead = [n for s in split_sentences(text) if (n := leading_name(s))]
+    return reference_entities(text) + lead
+
+
 def entity_conflict(claim: str, sentence: str) -> str | None:
-    names = reference_entities(claim)
+    names = names_in(claim)
     if not names:
         return None
     sentence_key, claim_key = match_key(sentence), match_key(claim)
     missing = [n for n in names if not _contains(sentence_key, n)]
-    new = [n for n in reference_entities(sentence) if not _contains(claim_key, n)]
+    new = [n for n in names_in(sentence) if not _contains(claim_key, n)]
     if missing and new:
         return f"entity: the reference says {', '.join(missing)}, the reply {', '.join(new)}"
     return None
@@ -99,6 +138,20 @@ def polarity_conflict(claim: str, sentence: str) -> str | None:
     return None
 
 
+def subject_conflict(claim: str, sentence: str) -> str | None:
+    """The claim is about the user ("your birthday") and the sentence, no longer speaking
+    of the user, names someone or something the claim does not: the subject was swapped."""
+    if not _SECOND_PERSON_RE.search(match_key(claim)) or _SECOND_PERSON_RE.search(
+        match_key(sentence)
+    ):
+        return None
+    claim_key = match_key(claim)
+    new = [n for n in names_in(sentence) if not _contains(claim_key, n)]
+    if new:
+        return f"subject: the reference is about you, the reply about {', '.join(new)}"
+    return None
+
+
 def yes_no_conflict(claim: str, sentence: str) -> str | None:
     a, b = _yes_no(claim), _yes_no(sentence)
     if a and b and a != b:
@@ -114,6 +167,7 @@ def pair_conflicts(
     found = (
         value_conflict(claim, sentence, tool_text),
         entity_conflict(claim, sentence) if names else None,
+        subject_conflict(claim, sentence) if names else None,
         polarity_conflict(claim, sentence),
         yes_no_conflict(claim, sentence),
     )

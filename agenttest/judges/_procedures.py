@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 
 from agenttest.judges import _acts
 from agenttest.judges._base import JudgeVerdict
-from agenttest.judges._claims import overlap, split_items, split_sentences
-from agenttest.judges._pairs import pair_conflicts, values_agree, yes_no_conflict
-from agenttest.text import looks_turkish
+from agenttest.judges._checks import negation_cues
+from agenttest.judges._claims import overlap, split_clauses, split_items, split_sentences
+from agenttest.judges._pairs import names_in, pair_conflicts, values_agree, yes_no_conflict
+from agenttest.text import looks_turkish, match_key, mentions
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,6 +40,13 @@ OVERLAP_STRONG, OVERLAP_WEAK = 0.67, 0.34
 VOTE_MARGIN = 0.05
 #: A consistent reply must align with the reference's main claim this well (no yes/no).
 SUPPORT_COSINE = 0.6
+#: Below this best cosine and content overlap, and with no shared figure, an English reply
+#: is about something else: off topic (the old paraphrase set's off-topic pairs reach
+#: 0.08, its PASS pairs start at 0.53).
+OFF_TOPIC_COSINE, OFF_TOPIC_OVERLAP = 0.3, 0.2
+#: A reply sentence is about a claim (no model) when it holds this share of the content
+#: stems of one of the claim's clauses ("know your name" / "Your name is ...": 1 of 3).
+CLOSE_OVERLAP = 0.3
 
 
 @dataclass(frozen=True)
@@ -96,24 +104,27 @@ def _vote(vec: Vec, sentences: Sequence[str]) -> tuple[str, float, dict[str, flo
 
 
 def _reply_act(vec: Vec, reply: str) -> tuple[str | None, str]:
-    cue, fired = _acts.cue_act(reply)
-    if looks_turkish(reply):  # the model is English: its vote is no evidence on Turkish
-        if cue is not None:
-            return cue, f"cues {fired} (Turkish: no example vote)"
-        return None, "Turkish reply without a cue (the example vote is English-only)"
+    """What the reply does, read from its grammar first: a refusal phrase ("could not",
+    "unable to", yapamam) and no question declines, wherever a reason stands; a question
+    (or a request for information) and no refusal asks; an assertion with neither
+    complies. Only a reply with both, or a question without a question word, goes to the
+    example vote (English only: the model's vote is no evidence on Turkish)."""
+    declined, asked = _acts.decline_cues(reply), _acts.ask_cues(reply)
+    if declined and not asked:
+        return "declines", f"grammar: a refusal ({', '.join(declined)}), no question"
+    if asked and not declined:
+        return "asks_clarification", f"grammar: asks ({', '.join(asked)}), no refusal"
+    if not declined and "?" not in reply:
+        return "complies", "grammar: an assertion, with no refusal and no question"
+    fired = f"refusal {declined or 'none'}, question {asked or 'a question mark'}"
+    if looks_turkish(reply):
+        return None, f"{fired}: the grammar is mixed (Turkish: no example vote)"
+    candidates = {"declines", "asks_clarification"} if declined else set(_acts.EXAMPLES)
     voted, margin, _ = _vote(vec, split_sentences(reply))
-    seen = f"cues {fired or 'none'}; example vote {voted} (margin {margin:.2f})"
-    if cue is not None:
-        if voted == cue or margin < VOTE_MARGIN:
-            return cue, seen
-        return None, f"cues say {cue} but the examples say {voted}: {seen}"
-    if voted == "complies" and margin >= VOTE_MARGIN:
-        return "complies", seen
-    if voted == "asks_clarification" and not _acts.asks_something(reply):
-        return None, f"the examples say asks_clarification but nothing is asked: {seen}"
-    if voted != "complies" and margin >= 2 * VOTE_MARGIN:
-        return voted, seen
-    return None, f"no cue and no clear vote: {seen}"
+    seen = f"{fired}; example vote {voted} (margin {margin:.2f})"
+    if voted in candidates and margin >= VOTE_MARGIN:
+        return voted, f"mixed grammar, the examples decide: {seen}"
+    return None, f"mixed grammar and no clear vote: {seen}"
 
 
 def _reference_act(reference: str) -> str | None:
@@ -186,6 +197,62 @@ def decide_covers(vec: Vec, reference: str, reply: str, need: int | None) -> Dec
 # ---------------------------------------------------------------------------- consistent
 
 
+def _unknown(claim: str) -> bool:
+    """The claim says something is not known or not there, and states no value itself."""
+    dates, numbers = mentions(claim)
+    return bool(negation_cues(claim)) and not (dates or numbers)
+
+
+def _close(claim: str, sentence: str) -> bool:
+    """The sentence shares content with one of the claim's clauses (no model: Turkish too)."""
+    return max(overlap(c, sentence) for c in split_clauses(claim) or [claim]) >= CLOSE_OVERLAP
+
+
+def _no_answer(vec: Vec, claims: list[str], reply: str, tool_text: str) -> str | None:
+    """Why the reply does not give the reference's answer at all, if it plainly does not:
+    it only asks, it declines, it states what the reference says is unknown, or (English)
+    nothing in it is about the reference."""
+    sentences = split_sentences(reply)
+    if sentences and all(s.rstrip().endswith("?") for s in sentences):
+        return "the reply only asks; it gives no answer"
+    unknown = _unknown(claims[0])
+    declined = _acts.first_person_decline(reply)
+    if declined and not unknown:
+        return f"the reply declines to answer ({', '.join(declined)}); the reference answers"
+    if unknown:
+        for s in sentences:
+            if negation_cues(s) or not _close(claims[0], s):
+                continue
+            dates, numbers = mentions(s)
+            stated = [m.text for m in dates + numbers] + _names_new(claims[0], s)
+            if stated:
+                return (
+                    f"the reference says this is not known; the reply states "
+                    f"{', '.join(stated)}: {s!r}"
+                )
+    if looks_turkish(reply) or looks_turkish(claims[0]):
+        return None
+    cosine = max((_cos(vec, c, s) for c in claims for s in sentences), default=0.0)
+    shared = max(overlap(c, reply) for c in claims)
+    if (
+        cosine < OFF_TOPIC_COSINE
+        and shared < OFF_TOPIC_OVERLAP
+        and not values_agree(" ".join(claims), reply, tool_text)
+    ):
+        return f"off topic: nothing in the reply is about the reference (cosine {cosine:.2f})"
+    return None
+
+
+def _names_new(claim: str, sentence: str) -> list[str]:
+    key = match_key(claim)
+    return [n for n in names_in(sentence) if match_key(n) not in key]
+
+
+def _both_unknown(claim: str, sentences: list[str]) -> bool:
+    """The reference says it is not known, and so does a reply sentence about it."""
+    return _unknown(claim) and any(negation_cues(s) and _close(claim, s) for s in sentences)
+
+
 def decide_consistent(vec: Vec, reference: str, reply: str, tool_text: str) -> Decision:
     claims = split_sentences(reference)
     sentences = split_sentences(reply)
@@ -194,6 +261,9 @@ def decide_consistent(vec: Vec, reference: str, reply: str, tool_text: str) -> D
     answer = yes_no_conflict(claims[0], reply.strip())
     if answer:
         return Decision("FAIL", 0.05, answer)
+    missing = _no_answer(vec, claims, reply, tool_text)
+    if missing:
+        return Decision("FAIL", 0.1, missing)
     wrong: list[str] = []
     for claim in claims:  # tool results only vouch for values (they are data, not claims)
         for sentence in _aligned(vec, claim, sentences):
@@ -205,6 +275,8 @@ def decide_consistent(vec: Vec, reference: str, reply: str, tool_text: str) -> D
         return Decision("PASS", 0.85, "same yes/no answer; no contradiction in aligned claims")
     if values_agree(reference, reply, tool_text):
         return Decision("PASS", 0.8, "the reply's figures are the reference's; no contradiction")
+    if _both_unknown(claims[0], sentences):
+        return Decision("PASS", 0.75, "both say it is not known; no contradiction")
     if looks_turkish(reference) or looks_turkish(reply):  # the model is English
         return Decision(
             "UNDECIDED", 0.5, "no contradiction, no shared answer or figure (Turkish: no cosine)"
