@@ -7,20 +7,22 @@ enters the client and holds it open, and any thread submits a request to that lo
 waits for the answer. A connection that drops (the host restarted, the transport died) is
 opened again once per call before the call says the host is unreachable.
 
-``mcp`` is imported only when a connection opens, so an agent without hosted tools (and
-the runner, which imports this package for its option table) never pays for it.
+``mcp`` is imported only when a connection opens, and ``asyncio`` when a client is made, so
+an agent without hosted tools (and the runner, which imports this package for its option
+table) never pays for either.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
 import json
 import threading
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # asyncio is imported by the client only: an agent without it never pays
+    import asyncio
 
 #: Seconds a tool call may take on the host: more than the longest fault delay the host
 #: allows (a `timeout` fault hangs at most 30 s), so a hanging tool is the host's to report.
@@ -88,6 +90,8 @@ class HostClient:
         self.call_timeout_s = call_timeout_s
         self.connect_timeout_s = connect_timeout_s
         self.reconnects = 0  # connections opened after the first (dropped sessions)
+        import asyncio
+
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="hosted-tools", daemon=True
@@ -151,11 +155,13 @@ class HostClient:
         self._closed = True
         conn, self._conn = self._conn, None
         if conn is not None:
+            import asyncio
+
             self._loop.call_soon_threadsafe(conn.stop.set)
             if conn.task is not None:
                 done = asyncio.run_coroutine_threadsafe(_settle(conn.task), self._loop)
                 # past that, the process is ending; the host forgets the session on its own
-                with contextlib.suppress(concurrent.futures.TimeoutError):
+                with contextlib.suppress(TimeoutError):
                     done.result(5.0)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5.0)
@@ -164,6 +170,8 @@ class HostClient:
 
     def _request(self, make: Callable[[Any], Coroutine[Any, Any, _T]], what: str) -> _T:
         """``make(client)`` on the loop; a dropped connection is opened again, once."""
+        import asyncio
+
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED
 
@@ -172,7 +180,7 @@ class HostClient:
             future = asyncio.run_coroutine_threadsafe(make(conn.client), self._loop)
             try:
                 return future.result(self.call_timeout_s + 5.0)
-            except concurrent.futures.TimeoutError:
+            except TimeoutError:  # concurrent.futures' is this one
                 future.cancel()
                 raise TimeoutError(what) from None
             except Exception as exc:  # concurrent.futures.CancelledError is one too
@@ -197,10 +205,12 @@ class HostClient:
             conn = self._conn
             if conn is not None and conn.alive:
                 return conn
+            import asyncio
+
             opening = asyncio.run_coroutine_threadsafe(self._open(), self._loop)
             try:
                 conn = opening.result(self.connect_timeout_s + 5.0)
-            except concurrent.futures.TimeoutError:
+            except TimeoutError:
                 opening.cancel()
                 raise HostUnreachable(
                     f"hosted tools at {self.url}: no connection within {self.connect_timeout_s:g} s"
@@ -218,6 +228,8 @@ class HostClient:
 
     async def _open(self) -> _Connection:
         """Start a keeper task that enters ``mcp.Client`` and holds it until ``stop``."""
+        import asyncio
+
         from mcp import Client
 
         conn = _Connection(asyncio.Event())
@@ -262,6 +274,8 @@ class HostClient:
 
 
 async def _settle(task: asyncio.Task[None]) -> None:
+    import asyncio
+
     with contextlib.suppress(TimeoutError, asyncio.CancelledError):
         await asyncio.wait_for(task, 4.0)
 
