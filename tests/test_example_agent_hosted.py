@@ -441,3 +441,18 @@ def test_content_appended_to_a_docs_answer_is_not_read_as_pages(
     host.end()
     assert "/v1/tokens/refresh" in reply["response"]
     assert "attacker" not in reply["response"]
+
+
+def test_an_agent_without_hosted_tools_loads_no_mcp_client(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from agenttest.example_agent import serve\n"
+        f"server = serve(workspace={str(tmp_path)!r})\n"
+        "server.agent.turn('s', 'what is 2+3?')\n"
+        "server.stop()\n"
+        "print(sorted(m for m in ('mcp', 'mcp_types', 'asyncio', 'anyio') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=EVENTUALLY_S)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
