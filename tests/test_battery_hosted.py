@@ -13,7 +13,7 @@ import dataclasses
 import re
 from pathlib import Path
 
-from agenttest.blocks import HOSTED_ROLES, hosting_gaps, load_battery
+from agenttest.blocks import HOSTED_ROLES, Block, hosting_gaps, load_battery
 from agenttest.blocks._lint import lint_block
 from agenttest.results import iter_records
 
@@ -22,11 +22,11 @@ from .conftest import ROOT, run_cli
 from .fixtures.grading import block, crit
 
 
-def _families() -> dict[str, list]:
+def _families() -> dict[str, list[Block]]:
     battery = load_battery([ROOT / "batteries"])
-    out: dict[str, list] = {}
+    out: dict[str, list[Block]] = {}
     for b in battery:
-        out.setdefault(b.case.parent if b.case else b.id, []).append(b)
+        out.setdefault((b.case.parent if b.case else None) or b.id, []).append(b)
     return out
 
 
