@@ -7,8 +7,8 @@ read (``tool_result``), or not run (``tool_not_called``: the choice only means s
 the tool is on offer), and, for a criterion that names no tool, the tools its entry says it
 depends on (``command_executed``: the shell). An ``any_of`` needs one hostable branch (all of
 them when negated). FAIL criteria need nothing: they forbid an act, and a forbidden call to
-a tool the harness does not host is still caught (the agent's own report of it has no harness
-record behind it: a hallucinated call, docs/hosted-tools.md).
+a tool the harness does not host is still caught: on hosted tools the agent's report of a call
+to such a tool counts as its word (docs/grading.md, "Hosted tools").
 
 ``[hosted]``
     A block that says ``hosted: true`` but needs a role the harness does not host: the
