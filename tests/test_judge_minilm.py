@@ -67,6 +67,15 @@ def test_batch_size_does_not_change_results(encoder: MiniLMEncoder) -> None:
     np.testing.assert_allclose(encoder.encode(texts), one_by_one, atol=1e-4)
 
 
+def test_pinned_threads_give_the_same_embeddings(encoder: MiniLMEncoder) -> None:
+    texts = ["The door is open.", "Kapı açık.", "A much longer sentence about the weather today."]
+    pinned = MiniLMEncoder(threads=1)
+    assert pinned._rt is not encoder._rt  # its own compiled model, with one thread
+    np.testing.assert_allclose(pinned.encode(texts), encoder.encode(texts), atol=1e-5)
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        MiniLMEncoder(threads=0)
+
+
 def test_golden_values_and_known_similarities(encoder: MiniLMEncoder) -> None:
     out = encoder.encode(GOLDEN["sentences"])
     np.testing.assert_allclose(out[:, :8], np.array(GOLDEN["first8"]), atol=1e-4)

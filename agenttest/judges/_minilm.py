@@ -178,7 +178,7 @@ def build_model(weights: dict[str, np.ndarray], cfg: BertConfig) -> Any:
 class _Runtime:
     """One compiled model + tokenizer + a pool of infer requests (one per concurrent caller)."""
 
-    def __init__(self, model_dir: Path, precision: str) -> None:
+    def __init__(self, model_dir: Path, precision: str, threads: int | None = None) -> None:
         import openvino as ov
         from tokenizers import Tokenizer
 
@@ -189,7 +189,10 @@ class _Runtime:
         model = build_model(weights, cfg)
         del weights
         core = ov.Core()
-        self.compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": precision})
+        config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": precision}
+        if threads is not None:  # pinned (the benchmark gives both engines the same count)
+            config["INFERENCE_NUM_THREADS"] = threads
+        self.compiled = core.compile_model(model, "CPU", config)
         self.max_tokens = min(MAX_TOKENS, cfg.max_positions)
         self.dim = cfg.hidden
         tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
@@ -212,17 +215,18 @@ class _Runtime:
         return out
 
 
-_RUNTIMES: dict[tuple[str, str], _Runtime] = {}
+_RUNTIMES: dict[tuple[str, str, int | None], _Runtime] = {}
 _RUNTIMES_LOCK = threading.Lock()
 
 
-def _runtime(model_dir: Path, precision: str) -> _Runtime:
-    """The per-process cached runtime for (model_dir, precision); built once, under a lock."""
-    key = (str(model_dir.resolve()), precision)
+def _runtime(model_dir: Path, precision: str, threads: int | None = None) -> _Runtime:
+    """The per-process cached runtime for (model_dir, precision, threads); built once,
+    under a lock."""
+    key = (str(model_dir.resolve()), precision, threads)
     with _RUNTIMES_LOCK:
         runtime = _RUNTIMES.get(key)
         if runtime is None:
-            runtime = _Runtime(model_dir, precision)
+            runtime = _Runtime(model_dir, precision, threads)
             _RUNTIMES[key] = runtime
         return runtime
 
@@ -231,7 +235,8 @@ class MiniLMEncoder:
     """Sentence embeddings (n x 384, unit L2 norm) from all-MiniLM-L6-v2 on the OpenVINO CPU.
 
     ``precision`` is the CPU ``INFERENCE_PRECISION_HINT``; ``"f32"`` (default) is pinned so
-    results do not depend on whether the CPU has bf16/AMX units. Thread-safe: concurrent
+    results do not depend on whether the CPU has bf16/AMX units. ``threads`` pins the CPU
+    plugin's inference threads (default: OpenVINO's own choice). Thread-safe: concurrent
     ``encode`` calls each take their own infer request from a pool.
     """
 
@@ -240,6 +245,7 @@ class MiniLMEncoder:
         model_dir: str | Path | None = None,
         precision: str = "f32",
         batch_size: int = 32,
+        threads: int | None = None,
     ) -> None:
         if precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
@@ -248,7 +254,9 @@ class MiniLMEncoder:
         self.model_dir = find_model_dir(model_dir)
         self.precision = precision
         self.batch_size = batch_size
-        self._rt = _runtime(self.model_dir, precision)
+        if threads is not None and threads < 1:
+            raise ValueError("threads must be at least 1")
+        self._rt = _runtime(self.model_dir, precision, threads)
 
     @property
     def dim(self) -> int:
