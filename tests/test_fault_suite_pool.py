@@ -116,3 +116,26 @@ def test_replicas_down_from_the_start_leave_the_work_to_the_rest(
     done = attempts_of(records)
     assert len(done) == 30 and {a.replica for a in done} == set(range(replicas_down, 3))
     assert end_of(records).reason == "completed"
+
+
+def _not_found(handler: Any) -> bool:
+    handler._send(404, {"error": "no such path"})
+    return True
+
+
+def test_a_404_on_every_replica_stops_the_pool_with_exit_3(tmp_path: Path) -> None:
+    # A wrong path answers every turn on every replica: the stop after three attempts in a
+    # row holds for a pool as for one agent (it wrote 30 ERRORs and exited 0).
+    agents = [
+        LoopbackAgent(Behaviour(raw_turns={n: _not_found for n in range(1, 40)}))
+        for _ in range(3)
+    ]
+    stopped = _run_bounded(tmp_path, agents)
+    assert isinstance(stopped, AgentUnavailable), stopped
+    assert exit_code_for(stopped) == EXIT_AGENT and "check `openai.path`" in str(stopped)
+    (path,) = (tmp_path / "out").glob("*.jsonl")
+    records = list(iter_records(path))
+    lost = attempts_of(records)
+    assert 3 <= len(lost) < 30
+    assert {a.error_cause for a in lost} == {"http_error"}
+    assert (end_of(records).reason or "").startswith("aborted")
