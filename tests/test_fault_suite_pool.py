@@ -127,8 +127,7 @@ def test_a_404_on_every_replica_stops_the_pool_with_exit_3(tmp_path: Path) -> No
     # A wrong path answers every turn on every replica: the stop after three attempts in a
     # row holds for a pool as for one agent (it wrote 30 ERRORs and exited 0).
     agents = [
-        LoopbackAgent(Behaviour(raw_turns={n: _not_found for n in range(1, 40)}))
-        for _ in range(3)
+        LoopbackAgent(Behaviour(raw_turns={n: _not_found for n in range(1, 40)})) for _ in range(3)
     ]
     stopped = _run_bounded(tmp_path, agents)
     assert isinstance(stopped, AgentUnavailable), stopped
