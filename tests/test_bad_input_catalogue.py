@@ -56,6 +56,10 @@ def _cases(out: Path) -> list[tuple[str, list[str], int, str]]:
         "missing_env": "needs the environment variable AGENTTEST_NO_SUCH_SECRET",
         # memory without limit, or a stack overflow: a data file that says too much (issue 32)
         "alias_bomb": "alias_bomb.yaml:1: unsupported YAML value: the file expands to more than",
+        # NaN passed every `<= 0` test, then every attempt was ERROR harness with exit 0
+        "nan_timeout": "nan_timeout.yaml:4: `timeouts.answer_s` must be a finite number",
+        # one agent twice: two requests in flight on it
+        "replicas_one_agent": "replicas_one_agent.yaml:3: two replicas share one base_url",
     }
     for name, text in agents.items():
         cases.append(

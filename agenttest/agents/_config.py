@@ -18,6 +18,7 @@ type is reported as ``FILE:LINE: message`` (exit 2). Secrets are written as
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 from pathlib import Path
@@ -161,6 +162,33 @@ def _replica_urls(conv: Converter, top: dict[str, Located]) -> None:
             top["base_url"] = url
 
 
+def _same_url(url: str) -> str:
+    """A base URL as the agent it reaches: ``http://h:p`` and ``http://h:p/`` are one
+    agent (two replicas there would put two requests in flight on it)."""
+    parts = urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme.lower())
+    try:
+        port = parts.port or default
+    except ValueError:
+        return url
+    host = (parts.hostname or "").lower()
+    return f"{parts.scheme.lower()}://{host}:{port}{parts.path.rstrip('/')}?{parts.query}"
+
+
+def _numbers(value: Any, name: str = "") -> list[tuple[str, float]]:
+    """(dotted name, value) of every float in the config, nested ones included."""
+    if isinstance(value, float):
+        return [(name, value)]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: list[tuple[str, float]] = []
+        for f in dataclasses.fields(value):
+            out += _numbers(getattr(value, f.name), f"{name}.{f.name}" if name else f.name)
+        return out
+    if isinstance(value, tuple | list):
+        return [pair for item in value for pair in _numbers(item, name)]
+    return []
+
+
 def _check(cfg: AgentConfig, node: Located, filename: str) -> None:
     problems: list[Problem] = []
 
@@ -189,10 +217,15 @@ def _check(cfg: AgentConfig, node: Located, filename: str) -> None:
             problems.append(
                 Problem(filename, line_of(key), f"`base_url` must be an http(s) URL, got `{value}`")
             )
-    seen = [r.base_url for r in cfg.replicas]
+    seen = [_same_url(r.base_url) for r in cfg.replicas]
     if len(set(seen)) != len(seen):
         problems.append(Problem(filename, line_of("replicas"), "two replicas share one base_url"))
     problems += _hosted_problems(cfg, line_of, filename)
+    # NaN passes every `<= 0` test and infinity every bound: one check for every number
+    for dotted, number in _numbers(cfg):
+        if not math.isfinite(number):
+            top = dotted.split(".", 1)[0]
+            problems.append(Problem(filename, line_of(top), f"`{dotted}` must be a finite number"))
     t = cfg.timeouts
     for name in ("connect_s", "answer_s", "busy_s", "retry_after_cap_s", "idle_s"):
         if getattr(t, name) is not None and getattr(t, name) <= 0:
