@@ -62,6 +62,10 @@ def test_the_host_lists_every_hosted_role_with_its_schema(host: HostedTools) -> 
     for tool in tools:
         assert tool.input_schema == by_name[tool.name].input_schema
         assert tool.description == by_name[tool.name].description
+        assert tool.annotations.read_only_hint is by_name[tool.name].read_only
+    read_only = {t.name for t in tools if t.annotations.read_only_hint}
+    assert {"file_read", "web_fetch", "docs_search"} <= read_only
+    assert not read_only & {"file_write", "file_delete", "memory", "ticket", "message"}
 
 
 def test_each_tool_works_on_the_attempt_world_and_each_call_is_recorded(

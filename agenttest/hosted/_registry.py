@@ -104,8 +104,12 @@ _TOOLS = [
              ticket_id=_s("the ticket's id (show, move)", 64),
              state=_s("the state to move it to (move)", 100)), state.ticket),
 ]  # fmt: skip
+READ_ONLY = frozenset({
+    "calculator", "clock", "weather", "contacts", "file_read", "file_list", "git",
+    "web_fetch", "web_search", "docs_search", "docs_index",
+})  # fmt: skip
 TOOLS: dict[str, _Tool] = {
-    name: _Tool(ToolSpec(name, description, schema), run)
+    name: _Tool(ToolSpec(name, description, schema, read_only=name in READ_ONLY), run)
     for name, description, schema, run in _TOOLS
 }
 assert tuple(TOOLS) == HOSTED_ROLES, "the hosted tools are the roles blocks may name"

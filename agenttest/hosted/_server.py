@@ -155,9 +155,12 @@ class HostedTools:
         import uvicorn
         from mcp.server.lowlevel import Server
 
+        # hints only: the world is closed (nothing reaches outside it), some tools change it
         tools = [
             types.Tool(name=t.spec.name, description=t.spec.description,
-                       input_schema=dict(t.spec.input_schema))
+                       input_schema=dict(t.spec.input_schema),
+                       annotations=types.ToolAnnotations(read_only_hint=t.spec.read_only,
+                                                         open_world_hint=False))
             for t in TOOLS.values()
         ]  # fmt: skip
 

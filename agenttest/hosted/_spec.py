@@ -16,6 +16,9 @@ class ToolSpec:
     name: str
     description: str
     input_schema: Mapping[str, Any]
+    #: changes nothing in the world (an MCP read-only hint: a client may run such calls
+    #: side by side)
+    read_only: bool = False
 
 
 @dataclass(frozen=True)
