@@ -145,6 +145,28 @@ def _choices(*offered: Any) -> bytes:
     return json.dumps(reply).encode()
 
 
+def _stacked_gzip(layers: int) -> Callable[[Any], bool]:
+    body = b'{"response": "echo", "trace": "", "tool_calls": []}'
+    for _ in range(layers):
+        body = zlib.compress(body, wbits=31)  # 31: a gzip header
+    headers = [
+        ("content-type", "application/json"),
+        ("content-encoding", ", ".join(["gzip"] * layers)),
+        ("content-length", str(len(body))),
+    ]
+    return _raw(b"HTTP/1.1 200 OK", headers, body, close=False)
+
+
+def _sse_reply(*events: bytes) -> Callable[[Any], bool]:
+    body = b"".join(b"data: " + e + b"\n\n" for e in events)
+    headers = [("content-type", "text/event-stream"), ("content-length", str(len(body)))]
+    return _raw(b"HTTP/1.1 200 OK", headers, body, close=False)
+
+
+_DEEP_EVENT = (
+    b'{"type": "tool_call", "tool_call": {"name": "x", "result": ' + b"[" * 990 + b"]" * 990 + b"}}"
+)
+
 _MANY_CALLS = b'{"response": "echo", "trace": "", "tool_calls": [' + b"{}," * 1000 + b"{}]}"
 _DEEP = (
     b'{"response": "echo", "trace": "", "tool_calls": [{"name": "x", "result": '
@@ -325,6 +347,12 @@ FAULTS: dict[str, Fault] = {
         Behaviour(raw_turns={2: _json_reply(_choices({"label": {"text": "Yes"}, "value": "y"}))}),
         causes={"garbage"},
         check=lambda attempts: _check_error(attempts, "a choice's label is not text"),
+    ),
+    "2 000 stacked gzip layers": Fault(
+        Behaviour(raw_turns={2: _stacked_gzip(2000)}), causes={"garbage"}
+    ),
+    "a streamed event nested 990 levels": Fault(
+        Behaviour(raw_turns={2: _sse_reply(_DEEP_EVENT)}), causes={"garbage"}
     ),
     "nested 950 levels": Fault(Behaviour(raw_turns={2: _json_reply(_DEEP)}), causes={"garbage"}),
     "nested 100 000 levels": Fault(

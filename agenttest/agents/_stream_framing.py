@@ -160,7 +160,17 @@ class NDJSONParser:
 
 
 def json_event(text: str) -> Any:
+    """One event's JSON, bounded like a whole reply: nesting beyond reason is the agent's
+    garbage (it was a RecursionError, blamed on the harness), not a harness failure."""
+    from agenttest.sanitize import TooDeep, encodable
+
     try:
-        return json.loads(text)
+        value = json.loads(text)
+    except RecursionError:
+        raise StreamError("stream event is nested too deeply to be a reply") from None
     except ValueError:
         raise StreamError(f"stream event is not JSON: {text[:120]!r}") from None
+    try:
+        return encodable(value)[0]
+    except TooDeep as exc:
+        raise StreamError(f"stream event is {exc}") from None

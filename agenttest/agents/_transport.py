@@ -124,10 +124,21 @@ class BadEncoding(Exception):
     """A content encoding agenttest did not ask for and cannot decode safely."""
 
 
+#: The most compression layers a reply may stack. Decoding recurses once per layer: 2,000
+#: gzip layers overflowed the stack (a harness ERROR, retried by --retry-errors).
+MAX_ENCODINGS = 4
+
+
 def _layers(content_encoding: str) -> list[Any]:
     """Decoders for a ``Content-Encoding`` header, outermost (last applied) first."""
     decoders = []
-    for name in reversed([p.strip().lower() for p in content_encoding.split(",") if p.strip()]):
+    names = [p.strip().lower() for p in content_encoding.split(",") if p.strip()]
+    if len([n for n in names if n != "identity"]) > MAX_ENCODINGS:
+        raise BadEncoding(
+            f"{len(names)} content encodings stacked (more than {MAX_ENCODINGS}; agenttest "
+            "asks for identity)"
+        )
+    for name in reversed(names):
         if name in ("identity", ""):
             continue
         if name in ("gzip", "x-gzip"):
