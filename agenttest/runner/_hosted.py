@@ -102,8 +102,10 @@ class ReplicaHost:
             return
         self._open = False
         try:
-            late = self.tools.take_calls()
+            # end first: it lets a call still in flight finish into the attempt, and the
+            # take after it returns that call too
             info = self.tools.end()
+            late = self.tools.take_calls()
         except Exception as exc:
             log(f"{record.test_id} run {record.run}: hosted tools: {type(exc).__name__}: {exc}")
             return
