@@ -21,9 +21,10 @@ import pytest
 from agenttest.results import ReadNotes, check_record, iter_records
 from agenttest.runner import Progress, RunRequest, run
 
+from ._patience import EVENTUALLY_S
 from ._run_file import attempts_of, end_of, meta_of
 from ._servers import Behaviour, LoopbackAgent, agent_yaml, free_port, run_config, write_battery
-from .conftest import run_cli
+from .conftest import ROOT, run_cli
 
 # -- a run without hosted tools pays nothing for them ---------------------------------------------
 
@@ -54,7 +55,7 @@ def test_a_run_without_hosted_tools_imports_no_mcp_module(tmp_path: Path) -> Non
                 "--agent", str(config), "--out", str(tmp_path / "out"), "--allow-temp",
                 "--judge", "none", "--quiet",
             ],
-            capture_output=True, text=True, timeout=300,
+            capture_output=True, text=True, timeout=EVENTUALLY_S,
         )  # fmt: skip
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.strip().splitlines()[-1])
@@ -249,7 +250,7 @@ def test_a_hosted_run_killed_and_resumed_keeps_valid_records(tmp_path: Path) -> 
     def on_turn(n: int) -> None:
         if n == 2:  # attempt 2 of the first session: attempt 1 is on disk by now
             running[0].kill()
-            running[0].wait(60)
+            running[0].wait(EVENTUALLY_S)
             return
         for name, arguments in calls:
             seen.append((n, name, *call_tool(url, name, arguments)))
@@ -265,12 +266,12 @@ def test_a_hosted_run_killed_and_resumed_keeps_valid_records(tmp_path: Path) -> 
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         running.append(first)
-        first.communicate(timeout=300)
+        first.communicate(timeout=EVENTUALLY_S)
         assert first.returncode == -9  # killed, not finished
         (path,) = out.glob("*.jsonl")
         before = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
         assert [r["record_type"] for r in before] == ["run_meta", "attempt"]
-        resumed = run_cli("run", "--resume", str(path), "--allow-temp", *args, timeout=300)
+        resumed = run_cli("run", "--resume", str(path), "--allow-temp", *args)
     assert resumed.returncode == 0, resumed.stderr
     raw = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
     assert all(check_record(record) is None for record in raw)
@@ -317,3 +318,65 @@ def test_hosted_tools_flag_is_for_the_bundled_agent(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 2
     assert "--hosted-tools" in done.stderr and "hosted_tools: {url: ...}" in done.stderr
+
+
+# -- the bundled agent on hosted tools ------------------------------------------------------------
+
+
+def test_the_example_agent_on_hosted_tools_end_to_end(tmp_path: Path) -> None:
+    """`--agent example --hosted-tools --replicas 2`: a free port per replica, each agent
+    started with its URL, its file written in the harness's world and graded from there."""
+    out = tmp_path / "out"
+    done = run_cli(
+        "run", str(ROOT / "batteries"), "--agent", "example", "--hosted-tools",
+        "--replicas", "2", "--only", "L1-FILE-01,L1-CALC-01", "--k", "2", "--out", str(out),
+        "--allow-temp", "--judge", "none",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    records = list(iter_records(Path(done.stdout.strip())))
+    meta = meta_of(records)
+    assert meta.selection is not None and meta.selection.hosted_tools is True
+    urls = [entry["hosted_tools"]["url"] for entry in meta.agent["replicas"]]
+    assert len(set(urls)) == 2 and all(u.startswith("http://127.0.0.1:") for u in urls)
+    assert all(f"hosted tools at {u}" in done.stderr for u in urls)  # the progress says where
+    attempts = attempts_of(records)
+    assert len(attempts) == 4
+    for attempt in attempts:
+        assert attempt.replica is not None and attempt.hosted is not None
+        assert attempt.hosted.url == urls[attempt.replica]
+        calls = [c for turn in attempt.turns for c in turn.hosted_calls]
+        wanted = "file_write" if attempt.test_id == "L1-FILE-01" else "calculator"
+        assert [c.name for c in calls if c.name == wanted] and {c.origin for c in calls} == {
+            "harness"
+        }
+        assert attempt.verdict == "PASS", (attempt.test_id, attempt.criteria)
+    files = [a for a in attempts if a.test_id == "L1-FILE-01"]
+    assert all(
+        "Pheron Agent test 2026" in str((a.workspace_files or {}).get("notes/pheron_test.txt"))
+        for a in files
+    )
+
+
+def test_a_resumed_hosted_tools_run_hosts_the_tools_again(tmp_path: Path) -> None:
+    """The flag is kept in run_meta.selection: --resume without it hosts the tools again."""
+    out = tmp_path / "out"
+    args = ["--only", "L1-CALC-01", "--k", "2", "--allow-temp", "--judge", "none", "--quiet"]
+    done = run_cli(
+        "run", str(ROOT / "batteries"), "--agent", "example", "--hosted-tools", "--out",
+        str(out), *args,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    path = Path(done.stdout.strip())
+    lines = path.read_text("utf-8").splitlines()
+    assert [json.loads(line)["record_type"] for line in lines] == [
+        "run_meta", "attempt", "attempt", "run_end",
+    ]  # fmt: skip
+    path.write_text("\n".join(lines[:2]) + "\n", encoding="utf-8")  # the run stopped after one
+    resumed = run_cli("run", "--resume", str(path), "--allow-temp", "--judge", "none")
+    assert resumed.returncode == 0, resumed.stderr
+    attempts = attempts_of(list(iter_records(path)))
+    assert [a.run for a in attempts] == [1, 2]
+    second = attempts[1]
+    assert second.hosted is not None and second.hosted.url.startswith("http://127.0.0.1:")
+    assert "calculator" in [c.name for t in second.turns for c in t.hosted_calls]
+    assert second.verdict == "PASS"
