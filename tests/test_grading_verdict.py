@@ -79,7 +79,7 @@ def test_error_when_nothing_was_recorded() -> None:
     assert out.verdict == "ERROR" and out.error_cause == "no_answer"
 
 
-def test_would_pass_but_ungraded_is_error_ungraded() -> None:
+def test_would_pass_but_a_criterion_is_undecided_is_undecided_not_error() -> None:
     b = block(
         [
             crit("P1", "response_contains", "KEYWORD", values=["ok"]),
@@ -88,7 +88,7 @@ def test_would_pass_but_ungraded_is_error_ungraded() -> None:
     )
     out = grade_attempt(b, attempt(turn("ok")))
     assert out.criteria[0].passed is True and out.criteria[1].passed is None
-    assert out.verdict == "ERROR" and out.error_cause == "ungraded" and out.ungraded == ["P2"]
+    assert out.verdict == "UNDECIDED" and out.error_cause is None and out.ungraded == ["P2"]
 
 
 def test_a_definite_failure_wins_over_an_ungraded_criterion() -> None:
@@ -105,14 +105,14 @@ def test_an_undecided_fail_criterion_neither_triggers_nor_passes() -> None:
     c = crit("F1", "response_contains", values=["x"], turn=1)
     out = grade_attempt(block(fail=[c]), attempt(turn(None), turn("ok")))
     assert (out.criteria[-1].triggered, out.criteria[-1].passed) == (None, None)
-    assert (out.verdict, out.error_cause, out.ungraded) == ("ERROR", "ungraded", ["F1"])
+    assert (out.verdict, out.error_cause, out.ungraded) == ("UNDECIDED", None, ["F1"])
 
 
 def test_an_unknown_criterion_type_is_undecided_and_counts() -> None:
     b = block([crit("P1", "no_such_type"), crit("P2", "status", value="completed")])
     out = grade_attempt(b, attempt(turn("ok")))
     assert out.criteria[0].evidence == Evidence(note="unknown criterion type 'no_such_type'")
-    assert (out.verdict, out.error_cause, out.ungraded) == ("ERROR", "ungraded", ["P1"])
+    assert (out.verdict, out.error_cause, out.ungraded) == ("UNDECIDED", None, ["P1"])
     assert out.criteria[0].applies is True  # left out of the record: it applies
 
 
@@ -531,7 +531,7 @@ def test_regrade_with_a_judge_decides_judge_criteria(tmp_path: Path) -> None:
     run = tmp_path / "run.jsonl"
     _write_run(run, [msgspec.structs.replace(_calc_attempt("333"), test_id="FX-JUDGE-01", run=1),
                      msgspec.structs.replace(_calc_attempt("334"), test_id="FX-JUDGE-01", run=2)])  # fmt: skip
-    assert regrade_run(run, battery)["ERROR"] == 1  # without a judge: 333 is ungraded, 334 fails
+    assert regrade_run(run, battery)["UNDECIDED"] == 1  # without a judge: 333 waits, 334 fails
     counts = regrade_run(run, battery, judge=Judge())
     assert (counts["PASS"], counts["FAIL"]) == (1, 1)
     grades = [r for r in iter_records(run) if isinstance(r, Grade)]
@@ -583,7 +583,8 @@ def test_regrade_run_counts_every_verdict_unknown_attempts_and_torn_lines(
     path = _regrade_file(tmp_path)
     loaded = load_battery([tmp_path / "battery"])
     assert regrade_run(path, loaded) == {
-        "graded": 3, "PASS": 2, "FAIL": 0, "ERROR": 1, "unknown": 2, "torn_lines": 1,
+        "graded": 3, "PASS": 2, "FAIL": 0, "ERROR": 1, "UNDECIDED": 0, "unknown": 2,
+        "torn_lines": 1,
     }  # fmt: skip
     grades = _grades(path)
     assert [(g.run, g.verdict, g.error_cause) for g in grades] == [

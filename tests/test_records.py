@@ -1,7 +1,7 @@
 """Typed records end to end: golden files per version, the published schema, real run files.
 
 The msgspec Structs of ``agenttest.results`` are the one description of a run file. The
-golden file of 2.3 holds every field they declare; every record that run, import, grade
+golden file of 2.4 holds every field they declare; every record that run, import, grade
 and rate really write must match its type, the published JSON Schema and the golden file,
 field for field (a field the golden file lacks is an undeclared field). A record that does
 not fit says which field, what was wanted and what came; the published schema refuses what
@@ -114,9 +114,9 @@ def _seen(records: list[dict[str, Any]]) -> Seen:
 # -- the golden files and the records run, import, grade and rate really write --------------------
 
 
-def test_the_2_3_golden_file_holds_every_declared_field() -> None:
-    records = _raw(GOLDEN / "run_2.3.jsonl")
-    assert {r["schema_version"] for r in records} == {SCHEMA_VERSION} == {"2.3"}
+def test_the_2_4_golden_file_holds_every_declared_field() -> None:
+    records = _raw(GOLDEN / "run_2.4.jsonl")
+    assert {r["schema_version"] for r in records} == {SCHEMA_VERSION} == {"2.4"}
     seen = _seen(records)
     declared = _declared()
     assert {name: declared[name] - seen.get(name, set()) for name in declared} == {
@@ -125,7 +125,7 @@ def test_the_2_3_golden_file_holds_every_declared_field() -> None:
     assert {name: seen[name] - declared[name] for name in seen} == {n: set() for n in seen}
 
 
-@pytest.mark.parametrize("version", ["2.0", "2.1", "2.2", "2.3"])
+@pytest.mark.parametrize("version", ["2.0", "2.1", "2.2", "2.3", "2.4"])
 def test_each_golden_file_reads_and_matches_the_published_schema(version: str) -> None:
     path = GOLDEN / f"run_{version}.jsonl"
     schema = records_json_schema()
@@ -147,14 +147,14 @@ def test_a_record_read_back_is_the_record_written(tmp_path: Path) -> None:
     """Every declared field survives a round trip through RunWriter and the reader."""
     from agenttest.results import RunWriter
 
-    read = list(iter_records(GOLDEN / "run_2.3.jsonl"))
+    read = list(iter_records(GOLDEN / "run_2.4.jsonl"))
     path = tmp_path / "run.jsonl"
     with RunWriter(path, create=True) as writer:
         for record in read:
             writer.append(record)
     assert list(iter_records(path)) == read
     # what holds its default is not written: a smaller file, the same records
-    assert path.stat().st_size < (GOLDEN / "run_2.3.jsonl").stat().st_size
+    assert path.stat().st_size < (GOLDEN / "run_2.4.jsonl").stat().st_size
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +205,7 @@ def test_real_run_files_match_their_types_the_schema_and_the_golden_file(
         assert record["schema_version"] == SCHEMA_VERSION
         assert check_record(record) is None, record
         validator.validate(record)
-    golden = _seen(_raw(GOLDEN / "run_2.3.jsonl"))
+    golden = _seen(_raw(GOLDEN / "run_2.4.jsonl"))
     undeclared = {name: keys - golden.get(name, set()) for name, keys in _seen(raw).items()}
     assert undeclared == {name: set() for name in undeclared}
 
@@ -411,7 +411,7 @@ def _replaced(record: dict[str, Any], path: tuple[Any, ...], new: Any) -> dict[s
 
 def test_the_published_schema_refuses_what_the_reader_refuses_field_for_field() -> None:
     validator = jsonschema.Draft202012Validator(records_json_schema())
-    golden = Path(__file__).parent / "golden" / "run_2.3.jsonl"
+    golden = Path(__file__).parent / "golden" / "run_2.4.jsonl"
     records = [json.loads(line) for line in golden.read_text("utf-8").splitlines()]
     refused = 0
     for record in records:
@@ -510,3 +510,21 @@ def test_calibration_needs_enough_shared_attempts_and_kappa_against_every_human(
     pairs: list[tuple[str, int, float | None]], calibrated: bool, why: str
 ) -> None:
     assert calibration(pairs) == (calibrated, why)
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.2", "2.3"])
+def test_an_attempt_older_files_left_error_ungraded_reads_as_undecided(
+    tmp_path: Path, version: str
+) -> None:
+    """Before 2.4 an attempt no grader could decide was ERROR (cause ungraded); it is
+    UNDECIDED now, and an ERROR of any other cause stays an ERROR."""
+    raw = _raw(GOLDEN / f"run_{version}.jsonl")
+    attempts = [r for r in raw if r["record_type"] == "attempt"]
+    assert len(attempts) >= 2  # precondition: two attempts to turn into old ERRORs
+    attempts[0].update(verdict="ERROR", error_cause="ungraded", status="completed")
+    attempts[1].update(verdict="ERROR", error_cause="timeout")
+    path = tmp_path / "old.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in raw), encoding="utf-8")
+    read = [r for r in iter_records(path) if r.record_type == "attempt"]
+    assert (read[0].verdict, read[0].error_cause) == ("UNDECIDED", None)
+    assert (read[1].verdict, read[1].error_cause) == ("ERROR", "timeout")

@@ -32,6 +32,7 @@ from agenttest.reporting._slots import (
     NEVER,
     PASS,
     PER_RECORD,
+    UNDECIDED,
     UNKNOWN,
     Decision,
     GradeEntry,
@@ -787,10 +788,10 @@ def test_strict_counts_the_warnings_of_attempts_and_grades(tmp_path: Path) -> No
     assert ungraded.verdicts(key) == {RULES: FAIL}
 
 
-def test_a_pass_strict_makes_an_error_is_ungraded_not_its_status(tmp_path: Path) -> None:
-    """With --strict an undecided warning turns a PASS into ERROR, as the grader's own
-    --strict does, and the grader calls that cause ``ungraded``; the report used to count
-    the attempt's status (``completed``) as the cause."""
+def test_a_pass_strict_leaves_undecided_awaits_a_rating_and_is_no_error(tmp_path: Path) -> None:
+    """With --strict an undecided warning turns a PASS into UNDECIDED, as the grader's own
+    --strict does: awaiting a rating, counted apart from ERROR (whose causes stay the
+    harness's and the transport's)."""
     undecided = {"criterion": "P3", "state": "undecided"}
     records = (
         attempt("X", 1, "PASS", strict_warnings=[undecided]),
@@ -801,13 +802,18 @@ def test_a_pass_strict_makes_an_error_is_ungraded_not_its_status(tmp_path: Path)
     plain = _read(tmp_path, *records)
     assert plain.tally(None, NONE)["X"].causes == Counter(busy=1)  # precondition
     strict = _read(tmp_path, *records, strict=True)
-    assert [strict.slots[("r", "X", n)].cause for n in (1, 2, 3)] == ["ungraded", None, "busy"]
-    assert strict.grades[("r", "X", 2)]["human:ann"].cause == "ungraded"
-    assert strict.tally(None, NONE)["X"].causes == Counter(ungraded=1, busy=1)
-    assert strict.tally("human:ann", NONE)["X"].causes == Counter(ungraded=1)
+    assert [strict.slots[("r", "X", n)].code for n in (1, 2, 3)] == [UNDECIDED, PASS, ERROR]
+    assert [strict.slots[("r", "X", n)].cause for n in (1, 2, 3)] == [None, None, "busy"]
+    assert strict.grades[("r", "X", 2)]["human:ann"].code == UNDECIDED
+    tally = strict.tally(None, NONE)["X"]
+    assert (tally.causes, tally.undecided, tally.errors) == (Counter(busy=1), 1, 1)
+    by_ann = strict.tally("human:ann", NONE)["X"]
+    assert (by_ann.causes, by_ann.undecided) == (Counter(), 1)
     path = write(tmp_path / "s.jsonl", [meta("r", []), *records])
     report = build_report([path], battery=None, strict=True, details=False)
-    assert report.integrity.errors_by_cause == (("busy", 1), ("ungraded", 1))
+    assert report.integrity.errors_by_cause == (("busy", 1),)
+    (block,) = report.blocks
+    assert (block.undecided, block.rate.errors) == (1, 1)
 
 
 # -- tallies: a block's counts under each choice of rater -----------------------------------------

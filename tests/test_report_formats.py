@@ -289,27 +289,20 @@ def test_tokens_and_cost_per_block_and_overall(tmp_path: Path) -> None:
 
 
 def test_junit_skips_a_block_whose_attempts_all_await_a_human_rating(tmp_path: Path) -> None:
-    # As a real run writes them when the gated judge abstains (L4-LIVE-03 of the example
-    # agent): completed, ERROR of cause "ungraded". No grader decided, so no verdict and no
-    # error of the agent or the harness; one timeout among them keeps the block an error.
-    ungraded: dict[str, Any] = {
-        "status": "completed",
-        "error_cause": "ungraded",
-        "error": "not gradable (ungraded): undecided criteria P2",
-    }
+    # As a real run writes them when the judge abstains (L4-LIVE-03 of the example agent):
+    # completed, UNDECIDED. No grader decided, so no verdict and no error of the agent or the
+    # harness; one timeout among them keeps the block an error.
     attempts = [
-        attempt("L4-WAIT", 1, "ERROR", tier="L4", **ungraded),
-        attempt("L4-WAIT", 2, "ERROR", tier="L4", **ungraded),
-        attempt("L4-MIXED", 1, "ERROR", tier="L4", **ungraded),
+        attempt("L4-WAIT", 1, "UNDECIDED", tier="L4", status="completed"),
+        attempt("L4-WAIT", 2, "UNDECIDED", tier="L4", status="completed"),
+        attempt("L4-MIXED", 1, "UNDECIDED", tier="L4", status="completed"),
         attempt("L4-MIXED", 2, "ERROR", tier="L4"),
     ]  # fmt: skip
     root = ET.fromstring(render(build_report([_run(tmp_path, attempts)], details=False), "junit"))
     cases = {c.get("name", ""): c for c in root.iter("testcase")}
     skipped = cases["L4-WAIT"].find("skipped")
     assert cases["L4-WAIT"].find("error") is None
-    assert skipped is not None and "awaiting a human rating: 2 attempt(s)" in skipped.get(
-        "message", ""
-    )
+    assert skipped is not None and "awaiting a rating: 2 attempt(s)" in skipped.get("message", "")
     assert cases["L4-MIXED"].find("error") is not None
     assert (root.get("errors"), root.get("skipped")) == ("1", "1")
 

@@ -172,13 +172,13 @@ def test_world_state_replays_writes_deletes_and_unknown_outcomes() -> None:
     # a delete whose outcome is unknown leaves it undecided (never a guess)
     d_unknown = call("fm", ok=None, action="delete", path="notes/a.txt")
     out = grade_attempt(b, attempt(turn("ok", [w, d_unknown]), fixtures_applied=True))
-    assert (out.verdict, out.error_cause) == ("ERROR", "ungraded")
+    assert (out.verdict, out.error_cause) == ("UNDECIDED", None)
     # a listing does not touch it
     ls = call("fm", action="list", path="notes")
     assert grade_attempt(b, attempt(turn("ok", [w, ls]), fixtures_applied=True)).verdict == "PASS"
     # a partial trace: calls may be missing
     partial = turn("ok", [w], trace_partial=True)
-    assert grade_attempt(b, attempt(partial, fixtures_applied=True)).error_cause == "ungraded"
+    assert grade_attempt(b, attempt(partial, fixtures_applied=True)).verdict == "UNDECIDED"
 
 
 def test_arguments_that_claim_a_write_do_not_make_the_file() -> None:
@@ -228,8 +228,11 @@ def test_counted_verdict_follows_strict_warnings() -> None:
     assert counted_verdict(warned) == "PASS"
     assert counted_verdict(warned, strict=True) == "FAIL"
     undecided = read(verdict="PASS", strict_warnings=[{"criterion": "P3", "state": "undecided"}])
-    assert counted_verdict(undecided, strict=True) == "ERROR"
+    assert counted_verdict(undecided, strict=True) == "UNDECIDED"
     assert counted_verdict(read(verdict="ERROR", error_cause="busy"), strict=True) == "ERROR"
+    # a failed addition makes an attempt that waited for a rating a FAIL under --strict
+    waiting = read(verdict="UNDECIDED", strict_warnings=[{"criterion": "P3", "state": "failed"}])
+    assert counted_verdict(waiting, strict=True) == "FAIL"
 
 
 @needs_corpus

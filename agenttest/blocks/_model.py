@@ -274,7 +274,7 @@ ReferenceAgentName = Literal["idle", "echo", "yes-man", "refuser", "liar"]
 class Expectation:
     """What one reference misbehaving agent gets on a block, when it may PASS."""
 
-    outcome: Literal["PASS", "FAIL", "ERROR"] = field(
+    outcome: Literal["PASS", "FAIL", "ERROR", "UNDECIDED"] = field(
         metadata={"doc": "the verdict it gets on every attempt"}
     )
     because: str = field(metadata={"doc": "why that is right (shown in the lint's table)"})

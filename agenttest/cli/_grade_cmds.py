@@ -67,7 +67,7 @@ def grade(
         run_file, battery, overlay, judge=judge, rater=rater, strict=strict, judge_options=options
     )
     counts = done.counts
-    parts = " ".join(f"{k}={counts[k]}" for k in ("PASS", "FAIL", "ERROR"))
+    parts = " ".join(f"{k}={counts[k]}" for k in ("PASS", "FAIL", "ERROR", "UNDECIDED"))
     print(f"{run_file}: appended {counts['graded']} grade record(s): {parts}; "
           f"unknown ids {counts['unknown']}; battery {done.digest}")  # fmt: skip
 

@@ -274,8 +274,8 @@ def grade_attempt(
         verdict, cause = "ERROR", "no_answer"
     elif failed:
         verdict, cause = "FAIL", None
-    elif ungraded:
-        verdict, cause = "ERROR", "ungraded"
+    elif ungraded:  # completed: a deciding criterion waits for a rating, no harness fault
+        verdict, cause = "UNDECIDED", None
     else:
         verdict, cause = "PASS", None
     return GradeOutcome(

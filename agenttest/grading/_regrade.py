@@ -75,7 +75,7 @@ def regrade_run(
         counts["torn_lines"] = notes.torn
     return {
         key: counts.get(key, 0)
-        for key in ("graded", "PASS", "FAIL", "ERROR", "unknown", "torn_lines")
+        for key in ("graded", "PASS", "FAIL", "ERROR", "UNDECIDED", "unknown", "torn_lines")
     }
 
 

@@ -57,7 +57,7 @@ FORMAT = "methodology-v1"
 _NAME = re.compile(r"^run_(?P<model>.+?)_(?P<date>\d{8})_k(?P<k>\d+)(?:_(?P<label>.+))?$")
 _TIER_PREFIX = {"L1": "L1", "L2": "L2", "L3": "L3", "L4": "L4", "HR": "HR", "MT": "MT",
                 "SEC": "SEC", "GUV": "SEC", "GÜV": "SEC"}  # fmt: skip
-VERDICT_KEYS = ("PASS", "FAIL", "ERROR", "unknown")
+VERDICT_KEYS = ("PASS", "FAIL", "ERROR", "UNDECIDED", "unknown")
 
 
 @dataclass
@@ -308,9 +308,7 @@ def import_methodology_v1(
         outcome.write_into(a)
         if outcome.verdict == "ERROR" and a.status == "completed":
             a.error_cause = outcome.error_cause
-            a.error = (
-                f"not gradable ({outcome.error_cause}): undecided {', '.join(outcome.ungraded)}"
-            )
+            a.error = f"not gradable ({outcome.error_cause})"
         if outcome.verdict == "ERROR":
             result.error_causes[str(a.error_cause)] += 1
         result.count(block.tier, outcome.verdict)

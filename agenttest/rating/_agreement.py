@@ -191,7 +191,8 @@ def rater_agreement(
     for unit in collection.units.values():
         for rater, verdict in unit.verdicts().items():
             row = counts.setdefault(rater, [0, 0, 0])
-            row[("PASS", "FAIL", "ERROR").index(verdict)] += 1
+            # an UNDECIDED is no verdict: like an ERROR, in no agreement (third column)
+            row[("PASS", "FAIL").index(verdict) if verdict in LABELS else 2] += 1
             if verdict in LABELS:
                 labels.setdefault(rater, {})[unit.key] = verdict
     graders = sorted(labels)  # raters with at least one PASS/FAIL

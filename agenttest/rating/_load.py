@@ -22,11 +22,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agenttest.results import Attempt, Grade, ReadNotes, RunMeta, iter_records, slot_key
+from agenttest.results import (
+    Attempt,
+    Grade,
+    ReadNotes,
+    RunMeta,
+    iter_records,
+    slot_key,
+)
 from agenttest.results import parse_timestamp as _stamp
 from agenttest.verdicts import is_retry, is_stale
 
-VERDICTS = ("PASS", "FAIL", "ERROR")
+VERDICTS = ("PASS", "FAIL", "ERROR", "UNDECIDED")
 
 UnitKey = tuple[str, str, int]  # (run id, test id, run number)
 
@@ -77,6 +84,13 @@ class Unit:
     def judge_undecided(self) -> bool:
         """A judge's newest grade left a JUDGE criterion of this attempt to a human."""
         return any(r.undecided for rater, r in self.ratings.items() if "+" in rater)
+
+    def awaiting(self) -> bool:
+        """No verdict yet: its grade is UNDECIDED (a deciding criterion waits for a rating)
+        or a judge left a JUDGE criterion to a human; a person's rating settles it."""
+        return self.judge_undecided() or any(
+            r.verdict == "UNDECIDED" for r in self.ratings.values()
+        )
 
 
 @dataclass

@@ -286,7 +286,7 @@ def rate_run(
     collection = collect([path])
     units = list(collection.units.values())
     if undecided:
-        units = [u for u in units if u.judge_undecided()]
+        units = [u for u in units if u.awaiting()]
     if for_calibration:
         from ._calibration import for_calibration as fastest
         from ._calibration import samples

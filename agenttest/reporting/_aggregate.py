@@ -48,6 +48,7 @@ from ._slots import (
     OTHER,
     PASS,
     PER_RECORD,
+    UNDECIDED,
     UNKNOWN,
     GradeEntry,
     JudgeMode,
@@ -58,7 +59,7 @@ from ._slots import (
 )
 from ._tally import AggregateTables
 
-_VCODE = {"PASS": PASS, "FAIL": FAIL, "ERROR": ERROR}
+_VCODE = {"PASS": PASS, "FAIL": FAIL, "ERROR": ERROR, "UNDECIDED": UNDECIDED}
 
 
 def judge_mode(name: str) -> JudgeMode:
@@ -89,11 +90,7 @@ def judge_decided(rec: Attempt | Grade) -> bool:
 
 
 def _cause(rec: Attempt | Grade) -> str:
-    """Why a verdict that counts as ERROR is one. A PASS that ``--strict`` made ERROR (an
-    undecided warning: agenttest.verdicts.counted_verdict) is ``ungraded``, the cause the
-    grader's own ``--strict`` records, not the attempt's status (``completed``)."""
-    if rec.verdict != "ERROR":
-        return "ungraded"
+    """Why an ERROR is one (the counted verdict is ERROR only where the stored one is)."""
     return str(rec.error_cause or rec.status or "unspecified")
 
 

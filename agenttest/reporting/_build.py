@@ -176,7 +176,7 @@ def aggregate_report(
     blocks: list[BlockResult] = []
     critical: list[CriticalFail] = []
     for test_id, t in tallies.items():
-        known = t.passed + t.failed + t.errors + t.unrated + t.other + t.excluded
+        known = t.passed + t.failed + t.errors + t.unrated + t.other + t.excluded + t.undecided
         if not known and not missing_by_test[test_id]:
             continue  # only unknown-id attempts: listed under data integrity
         block = loaded.get(test_id) if loaded is not None else None
@@ -193,6 +193,11 @@ def aggregate_report(
             reason = (
                 f"awaiting calibration: {t.excluded} verdict(s) decided by the uncalibrated "
                 f"judge {', '.join(sorted(t.uncalibrated_by))}, left out of the rates"
+            )
+        elif passed_rule is None and t.undecided:
+            reason = (
+                f"awaiting a rating: {t.undecided} attempt(s) completed with a deciding "
+                "criterion no grader could decide (agenttest rate --undecided)"
             )
         blocks.append(
             BlockResult(
@@ -215,7 +220,7 @@ def aggregate_report(
                 critical=len(t.critical),
                 unknown=t.unknown,
                 unrated=t.unrated,
-                ungraded=t.causes["ungraded"],
+                undecided=t.undecided,
                 excluded=t.excluded,
                 missing=gaps,
                 planned=missing.planned_by_test[test_id],
@@ -227,7 +232,7 @@ def aggregate_report(
                 awaiting=shown.get((test_id, True), ()),
                 usage=usages.get(test_id),
                 decided_after=(
-                    t.passed + t.failed + t.errors + t.excluded
+                    t.passed + t.failed + t.errors + t.excluded + t.undecided
                     if agg.decided_early(test_id)
                     else None
                 ),

@@ -74,6 +74,7 @@ def _block(b: BlockResult) -> dict[str, Any]:
         "critical": b.critical,
         "unknown": b.unknown,
         "unrated": b.unrated,
+        "undecided": b.undecided,
         "excluded_uncalibrated": b.excluded,
         "awaiting_calibration": b.awaiting_calibration,
         "missing": b.missing,
@@ -236,8 +237,8 @@ def _completeness_properties(report: Report) -> list[tuple[str, Any]]:
 
 def _awaiting_rating(b: BlockResult) -> str:
     return (
-        f"awaiting a human rating: {b.ungraded} attempt(s) completed with criteria no grader "
-        "could decide (agenttest rate --undecided)"
+        f"awaiting a rating: {b.undecided} attempt(s) completed with a deciding criterion no "
+        "grader could decide (agenttest rate --undecided)"
     )
 
 
@@ -289,7 +290,7 @@ def render_junit(report: Report) -> str:
                 # Attempts are missing and could still change the answer: no verdict yet.
                 skipped += 1
                 ET.SubElement(case, "skipped", message=_xml_text(_unsettled(b)))
-            elif b.rule_passed is None and 0 < b.rate.errors == b.ungraded:
+            elif b.rule_passed is None and b.undecided and not b.rate.errors:
                 # Every attempt completed but a criterion no grader could decide (a judge that
                 # abstained, a cut transcript) waits for a person: no verdict yet, no error.
                 skipped += 1

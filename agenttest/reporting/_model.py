@@ -179,7 +179,7 @@ class BlockResult:
     planned: int = 0  # attempts the run files' plans promised for this block
     # False: attempts are missing and could still change the rule's answer (no verdict)
     rule_settled: bool = True
-    ungraded: int = 0  # ERROR attempts of cause "ungraded": completed, awaiting a human rating
+    undecided: int = 0  # UNDECIDED attempts: completed, awaiting a rating (in no rate)
 
     @staticmethod
     def estimators(n: int, c: int, k: int) -> tuple[float | None, float | None]:

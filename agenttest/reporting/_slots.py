@@ -23,9 +23,11 @@ class Code(IntEnum):
     PASS = 1
     ERROR = 2
     OTHER = 3  # a verdict string this version does not know
+    UNDECIDED = 4  # completed; a deciding criterion waits for a rating
 
 
 PASS, FAIL, ERROR, OTHER, UNKNOWN = Code.PASS, Code.FAIL, Code.ERROR, Code.OTHER, Code.UNKNOWN
+UNDECIDED = Code.UNDECIDED
 CODE_NAME = {code: code.name for code in Code}
 
 
@@ -145,6 +147,7 @@ class Tally:
     other: int = 0
     unrated: int = 0
     uncalibrated: int = 0  # counted although an uncalibrated judge decided (chosen rater)
+    undecided: int = 0  # awaiting a rating: out of every rate, and no ERROR
     excluded: int = 0  # left out: an uncalibrated judge decided and nobody chose it
     uncalibrated_by: set[str] = field(default_factory=set)
     causes: Counter[str] = field(default_factory=Counter)

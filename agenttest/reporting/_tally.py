@@ -20,6 +20,7 @@ from ._slots import (
     ERROR,
     FAIL,
     PASS,
+    UNDECIDED,
     UNKNOWN,
     Code,
     Decision,
@@ -135,6 +136,8 @@ class AggregateTables:
             elif code == ERROR:
                 t.errors += 1
                 t.causes[cause or "unspecified"] += 1
+            elif code == UNDECIDED:
+                t.undecided += 1
             elif code == UNKNOWN:
                 t.unknown += 1
             else:

@@ -31,14 +31,35 @@ from agenttest._util.input_files import open_input
 from agenttest.errors import InputError, Problem
 from agenttest.sanitize import SURROGATE_ESCAPE, TooDeep, encodable
 
-from ._records import RECORD_TYPES, SCHEMA_MAJOR, SCHEMA_VERSION, Record, RunMeta, decoder
+from ._records import (
+    RECORD_TYPES,
+    SCHEMA_MAJOR,
+    SCHEMA_VERSION,
+    Attempt,
+    Grade,
+    Record,
+    RunMeta,
+    decoder,
+)
 from ._validate import explain, kind
 
 
+def undecided_of_old(record: Record) -> None:
+    """Before 2.4 an attempt no grader could decide was ``ERROR`` with the cause
+    ``ungraded``; it is ``UNDECIDED`` now (ERROR is the harness's or the transport's)."""
+    if (
+        isinstance(record, (Attempt, Grade))
+        and record.verdict == "ERROR"
+        and record.error_cause == "ungraded"
+    ):
+        record.verdict, record.error_cause = "UNDECIDED", None
+
+
 def _restamp(record: dict[str, Any]) -> dict[str, Any]:
-    # 2.0, 2.1 and 2.2 fields mean in 2.3 what they meant: 2.1 only declared fields 2.0
-    # files carried, 2.2 leaves defaults out and declares more, 2.3 adds hosted tools'
-    # evidence; every one is optional.
+    # 2.0 to 2.3 fields mean in 2.4 what they meant: 2.1 only declared fields 2.0 files
+    # carried, 2.2 leaves defaults out and declares more, 2.3 adds hosted tools' evidence;
+    # every one is optional. The one change of meaning, an undecided attempt's verdict, is
+    # made on the decoded record (undecided_of_old).
     record["schema_version"] = SCHEMA_VERSION
     return record
 
@@ -49,6 +70,7 @@ MIGRATIONS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "2.0": _restamp,
     "2.1": _restamp,
     "2.2": _restamp,
+    "2.3": _restamp,  # and undecided_of_old on the record it becomes
 }
 
 #: Versions whose migration only restamps the version: their lines decode straight into
@@ -291,6 +313,7 @@ class _Reading:
             if version not in _SAME_SHAPE:  # pragma: no cover - every migration so far restamps
                 return self.from_dict(raw, lineno)
             record.schema_version = SCHEMA_VERSION
+            undecided_of_old(record)
             self.notes.migrated += 1
         self.starts(record.__class__ is RunMeta, lineno)
         return record
@@ -325,7 +348,10 @@ class _Reading:
             self.notes.unknown += 1  # a newer tool's record: consumers count it
             return None
         try:
-            return msgspec.convert(record, RECORD_TYPES[name], strict=True)
+            converted = msgspec.convert(record, RECORD_TYPES[name], strict=True)
+            if migrate is not None:
+                undecided_of_old(converted)
+            return converted
         except msgspec.ValidationError as exc:
             self.invalid(lineno, f"{name}: {explain(str(exc), record)}")
             return None

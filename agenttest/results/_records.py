@@ -1,4 +1,4 @@
-"""Typed records of the JSONL results file, schema 2.3 (SPEC section 4).
+"""Typed records of the JSONL results file, schema 2.4 (SPEC section 4).
 
 Every line is one JSON object with ``record_type`` and ``schema_version``. The four
 ``msgspec.Struct`` classes below (with their parts, :mod:`._parts`) are the single
@@ -7,7 +7,13 @@ reader decodes each line straight into one (the decoding is the validation), ``a
 schema --records`` publishes them as JSON Schema, and a golden file per version under
 ``tests/golden/`` pins each one field for field.
 
-2.3 (this version) adds the evidence of hosted tools (the harness serving the agent's
+2.4 (this version) gives an attempt no grader could decide its own verdict, ``UNDECIDED``
+(awaiting a rating: a deciding criterion waits for a person, or for a judge that abstained
+or is not calibrated), where 2.3 and older wrote ``ERROR`` with the cause ``ungraded``;
+the reader turns those into ``UNDECIDED``. ``ERROR`` keeps one meaning: the harness or
+the agent's transport failed.
+
+2.3 adds the evidence of hosted tools (the harness serving the agent's
 tools over MCP): a tool call's ``origin`` ("harness"), ``started_at``, ``duration_ms``,
 ``error`` and ``result_chars``; a turn's ``hosted_calls`` (the harness's record beside the
 agent's ``tool_calls``); an attempt's ``hosted`` (:class:`HostedInfo`) and run_end's
@@ -46,10 +52,11 @@ from ._parts import (
     Waits,
 )
 
-SCHEMA_VERSION = "2.3"
+SCHEMA_VERSION = "2.4"
 SCHEMA_MAJOR = 2
 
-Verdict = Literal["PASS", "FAIL", "ERROR"]
+#: UNDECIDED: completed, but a deciding criterion waits for a rating (never in a rate)
+Verdict = Literal["PASS", "FAIL", "ERROR", "UNDECIDED"]
 Status = Literal["completed", "timeout", "error"]
 #: Which evidence decided a grade's tool facts: the harness's record of the hosted calls, the
 #: agent's own report in its reply, or the agent's log (an import's calls and trace).

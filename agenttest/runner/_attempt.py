@@ -168,10 +168,7 @@ class AttemptGrader:
         cause = getattr(outcome, "error_cause", None)
         if outcome.verdict == "ERROR" and cause and record.status == "completed":
             record.error_cause = cause
-            undecided = ", ".join(getattr(outcome, "ungraded", None) or [])
-            record.error = f"not gradable ({cause})" + (
-                f": undecided criteria {undecided}" if undecided else ""
-            )
+            record.error = f"not gradable ({cause})"
 
 
 def ungraded(record: Attempt, rater: str) -> None:

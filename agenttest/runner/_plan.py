@@ -117,12 +117,9 @@ def needs_run(record: Attempt | None, retry_errors: bool) -> bool:
         return True
     if record.error_cause == "interrupted":
         return True  # cut short by Ctrl-C: never a real attempt, so always run again
-    # Grading problems are fixed with `agenttest grade`, not by asking the agent again.
-    return (
-        retry_errors
-        and record.verdict == "ERROR"
-        and record.error_cause not in ("ungraded", "grader")
-    )
+    # Grading problems are fixed with `agenttest grade` (and an UNDECIDED attempt with a
+    # rating), not by asking the agent again.
+    return retry_errors and record.verdict == "ERROR" and record.error_cause != "grader"
 
 
 def counts(plan: Sequence[PlanItem], latest: dict[Key, Attempt]) -> dict[str, dict[str, int]]:

@@ -48,6 +48,8 @@ def outcome_text(record: Attempt) -> str:
     verdict = record.verdict or "?"
     if verdict == "ERROR" and record.error_cause:
         return f"ERROR ({record.error_cause})"
+    if verdict == "UNDECIDED":
+        return "UNDECIDED (awaiting a rating)"
     return verdict
 
 

@@ -28,14 +28,14 @@ def counted_verdict(rec: Attempt | Grade, strict: bool = False) -> str | None:
 
     Without ``strict`` it is the stored (methodology) verdict. With ``strict`` the warnings
     count as the grader's own ``--strict`` would: a failed one makes the attempt FAIL, an
-    undecided one turns a PASS into ERROR (``ungraded``); a FAIL or ERROR stays as it is.
+    undecided one turns a PASS into UNDECIDED; a FAIL or ERROR stays as it is.
     """
     verdict = rec.verdict
-    if not strict or verdict not in ("PASS", "ERROR"):
+    if not strict or verdict not in ("PASS", "UNDECIDED"):
         return verdict
     failed, undecided = strict_failures(rec)
-    if failed and (verdict == "PASS" or rec.error_cause == "ungraded"):
+    if failed:
         return "FAIL"
     if undecided and verdict == "PASS":
-        return "ERROR"
+        return "UNDECIDED"
     return verdict
