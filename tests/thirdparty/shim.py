@@ -46,7 +46,6 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 from pydantic_ai import Agent
@@ -60,6 +59,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.toolsets import AbstractToolset
 
 INSTRUCTIONS = "You are a careful assistant. Use the tools you are given; never guess a result."
 
@@ -91,11 +91,12 @@ def reported_calls(messages: Sequence[ModelMessage]) -> list[dict[str, Any]]:
 class Shim:
     """The framework's agent, one session history per ``session_id``, on its own loop."""
 
-    def __init__(self, model_url: str, tools: str, report: str, claims: list[Any]) -> None:
+    def __init__(
+        self, model_url: str, toolsets: list[AbstractToolset[Any]], report: str, claims: list[Any]
+    ) -> None:
         provider = OpenAIProvider(base_url=model_url, api_key="scripted")
         model = OpenAIChatModel("scripted-mcp-model", provider=provider)
         # the MCP servers are the only tool source: no function tools, no other toolset
-        toolsets = load_mcp_toolsets(tools) if Path(tools).is_file() else [MCPToolset(tools)]
         self.agent = Agent(model, toolsets=toolsets, instructions=INSTRUCTIONS)
         self.report = report
         self.claims = claims
@@ -185,8 +186,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--report", choices=("all", "none"), default="all")
     parser.add_argument("--claim", action="append", default=[], type=json.loads)
     args = parser.parse_args(argv)
-    handler = type("Handler", (_Handler,), {"shim": Shim(
-        args.model_url, args.mcp_url or args.mcp_config, args.report, args.claim)})  # fmt: skip
+    toolsets: list[AbstractToolset[Any]] = (
+        load_mcp_toolsets(args.mcp_config) if args.mcp_config else [MCPToolset(args.mcp_url)]
+    )
+    shim = Shim(args.model_url, toolsets, args.report, args.claim)
+    handler = type("Handler", (_Handler,), {"shim": shim})
     server = ThreadingHTTPServer(("127.0.0.1", args.port), handler)
     server.daemon_threads = True
     print(f"http://127.0.0.1:{server.server_address[1]}", flush=True)
