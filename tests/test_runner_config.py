@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -236,3 +237,39 @@ def test_hosted_tools_gives_each_replica_its_own_endpoint(tmp_path: Path) -> Non
         parse_agent_config("model: m\nbase_url: http://h:1\n", "a.yaml", tmp_path).hosted_tools
         is None
     )
+
+
+def test_the_agent_config_schema_takes_the_shipped_configs_and_refuses_what_the_loader_does(
+    tmp_path: Path,
+) -> None:
+    import jsonschema
+    import yaml
+
+    done = run_cli("schema", "--agent-config")
+    assert done.returncode == 0, done.stderr
+    schema = json.loads(done.stdout)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    shipped = sorted(EXAMPLES.glob("*.yaml"))
+    assert shipped  # the precondition: there are configs to check
+    for path in shipped:
+        assert validator.is_valid(yaml.safe_load(path.read_text("utf-8"))), path
+    hosted = schema["$defs"]["HostedToolsAt"]
+    assert hosted["required"] == ["url"] and "MCP" in hosted["properties"]["url"]["description"]
+    good = {"model": "m", "base_url": "http://h:1", "hosted_tools": {"url": "http://127.0.0.1:5/m"}}
+    bad = [
+        {**good, "hosted_tool": {"url": "http://127.0.0.1:5/m"}},  # a misspelt key
+        {**good, "hosted_tools": {"url": 5}},
+        {**good, "hosted_tools": {}},
+        {**good, "replicas": [{"base_url": "http://a:1", "hosted_tools": "http://x"}]},
+        {**good, "timeouts": {"answer_s": "soon"}},
+        {**good, "mode": "grpc"},
+    ]
+    for config in [good, *bad]:
+        by_loader = True
+        try:
+            parse(json.dumps(config), tmp_path)
+        except InputError:
+            by_loader = False
+        assert validator.is_valid(config) == by_loader, config
+    assert parse(json.dumps(good), tmp_path)  # the good one loads

@@ -22,7 +22,12 @@ from ._agent import (
     Waits,
 )
 from ._client import AgentClient
-from ._config import example_config, load_agent_config, parse_agent_config
+from ._config import (
+    agent_config_json_schema,
+    example_config,
+    load_agent_config,
+    parse_agent_config,
+)
 from ._config_example import ExampleSpec
 from ._config_types import AgentConfig, HostedToolsAt, ReplicaEntry
 from ._example import ExampleAgent
@@ -75,6 +80,7 @@ __all__ = [
     "StreamTruncated",
     "TurnLost",
     "Waits",
+    "agent_config_json_schema",
     "connect",
     "example_config",
     "framing_of",

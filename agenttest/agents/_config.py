@@ -322,6 +322,27 @@ def _hosted_problems(cfg: AgentConfig, line_of: Any, filename: str) -> list[Prob
     return out
 
 
+def agent_config_json_schema() -> dict[str, Any]:
+    """The JSON Schema of agent config files (``agenttest schema --agent-config``), made
+    from :class:`AgentConfig` like the block schema is from the block model."""
+    from agenttest.blocks import file_json_schema
+
+    schema = file_json_schema(
+        AgentConfig,
+        title="agenttest agent config",
+        schema_id="https://agenttest.dev/schema/agent-config-1.json",
+    )
+    top = schema["$defs"]["AgentConfig"]
+    # `base_url` and `model` may come from `replicas:` and `example:` (checked on load)
+    top.pop("required", None)
+    top["description"] = (
+        "How to reach an agent and read its replies (docs/agents.md). `model` and "
+        "`base_url` are required, except that a pool's first replica stands in for "
+        "`base_url` and `example:` sets both."
+    )
+    return schema
+
+
 def load_agent_config(path: str | Path) -> AgentConfig:
     """Read an agent config file; raise :class:`InputError` (exit 2) on any problem."""
     p = Path(path)

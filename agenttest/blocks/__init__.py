@@ -48,7 +48,7 @@ from ._model import (
     Teardown,
     Turn,
 )
-from ._schema import battery_json_schema
+from ._schema import battery_json_schema, file_json_schema
 from ._summary import block_summaries, validate_paths
 from ._tools import Selector, call_matches, parse_selector, roles_of
 from ._vocabulary import (
@@ -94,6 +94,7 @@ __all__ = [
     "block_needs",
     "block_summaries",
     "call_matches",
+    "file_json_schema",
     "hosting_gaps",
     "kind_of",
     "load_battery",

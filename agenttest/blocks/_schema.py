@@ -17,6 +17,8 @@ SCHEMA_ID = "https://agenttest.dev/schema/battery-1.json"
 
 
 def _type_schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    if tp is Any:
+        return {}
     origin = get_origin(tp)
     if origin in (types.UnionType, typing.Union):
         parts = [_type_schema(a, defs) for a in get_args(tp)]
@@ -50,6 +52,20 @@ def _type_schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
             return {"anyOf": [{"type": "string"}, ref]}
         return ref
     raise TypeError(f"no schema for {tp!r}")
+
+
+def file_json_schema(cls: type, *, title: str, schema_id: str) -> dict[str, Any]:
+    """The schema of a YAML file read into the dataclass ``cls`` by the typed converter
+    (an agent config): its keys, types and documentation, unknown keys refused."""
+    defs: dict[str, Any] = {}
+    root = _type_schema(cls, defs)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": schema_id,
+        "title": title,
+        **root,
+        "$defs": defs,
+    }
 
 
 def _record_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:

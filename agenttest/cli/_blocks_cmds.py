@@ -96,9 +96,17 @@ def schema(
     records: bool = typer.Option(
         False, "--records", help="The schema of run-file records instead (for other tools)."
     ),
+    agent_config: bool = typer.Option(
+        False, "--agent-config", help="The schema of agent config files instead (for editors)."
+    ),
 ) -> None:
-    """Print the JSON Schema of block and overlay files (for editors), or with --records
-    of the records in a JSONL run file."""
+    """Print the JSON Schema of block and overlay files (for editors), with --records of
+    the records in a JSONL run file, with --agent-config of agent config files."""
+    if agent_config:
+        from agenttest.agents import agent_config_json_schema
+
+        print(json.dumps(agent_config_json_schema(), indent=2, ensure_ascii=False))
+        return
     if records:
         from agenttest.results import records_json_schema
 
