@@ -109,7 +109,9 @@ class HostClient:
         """The host's tools (listed once, then kept; ``refresh`` asks again)."""
         if self._tools is None or refresh:
             try:
-                self._tools = self._request(self._list, "list the host's tools")
+                # bounded like a connection, not like a tool: /health waits on it
+                listed = self._request(self._list, "list the host's tools", self.connect_timeout_s)
+                self._tools = listed
             except HostUnreachable:
                 raise
             except Exception as exc:  # an MCP error, a listing that is not one, no answer
@@ -137,7 +139,7 @@ class HostClient:
             return await client.call_tool(name, args, read_timeout_seconds=self.call_timeout_s)
 
         try:
-            answer = self._request(send, f"call {name}")
+            answer = self._request(send, f"call {name}", self.call_timeout_s)
         except MCPError as exc:
             return HostedResult(False, f"the host refused the call: {exc.message}", True)
         except TimeoutError:
@@ -168,8 +170,11 @@ class HostClient:
 
     # -- connections ----------------------------------------------------------------------
 
-    def _request(self, make: Callable[[Any], Coroutine[Any, Any, _T]], what: str) -> _T:
-        """``make(client)`` on the loop; a dropped connection is opened again, once."""
+    def _request(
+        self, make: Callable[[Any], Coroutine[Any, Any, _T]], what: str, timeout_s: float
+    ) -> _T:
+        """``make(client)`` on the loop, its answer awaited ``timeout_s`` at most; a dropped
+        connection is opened again, once."""
         import asyncio
 
         from mcp import MCPError
@@ -179,7 +184,7 @@ class HostClient:
             conn = self._connection()
             future = asyncio.run_coroutine_threadsafe(make(conn.client), self._loop)
             try:
-                return future.result(self.call_timeout_s + 5.0)
+                return future.result(timeout_s + 5.0)
             except TimeoutError:  # concurrent.futures' is this one
                 future.cancel()
                 raise TimeoutError(what) from None

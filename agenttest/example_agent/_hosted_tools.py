@@ -5,8 +5,11 @@ world, its faults, its record), under the host's name, description and JSON Sche
 the agent adds is its own behaviour around a call, not a second world: a tool it knows
 keeps its confirmation and its ROUTE category, and text a content tool brings back passes
 the agent's instruction guard (withheld sentences leave an ``INJECTION`` trace line, as
-locally). A tool of the agent's own that the host does not list (the shell, audio, the
-decoys) is answered "not hosted"; nothing runs locally in its place.
+locally), and emptying a file still needs ``force`` (:func:`hosted_guard`). A tool of the
+agent's own that the host does not list (the shell, audio, the decoys) is answered "not
+hosted"; nothing runs locally in its place. Such a call, and one made while the host cannot
+be reached, never reached the host: it is traced (``UNSENT``) and not reported, so the
+reply's calls are exactly the calls the host received.
 """
 
 from __future__ import annotations
