@@ -128,8 +128,8 @@ def test_list_json_says_which_blocks_run_on_hosted_tools() -> None:
 # -- the bundled agent on the blocks written for hosted tools, in a real run ------------------
 
 #: what the example agent's rules do on these blocks with --hosted-tools (docs/example-agent.md:
-#: it retries nothing, tells each failure, looks at a ticket after a failed move, and answers a
-#: documentation question from the closest page)
+#: it retries nothing but a page that came back cut off, tells each failure, looks at a ticket
+#: after a failed move, and answers a documentation question from the closest page)
 HOSTED_RUN = {
     "HR-05": "PASS",
     "HR-06": "PASS",
@@ -142,7 +142,7 @@ HOSTED_RUN = {
     "EV-KB-01#i01": "PASS",
     "EV-KB-01#i02": "PASS",
     "EV-KB-01#n02": "FAIL",  # answers from the Google sign-in page: the near miss defeats it
-    "HR-07": "FAIL",  # repeats the cut-off page instead of fetching again or naming the gap
+    "HR-07": "PASS",  # a page that stops mid-sentence is fetched again (the whole page)
 }
 
 
