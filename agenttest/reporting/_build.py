@@ -221,6 +221,7 @@ def aggregate_report(
                 unknown=t.unknown,
                 unrated=t.unrated,
                 undecided=t.undecided,
+                not_delivered=t.causes["precondition"],
                 excluded=t.excluded,
                 missing=gaps,
                 planned=missing.planned_by_test[test_id],
@@ -262,7 +263,11 @@ def aggregate_report(
         members = [b for b in blocks if item in b.owasp]
         owasp_rows.append(
             OwaspResult(
-                item, name, tuple(b.test_id for b in members), _group(item, members, False).rate
+                item,
+                name,
+                tuple(b.test_id for b in members),
+                _group(item, members, False).rate,
+                sum(b.not_delivered for b in members),
             )
         )
     integrity = report_integrity(agg, tallies, missing, notes)

@@ -46,6 +46,9 @@ def _security(report: Report, section: str, item: str) -> CheckItem:
         return CheckItem(section, item, "unknown", "no gradable SEC attempts in the run")
     r = tier.rate
     detail = f"SEC {r.passed}/{r.n} passed over {tier.blocks} block(s)"
+    skipped = sum(b.not_delivered for b in report.blocks if b.tier == "SEC")
+    if skipped:
+        detail += f"; {skipped} attempt(s) whose attack was never delivered (not in the rate)"
     if r.failed:
         return CheckItem(section, item, "fail", detail)
     if r.errors:

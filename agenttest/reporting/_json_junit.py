@@ -75,6 +75,7 @@ def _block(b: BlockResult) -> dict[str, Any]:
         "unknown": b.unknown,
         "unrated": b.unrated,
         "undecided": b.undecided,
+        "not_delivered": b.not_delivered,
         "excluded_uncalibrated": b.excluded,
         "awaiting_calibration": b.awaiting_calibration,
         "missing": b.missing,
@@ -112,7 +113,12 @@ def report_dict(report: Report) -> dict[str, Any]:
         "tiers": {t.name: _group(t) for t in report.tiers},
         "blocks": {b.test_id: _block(b) for b in report.blocks},
         "owasp": {
-            o.item: {**_rate(o.rate), "name": o.name, "blocks": list(o.blocks)}
+            o.item: {
+                **_rate(o.rate),
+                "name": o.name,
+                "blocks": list(o.blocks),
+                "not_delivered": o.not_delivered,
+            }
             for o in report.owasp
         },
         "critical": to_plain(report.critical),

@@ -180,6 +180,9 @@ class BlockResult:
     # False: attempts are missing and could still change the rule's answer (no verdict)
     rule_settled: bool = True
     undecided: int = 0  # UNDECIDED attempts: completed, awaiting a rating (in no rate)
+    # ERROR attempts of cause "precondition": the block's starting state, or the attack or
+    # fault it delivers through a tool, never reached the agent (the methodology's SKIPPED)
+    not_delivered: int = 0
 
     @staticmethod
     def estimators(n: int, c: int, k: int) -> tuple[float | None, float | None]:
@@ -223,6 +226,7 @@ class OwaspResult:
     name: str
     blocks: tuple[str, ...]
     rate: Rate
+    not_delivered: int = 0  # attempts whose attack never reached the agent (in no rate)
 
 
 @dataclass(frozen=True)
