@@ -456,3 +456,13 @@ def test_an_agent_without_hosted_tools_loads_no_mcp_client(tmp_path: Path) -> No
                           cwd=ROOT, timeout=EVENTUALLY_S)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_a_hosted_tools_value_that_is_no_url_is_a_usage_error(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "agenttest.example_agent", "--workspace", str(tmp_path),
+         "--hosted-tools", "ftp://127.0.0.1/mcp"],
+        capture_output=True, text=True, cwd=ROOT, timeout=EVENTUALLY_S,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stdout == ""  # no URL printed: nothing serves
+    assert "--hosted-tools must be the http(s) URL of the harness's MCP host" in done.stderr
