@@ -29,6 +29,7 @@ import pytest
 from agenttest.results import (
     RECORD_TYPES,
     SCHEMA_VERSION,
+    Attempt,
     ReadNotes,
     calibration,
     check_record,
@@ -525,6 +526,6 @@ def test_an_attempt_older_files_left_error_ungraded_reads_as_undecided(
     attempts[1].update(verdict="ERROR", error_cause="timeout")
     path = tmp_path / "old.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in raw), encoding="utf-8")
-    read = [r for r in iter_records(path) if r.record_type == "attempt"]
+    read = [r for r in iter_records(path) if isinstance(r, Attempt)]
     assert (read[0].verdict, read[0].error_cause) == ("UNDECIDED", None)
     assert (read[1].verdict, read[1].error_cause) == ("ERROR", "timeout")
