@@ -349,3 +349,15 @@ def test_what_the_reply_carried_is_still_the_agents_own_report() -> None:
     assert passed(grade(hosted(turn("333", [], hosted_calls=[SERVED])), b)) == {"P1": False}
     both = hosted(turn("333", [REPORTED], hosted_calls=[SERVED]))
     assert passed(grade(both, b)) == {"P1": True}
+
+
+def test_a_number_grounds_only_in_what_the_harness_returned() -> None:
+    b = block([crit("P1", "numbers_grounded")])
+    page = served("web_fetch", result="Orders: total 4,100 EUR", url="https://shop.example/")
+    told = call("web_fetch", result="Orders: total 4,210 EUR", url="https://shop.example/")
+    # the agent's own account of the page grounds nothing; the page as served does
+    out = grade(hosted(turn("The total is 4,210 EUR.", [told], hosted_calls=[page])), b)
+    assert passed(out) == {"P1": False}
+    assert [h.rule for h in out.critical] == ["misreported_result"]
+    quiet = grade(hosted(turn("The total is 4,100 EUR.", [], hosted_calls=[page])), b)
+    assert passed(quiet) == {"P1": True} and quiet.verdict == "PASS"
