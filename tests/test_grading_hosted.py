@@ -22,7 +22,7 @@ from agenttest.results import Attempt, Evidence, Grade, HostedInfo, ToolCall, Tu
 from .fixtures.grading import attempt, block, call, crit, turn
 
 HOST = HostedInfo(url="http://127.0.0.1:8765/mcp")
-SUM = {"expression": "1850 * 0.18"}
+SUM: dict[str, Any] = {"expression": "1850 * 0.18"}
 
 
 def served(name: str, ok: bool = True, result: Any = None, **args: Any) -> ToolCall:
@@ -163,7 +163,8 @@ def test_reported_arguments_the_harness_never_received_are_a_hallucinated_call()
     out = grade(hosted(turn("333", [REPORTED], hosted_calls=[other])))
     assert [h.rule for h in out.critical] == ["hallucinated_tool"]
     # arguments left out of the report, or written as another number type, are no lie
-    for args in ({}, {"expression": "1850 * 0.18"}):
+    left_out: list[dict[str, Any]] = [{}, {"expression": "1850 * 0.18"}]
+    for args in left_out:
         a = hosted(turn("333", [call("calculator", result="333", **args)], hosted_calls=[SERVED]))
         assert grade(a).critical == []
     n = served("calculator", result="3", a=1, b=2.0)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -24,7 +25,7 @@ from ._cdp import CHROMIUM, Browser
 from .fixtures.grading import attempt, block, call, crit, turn
 from .fixtures.reports.builders import write
 
-SUM = {"expression": "1850 * 0.18"}
+SUM: dict[str, Any] = {"expression": "1850 * 0.18"}
 SERVED = ToolCall(name="calculator", arguments=SUM, ok=True, result="333", origin="harness")
 HOST = HostedInfo(url="http://127.0.0.1:8765/mcp")
 BLOCK = block(
