@@ -141,16 +141,34 @@ def test_negative_turkish_verb_forms_have_one_root_across_tenses() -> None:
     # _stems is cached: a forked mutant run inherits the parent's cache, so the root is
     # asked for directly
     roots = {
-        "bulunamadi": "bulunam|",  # -ama- past: the vowel before the tense goes
-        "bulunamiyor": "bulunam|",  # -iyor has swallowed it
-        "bulunamadilar": "bulunam|lar",
-        "almadi": "alm|",  # a root of exactly four letters before the tense
+        "bulunamadi": "bulunam|3sg",  # -ama- past: the vowel before the tense goes
+        "bulunamiyor": "bulunam|3sg",  # -iyor has swallowed it
+        "bulunamadilar": "bulunam|3pl",
+        "almadi": "alm|3sg",  # a root of exactly four letters before the tense
         "imadi": None,  # three: too short to be a verb root
         "bulundu": None,  # positive: not unified across tenses
         "kommudu": None,  # a root that ends in a vowel other than a/e keeps it
         "bulunamXdi": None,  # (case-sensitive values keep capitals)
     }
     assert {word: _stem._verb_root(word) for word in roots} == roots
+
+
+def test_a_negative_verb_keeps_its_person_across_tenses_however_each_spells_it() -> None:
+    # the past and the present spell one person differently: -m/-um "I", -k/-uz "we",
+    # -n/-sun "you", -niz/-sunuz "you (plural)"
+    same = [
+        ("gondermedim", "gondermiyorum"),
+        ("gondermedik", "gondermiyoruz"),
+        ("gondermedin", "gondermiyorsun"),
+        ("gondermediniz", "gondermiyorsunuz"),
+        ("gondermediler", "gondermiyorlar"),
+    ]
+    for past, present in same:
+        assert _stem.same_word(present, past), (present, past)
+        assert _stem.same_word(past, present), (past, present)
+    assert not _stem.same_word("gondermiyorum", "gondermedin")  # "you" is not "I"
+    assert not _stem.same_word("gondermiyorum", "gondermedi")
+    assert not _stem.same_word("gondermiyoruz", "gondermedim")
 
 
 def test_a_vowel_drop_needs_four_letters_ending_in_a_high_vowel_and_a_consonant() -> None:

@@ -10,7 +10,8 @@ words are the same word when one of these holds (both sides already folded by
   (``refused``/``refusing``; ``şehirde``/``şehir``);
 * negative Turkish verb forms (``-ma``/``-me``, ``-ama``/``-eme``) in the past or the
   present: with the tense taken off the roots agree, the vowel ``-iyor`` swallows included,
-  and the person agrees (``bulunamadı``/``bulunamıyor``, ``bulunmadı``/``bulunmuyor``);
+  and the person agrees, however each tense spells it (``bulunamadı``/``bulunamıyor``,
+  ``göndermedim``/``göndermiyorum``; not ``göndermedim``/``göndermedin``);
   never a positive form against a negative one
   (``bulundu`` is not ``bulunamadı``), and positive forms are not unified across tenses
   ("kaydedildi", saved, is not "kaydedilmiş", a participle);
@@ -30,22 +31,26 @@ from ._snowball import stem_words
 
 #: folded tense/aspect endings (``ı`` folds to ``i``, ``ü`` to ``u``), longest first
 _TENSES = ("iyor", "uyor", "di", "du", "ti", "tu")
+#: person endings (folded), longest first, each with its person: the past and the present
+#: spell one person differently (``göndermedim``/``göndermiyorum``: -m/-um, both "I")
 _PERSONS = (
-    "",
-    "lar",
-    "ler",
-    "siniz",
-    "sunuz",
-    "sin",
-    "sun",
-    "im",
-    "um",
-    "iz",
-    "uz",
-    "m",
-    "n",
-    "k",
-    "z",
+    ("", "3sg"),
+    ("lar", "3pl"),
+    ("ler", "3pl"),
+    ("siniz", "2pl"),
+    ("sunuz", "2pl"),
+    ("niz", "2pl"),
+    ("nuz", "2pl"),
+    ("sin", "2sg"),
+    ("sun", "2sg"),
+    ("im", "1sg"),
+    ("um", "1sg"),
+    ("iz", "1pl"),
+    ("uz", "1pl"),
+    ("m", "1sg"),
+    ("n", "2sg"),
+    ("k", "1pl"),
+    ("z", "1pl"),
 )
 _YOR = ("iyor", "uyor")
 _MIN_ROOT = 4
@@ -68,8 +73,8 @@ def _verb_root(word: str) -> str | None:
     tense removed; None for anything else. Positive forms are not unified across tenses:
     "was saved" and "will be saved" make different claims."""
     for tense in _TENSES:
-        for person in _PERSONS:
-            end = tense + person
+        for ending, person in _PERSONS:
+            end = tense + ending
             if not word.endswith(end) or len(word) - len(end) < _MIN_ROOT:
                 continue
             root = word[: len(word) - len(end)]
