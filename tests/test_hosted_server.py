@@ -223,13 +223,17 @@ def test_a_malformed_request_gets_a_json_rpc_error_and_the_host_keeps_serving(
     assert broken.status_code == 400 and broken.json()["error"]["code"] == -32700
     assert no_method.status_code == 400 and "error" in no_method.json()
     assert huge.status_code == 413
+    assert host.refused_outside == 3  # no attempt ran: counted as refused outside one
 
     async def calc(c: Client) -> str:
         return _text(await c.call_tool("calculator", {"expression": "2+3"}))
 
     host.begin(world)
+    with httpx.Client(timeout=10) as http:  # during an attempt: the attempt's record says so
+        assert http.post(host.url, content=b"[", headers=headers).status_code == 400
     assert _run(host, calc) == "2+3 = 5"
-    host.end()
+    assert [c.name for c in host.take_calls()] == ["calculator"]  # no tool ran: no call
+    assert host.end().malformed == 1
 
 
 def test_a_flood_of_calls_is_bounded_per_attempt_and_the_excess_counted(world: Path) -> None:

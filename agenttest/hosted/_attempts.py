@@ -50,6 +50,7 @@ class Attempt:
     admitted: int = 0
     refused: int = 0
     in_flight: int = 0
+    malformed: int = 0
 
 
 def now_iso() -> str:
@@ -104,7 +105,10 @@ class Attribution:
             while attempt.in_flight and time.monotonic() < deadline:
                 self._cond.wait(deadline - time.monotonic())
             return HostedInfo(
-                url=self.url, refused=attempt.refused, faults_fired=attempt.faults.fired
+                url=self.url,
+                refused=attempt.refused,
+                faults_fired=attempt.faults.fired,
+                malformed=attempt.malformed,
             )
 
     def take(self) -> list[ToolCall]:
@@ -115,6 +119,15 @@ class Attribution:
                 return []
             calls, attempt.calls = attempt.calls, []
             return calls
+
+    def malformed(self) -> None:
+        """Count a request the server answered as unreadable (it never became a call):
+        the running attempt's, else one refused outside any attempt."""
+        with self._cond:
+            if self._attempt is None:
+                self.refused_outside += 1
+            else:
+                self._attempt.malformed += 1
 
     def admit(self, name: str, arguments: Mapping[str, Any]) -> Attempt:
         """The attempt this call belongs to; :class:`Refused` (recorded when there is an

@@ -23,7 +23,7 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -46,6 +46,51 @@ log = logging.getLogger(__name__)
 _LOOPBACK = frozenset({"127.0.0.1", "localhost"})
 START_TIMEOUT_S = 20.0
 INVALID_PARAMS = -32602  # JSON-RPC's code for a call the server will not take as given
+
+
+#: Answers that say the request could not be read at all (too large, a content type or an
+#: Accept the transport does not take). 404 and 405 are left out: a client probing for an
+#: optional GET stream gets 405 as a matter of course.
+MALFORMED_STATUSES = frozenset({406, 413, 415})
+_BODY_SEEN = 65536  # of a 400's body, enough for its JSON-RPC error
+
+
+def _unreadable(body: bytes) -> bool:
+    """A 400 whose JSON-RPC error has ``id: null``: the request could not be read as one
+    (not JSON, no method). A call our handler refused carries its request's id."""
+    try:
+        reply = json.loads(body)
+    except ValueError:
+        return True
+    return isinstance(reply, dict) and "error" in reply and reply.get("id") is None
+
+
+def _counting_malformed(app: Any, count: Callable[[], None]) -> Any:
+    """The ASGI app, counting each request it answers as malformed: such a request never
+    reaches a tool handler, so without this the record would not show it at all."""
+
+    async def counted(scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await app(scope, receive, send)
+            return
+        status = 0
+        body = bytearray()
+
+        async def watched(message: Any) -> None:
+            nonlocal status
+            if message.get("type") == "http.response.start":
+                status = int(message.get("status", 0))
+                if status in MALFORMED_STATUSES:
+                    count()
+            elif message.get("type") == "http.response.body" and status == 400:
+                body.extend(message.get("body", b"")[: _BODY_SEEN - len(body)])
+                if not message.get("more_body") and _unreadable(bytes(body)):
+                    count()
+            await send(message)
+
+        await app(scope, receive, watched)
+
+    return counted
 
 
 def loopback_address(url: str) -> tuple[str, int, str]:
@@ -184,7 +229,11 @@ class HostedTools:
             host="127.0.0.1",
         )
         config = uvicorn.Config(
-            app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=2
+            _counting_malformed(app, self._attribution.malformed),
+            log_config=None,
+            access_log=False,
+            lifespan="on",
+            timeout_graceful_shutdown=2,
         )
         return uvicorn.Server(config)
 

@@ -232,6 +232,14 @@ class HostedInfo(Part, kw_only=True):
     faults_fired: Annotated[
         int, Meta(description="Calls answered with one of the block's faults.", ge=0)
     ] = 0
+    malformed: Annotated[
+        int,
+        Meta(
+            description="Requests the host could not read as MCP (HTTP 400, 406, 413, 415), "
+            "answered with an error and counted: no tool ran, so none is a call.",
+            ge=0,
+        ),
+    ] = 0
 
 
 class Waits(Part, kw_only=True):
