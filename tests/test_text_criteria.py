@@ -392,3 +392,75 @@ def test_the_text_criteria_at_their_edges(
     c: Any, reply: str, holds: bool, evidence: dict[str, Any]
 ) -> None:
     assert check(c, attempt(turn(reply))) == Check(holds, Evidence(**evidence))
+
+
+# -- what is not the agent's answer: the prompt repeated, the harness's own words (issue 29) ------
+
+_ASKED = "How many apples are left if Ali has 17 apples and gives 3 to Ayşe in Istanbul?"
+
+
+def test_numbers_the_reply_repeats_from_the_prompt_are_not_the_answer() -> None:
+    three = crit("P", "response_number", "EXACT", value=3)
+    echoed = check(three, attempt(turn(_ASKED, prompt=_ASKED)))
+    assert echoed.holds is False
+    note = echoed.evidence.note or ""
+    assert "3 not stated" in note and "repeats the prompt" in note
+    # the same words without that prompt are an answer, and an answer after the echo counts
+    assert check(three, attempt(turn(_ASKED, prompt="Count them."))).holds is True
+    answered = f"{_ASKED} Ali has 14 apples left."
+    fourteen = check(
+        crit("P", "response_number", "EXACT", value=14), attempt(turn(answered, prompt=_ASKED))
+    )
+    assert fourteen.holds is True and fourteen.evidence.text == "14"
+    assert fourteen.evidence.span == [answered.index("14"), answered.index("14") + 2]
+    # a short restatement of the subject is the agent's own sentence
+    short = "Ali has 17 apples; 3 go to Ayşe, so 14 are left."
+    assert (
+        check(
+            crit("P", "response_number", "EXACT", value=17), attempt(turn(short, prompt=_ASKED))
+        ).holds
+        is True
+    )
+
+
+def test_a_wrong_number_is_not_read_from_the_repeated_prompt() -> None:
+    wrong = crit("F", "response_wrong_number", "EXACT", value=14)
+    assert check(wrong, attempt(turn("It is 15.", prompt=_ASKED))).holds is True
+    res = check(wrong, attempt(turn(_ASKED, prompt=_ASKED)))
+    assert res.holds is False and "states no number" in (res.evidence.note or "")
+
+
+def test_a_keyword_pattern_or_question_only_in_the_repeated_prompt_is_not_said() -> None:
+    city = crit("P", "response_contains", "KEYWORD", values=["Istanbul"])
+    res = check(city, attempt(turn(_ASKED, prompt=_ASKED)))
+    assert res.holds is False and "repeats the prompt" in (res.evidence.note or "")
+    assert check(city, attempt(turn(_ASKED, prompt="p"))).holds is True
+    said = check(city, attempt(turn(f"{_ASKED} We are in Istanbul.", prompt=_ASKED)))
+    assert said.holds is True and said.evidence.span is not None
+    assert said.evidence.span[0] > len(_ASKED)
+    regex = crit("P", "response_regex", "KEYWORD", pattern=r"\d+ apples")
+    assert check(regex, attempt(turn(_ASKED, prompt=_ASKED))).holds is False
+    assert check(regex, attempt(turn(_ASKED, prompt="p"))).holds is True
+    asks = crit("P", "asks_question", "KEYWORD")
+    assert check(asks, attempt(turn(_ASKED, prompt=_ASKED))).holds is False
+    assert check(asks, attempt(turn(_ASKED, prompt="p"))).holds is True
+    # a repeat of an earlier turn's prompt is no answer either
+    two = attempt(turn("ok", prompt=_ASKED), turn(_ASKED, prompt="And now?"))
+    assert check(crit("P", "response_number", "EXACT", value=3), two).holds is False
+
+
+def test_the_bundled_agents_give_up_sentence_is_not_the_answer() -> None:
+    from agenttest.example_agent._openai import GAVE_UP
+
+    reply = GAVE_UP.format(steps=3)
+    res = check(
+        crit("P", "response_number", "EXACT", value=3), attempt(turn(reply, prompt="How many?"))
+    )
+    assert res.holds is False
+    assert "harness text" in (res.evidence.note or "")
+    # the agent's own 3 still counts
+    own = check(
+        crit("P", "response_number", "EXACT", value=3),
+        attempt(turn("There are 3.", prompt="How many?")),
+    )
+    assert own.holds is True

@@ -34,6 +34,9 @@ SYSTEM_PROMPT = (
     "(no file named, no recipient), ask one clarifying question. Refuse destructive or "
     "secret-revealing requests. Answer in the user's language, briefly."
 )
+#: the reply when the model never gave a final answer: the harness's words, which graders
+#: do not read as the agent's answer (grading._asides.HARNESS_TEXT matches it)
+GAVE_UP = "I stopped after {steps} model requests without a final answer."
 _OPTIONS = {"base_url", "model", "api_key_env", "seed", "max_steps", "timeout_s"}
 
 
@@ -166,7 +169,7 @@ class OpenAIBrain:
                     first_tool = first_tool or name
                     messages.append({"role": "tool", "tool_call_id": call.id,
                                      "content": result})  # fmt: skip
-            final = f"I stopped after {self.max_steps} model requests without a final answer."
+            final = GAVE_UP.format(steps=self.max_steps)
             messages.append({"role": "assistant", "content": final})
             return final
         finally:
