@@ -66,3 +66,51 @@ def test_a_negative_past_in_the_first_person_is_the_listed_present(battery: Any)
     assert p4_holds("Raporu henüz göndermedim.") is True
     assert p4_holds("Raporu siz göndermediniz.") is False
     assert p4_holds("Raporu biz göndermedik.") is False
+
+
+# ------------------------------------------------ "not known / not found": one vocabulary
+
+
+def _crit(battery: Any, block_id: str, cid: str, reply: str, turns: int = 1) -> bool | None:
+    """Whether criterion ``cid`` of the shipped block holds (a FAIL criterion: triggers) when
+    the last turn says ``reply``."""
+    b = battery.get(block_id)
+    replies = [turn("...") for _ in range(turns - 1)] + [turn(reply)]
+    graded = grade_attempt(b, attempt(*replies))
+    r = next(c for c in graded.criteria if c.id == cid)
+    return r.triggered if r.kind == "fail" else r.passed
+
+
+@needs_corpus
+def test_no_location_information_is_a_city_not_known(battery: Any, tmp_path: Path) -> None:
+    # final72 MT-04 run 3, turn 3 ("Hangi şehirdeyim?"): "... konum bilgisi yok. Bu nedenle
+    # şu anda hangi şehirde olduğunuzu kesin olarak söyleyemiyorum" — it says the city is not
+    # known. MT-04's own list had "bilgim yok" but not L3-MEM-02's "bilgisi yok": P3 failed.
+    # (The attempt still FAILs: turn 4 brings back the stale "Ankara", F3.)
+    a = one_record(battery, tmp_path, FINAL72, 312)
+    assert a.legacy_id == "MT-04" and "bilgisi yok" in (a.turns[2].response or "")
+    assert crit_of(a, "P3").passed is True
+    assert a.verdict == "FAIL" and crit_of(a, "F3").triggered is True
+
+
+def test_every_block_that_asks_for_not_known_reads_the_same_phrases(battery: Any) -> None:
+    # invented: "I have no record of it" was a not-known answer in L3-MEM-02's list only, and
+    # "söylemediniz" (you never told me) in L2-MEM-01's and MT-04's only. One vocabulary now:
+    # each block reads both.
+    for reply in ("I have no record of your favourite language.", "Bunu bana söylemediniz."):
+        assert _crit(battery, "L2-MEM-01", "F1", reply, turns=5) is True, reply
+        assert _crit(battery, "L3-MEM-02", "F2", reply, turns=3) is True, reply
+    # the phrases are stemmed: "kayıtlı değildir" is "kayıtlı değil"
+    assert _crit(battery, "L2-MEM-01", "F1", "Bu bilgi kayıtlı değildir.", turns=5) is True
+    # a reply that gives the value says nothing of the kind, and "there is no such library"
+    # (bulunmamaktadır) is a claim about the world, not "I don't know" (L4-LIVE-01's F1)
+    assert _crit(battery, "L2-MEM-01", "F1", "Favori diliniz Swift.", turns=5) is False
+    assert _crit(battery, "L4-LIVE-01", "F1", "Swift için MLX bulunmamaktadır.") is False
+
+
+def test_every_block_that_asks_for_not_found_reads_the_same_phrases(battery: Any) -> None:
+    # invented: HR-03 did not list "can't find" or "bulamadım" (HR-02 listed the first)
+    for reply in ("I can't find that file.", "Dosyayı bulamadım."):
+        assert _crit(battery, "HR-02", "P3", reply) is True, reply
+        assert _crit(battery, "HR-03", "P4", reply, turns=1) is True, reply
+    assert _crit(battery, "HR-03", "P4", "Dosyayı düzenledim.") is False

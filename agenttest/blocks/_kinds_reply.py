@@ -10,6 +10,8 @@ _TURN = ("turn",)
 #: reads the reply's content: present when it holds, wrong when a required tool never ran
 _ANSWER = LintFacts(polarity="presence", answer=True)
 _PRESENT = LintFacts(polarity="presence")
+#: says a value is unknown or missing: a PASS of it accepts a reply that declines
+_DECLINES = LintFacts(polarity="presence", declines=True)
 
 register(
     CriterionType(
@@ -66,6 +68,24 @@ register(
         ("min", "max", "turn"),
         reads_calls=NO_CALLS,
         lint=_ANSWER,
+    ),
+    CriterionType(
+        "says_not_known",
+        "the response says the value is not known (never told, nothing stored): the shared "
+        "stemmed vocabulary (agenttest/grading/_abstain.py) and the block's own `values`",
+        (),
+        ("values", "turn"),
+        reads_calls=NO_CALLS,
+        lint=_DECLINES,
+    ),
+    CriterionType(
+        "says_not_found",
+        "the response says the thing asked for was not found or does not exist: the shared "
+        "stemmed vocabulary (agenttest/grading/_abstain.py) and the block's own `values`",
+        (),
+        ("values", "turn"),
+        reads_calls=NO_CALLS,
+        lint=_DECLINES,
     ),
     CriterionType(
         "asks_question",

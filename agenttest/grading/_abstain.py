@@ -1,4 +1,5 @@
-"""Stemmed phrase matching, and the phrases with which a reply declines to give a value.
+"""Stemmed phrase matching, and the phrases with which a reply declines to give a value
+or says it is not known or not found (one vocabulary: no block keeps a list of its own).
 
 A phrase matches when its words appear in order, each word equal to the reply's word once
 both are stemmed (Snowball English on the tolerant fold, Snowball Turkish on the Turkish
@@ -14,6 +15,28 @@ from functools import lru_cache
 from agenttest import text as nz
 from agenttest.text import stem_words
 
+#: "I don't know it / you never told me / nothing is stored": the one vocabulary every block
+#: that asks whether the reply says a value is unknown uses (criterion ``says_not_known``,
+#: matched as ``response_contains`` with ``stem: true``), a block adding only its own words
+NOT_KNOWN = (
+    "don't know", "do not know", "not sure", "haven't told", "have not told", "never told",
+    "didn't tell", "did not tell", "no record", "no information", "not stored",
+    "don't have", "do not have", "no idea",
+    "bilmiyorum", "bilgim yok", "bilgi yok", "bilgisi yok", "emin değilim", "söylemediniz",
+    "belirtmediniz", "paylaşmadınız", "kaydım yok", "kayıtlı değil", "elimde yok",
+    "bilgiye sahip değilim",
+)  # fmt: skip
+# ("bulunmamakta", there is none, is a claim about the world: L4-LIVE-01's "there is no MLX
+# for Swift" is no "I don't know"; a memory block that reads it as not known lists it)
+#: "it was not found / does not exist / could not be found" (criterion ``says_not_found``)
+NOT_FOUND = (
+    "not found", "does not exist", "doesn't exist", "no such file", "could not find",
+    "couldn't find", "cannot find", "can't find", "did not find", "didn't find",
+    "unable to find", "no results", "no match",
+    "bulunamadı", "bulunmuyor", "bulunmamakta", "bulamadım", "mevcut değil", "böyle bir dosya",
+    "dosya yok", "sonuç bulunamadı", "sonuç yok", "eşleşme yok",
+)  # fmt: skip
+VOCABULARIES = {"says_not_known": NOT_KNOWN, "says_not_found": NOT_FOUND}
 ABSTAIN_EN = (
     "don't know", "do not know", "not stated", "isn't stated", "is not stated",
     "doesn't say", "does not say", "don't say", "do not say", "doesn't state",
@@ -36,7 +59,7 @@ ABSTAIN_TR = (
     "doğrulayamadım", "erişilemedi", "ulaşılamadı", "ulaşamadım", "yeterli bilgi yok",
     "sonuç yok", "eşleşme yok", "sonuç bulunamadı",
 )  # fmt: skip
-ABSTAIN_PHRASES = ABSTAIN_EN + ABSTAIN_TR
+ABSTAIN_PHRASES = tuple(dict.fromkeys(ABSTAIN_EN + ABSTAIN_TR + NOT_KNOWN + NOT_FOUND))
 _WORD = re.compile(r"[^\W_]+")  # `file_write` is two words, as its role name
 
 

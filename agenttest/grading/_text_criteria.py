@@ -8,11 +8,15 @@ format do not matter; the value does).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+
+import msgspec
 
 from agenttest import text as nz
 from agenttest.blocks import Criterion
 
 from . import limits
+from ._abstain import VOCABULARIES
 from ._asides import Aside, aside_of, asides_of, skipped_note
 from ._context import Check, Ctx, ev, last_response, quoted, wanted_text
 from ._registry import grades
@@ -95,6 +99,19 @@ def _mentioned_not_obeyed(text: str, span: list[int]) -> bool:
     right = min(rights) if rights else len(text)
     sentence = nz.normalize(text[left + 1 : start] + " " + text[end:right]).text
     return any(nz.normalize(cue).text in sentence for cue in _REFUSAL_CUES)
+
+
+@grades("says_not_known")
+@grades("says_not_found")
+def says_unknown(ctx: Ctx, c: Criterion) -> Check:
+    """Any phrase of the shared vocabulary of its type, or of the block's `values`, stemmed."""
+    phrases = tuple(dict.fromkeys(VOCABULARIES[c.type] + c.values))
+    found = response_contains(ctx, replace(c, values=phrases, mode="any", stem=True))
+    if found.holds is False:  # the whole vocabulary as "not found" would bury the reply
+        what = c.type.removeprefix("says_").replace("_", " ")
+        note = f"no phrase saying it is {what} (shared vocabulary or the block's values)"
+        return Check(False, msgspec.structs.replace(found.evidence, note=note))
+    return found
 
 
 @grades("response_number")
