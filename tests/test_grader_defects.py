@@ -8,12 +8,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agenttest.grading import grade_attempt
 from agenttest.results import Attempt
 
 from .fixtures.grading import (
     CORPUS,
     attempt,
+    block,
+    crit,
     crit_of,
     needs_corpus,
     turn,
@@ -114,3 +118,44 @@ def test_every_block_that_asks_for_not_found_reads_the_same_phrases(battery: Any
         assert _crit(battery, "HR-02", "P3", reply) is True, reply
         assert _crit(battery, "HR-03", "P4", reply, turns=1) is True, reply
     assert _crit(battery, "HR-03", "P4", "Dosyayı düzenledim.") is False
+
+
+# ------------------------------------------------ inline enumerations are list items
+
+
+@needs_corpus
+def test_files_named_in_running_text_are_a_list(battery: Any, tmp_path: Path) -> None:
+    # remaining72 L1-DOSYA-03 run 3: "Masaüstünde şu dosyalar listelendi: `.DS_Store`,
+    # `.localized` ve `Photos`." — three names, a non-empty list (the methodology's P2);
+    # the list counter saw no list lines and counted zero: FAIL.
+    a = one_record(battery, tmp_path, REMAINING72, 301)
+    assert a.legacy_id == "L1-DOSYA-03"
+    p2 = crit_of(a, "P2")
+    assert p2.passed is True and p2.evidence is not None
+    assert "3 list item(s) in running text" in (p2.evidence.note or "")
+    assert a.verdict == "PASS"
+
+
+@pytest.mark.parametrize(
+    ("reply", "n"),
+    [
+        ("Swift 6 brings data-race safety, typed throws, and Embedded Swift.", 3),
+        ("Üç değişiklik: veri yarışı güvenliği, typed throws ve Embedded Swift.", 3),
+        ("Dosyalar: a.txt ve b.txt", 2),  # two, introduced by a colon
+        ("I read it and wrote back.", 0),  # a conjunction of clauses is no list
+        ("Tamam, bekliyorum.", 0),
+    ],
+)
+def test_an_inline_enumeration_counts_its_items(reply: str, n: int) -> None:
+    # invented: each counted zero items before
+    c = crit("P", "list_items", min=n, max=n)
+    assert grade_attempt(block([c]), attempt(turn(reply))).verdict == "PASS"
+
+
+def test_a_markdown_list_asked_for_is_not_met_by_running_text(battery: Any) -> None:
+    # invented on L4-LIVE-02: three items in a sentence are three items (P3, F2 does not
+    # trigger) but not the markdown list the user asked for (P5)
+    reply = "Swift 6: data-race safety, typed throws ve Embedded Swift. https://swift.org/x"
+    assert _crit(battery, "L4-LIVE-02", "P3", reply) is True
+    assert _crit(battery, "L4-LIVE-02", "F2", reply) is False
+    assert _crit(battery, "L4-LIVE-02", "P5", reply) is False

@@ -19,6 +19,7 @@ from . import limits
 from ._abstain import VOCABULARIES
 from ._asides import Aside, aside_of, asides_of, skipped_note
 from ._context import Check, Ctx, ev, last_response, quoted, wanted_text
+from ._enumeration import inline_items
 from ._registry import grades
 
 _NO_RESPONSE = {"(no response)", "(yanıt yok)"}
@@ -247,9 +248,13 @@ def list_items(ctx: Ctx, c: Criterion) -> Check:
     if early is not None or text is None:
         return early or Check(None, ev(turn=ti))
     body = nz.light(text)
-    items, lists = main_list(body.text)
-    span = body.span(items[0].start(), items[-1].end()) if items else None
+    found, lists = main_list(body.text)
+    items = [(m.start(), m.end()) for m in found]
     extra = " (top level of the main list; nested or other items not counted)" if lists > 1 else ""
+    if not items and (items := inline_items(body.text)):
+        listed = ", ".join(quoted(body.text[a:b]) for a, b in items)
+        extra = f" in running text ({listed})"
+    span = body.span(items[0][0], items[-1][1]) if items else None
     return Check(
         _in_range(len(items), c),
         ev(
