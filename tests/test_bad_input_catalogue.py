@@ -165,6 +165,21 @@ def _cases(out: Path) -> list[tuple[str, list[str], int, str]]:
             2,
             "deep_nesting.yaml:1: not valid YAML: nested deeper than 100 levels",
         ),
+        (
+            "cli: --out under a file",  # an unwritable output was exit 4, "a bug in agenttest"
+            [
+                "run",
+                good,
+                "--agent",
+                "example",
+                "--out",
+                str(GOLDEN / "out"),
+                "--quiet",
+                "--allow-temp",
+            ],
+            2,
+            f"{GOLDEN / 'out'}: cannot create the output folder",
+        ),
         ("cli: unknown command", ["frobnicate"], 2, "No such command 'frobnicate'"),
         ("cli: unknown option", ["list", good, "--nope"], 2, "No such option: --nope"),
         (

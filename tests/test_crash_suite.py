@@ -6,6 +6,7 @@ Set AGENTTEST_SOAK=1 for the long variant (more kills, more attempts).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -165,3 +166,40 @@ def test_full_disk_stops_clearly_and_keeps_the_file_intact(tmp_path: Path, tiny_
     assert 0 < len(attempts) < 40
     assert notes.torn_lines == []  # every record on disk is whole
     assert path.read_bytes().endswith(b"\n")
+
+
+def test_six_runs_started_at_once_into_one_folder_each_get_a_file(tmp_path: Path) -> None:
+    # Each run picks a free name when it starts and creates the file once its agent is
+    # ready: six started together picked one name, and five failed to create it. The agent
+    # answers no health check until all six have asked, so every run has picked its name
+    # before any creates its file.
+    import threading
+
+    released = threading.Event()
+    together = threading.Barrier(6, action=released.set, timeout=120)  # set before any goes
+
+    def hold_until_all_asked(_handler: object) -> bool:
+        # one probe a run (no probe times out before all six have come): the barrier
+        # lets them all through at once, and later probes straight away
+        if not released.is_set():
+            with contextlib.suppress(threading.BrokenBarrierError):
+                together.wait()
+        return False  # then answer as usual: ready
+
+    battery = write_battery(tmp_path / "battery", {"L1-A-01": (1, 1)})
+    with LoopbackAgent(Behaviour(raw_health=hold_until_all_asked)) as agent:
+        config = tmp_path / "agent.yaml"
+        patient = {"timeout_s": EVENTUALLY_S, "probe_timeout_s": EVENTUALLY_S}
+        config.write_text(agent_yaml(agent.url, readiness=patient), encoding="utf-8")
+        runs = [
+            spawn(str(battery), "--agent", str(config), "--out", str(tmp_path / "out"))
+            for _ in range(6)
+        ]
+        results = [(*p.communicate(timeout=EVENTUALLY_S), p.returncode) for p in runs]
+    assert released.is_set()  # precondition: all six picked their name, then raced
+    assert [code for _out, _err, code in results] == [0] * 6, [e for _o, e, _c in results]
+    files = sorted(p.name for p in (tmp_path / "out").glob("*.jsonl"))
+    assert len(files) == 6 and len({out.strip() for out, _e, _c in results}) == 6
+    for path in (tmp_path / "out").glob("*.jsonl"):
+        records = list(iter_records(path))
+        assert isinstance(records[0], RunMeta) and isinstance(records[-1], RunEnd)

@@ -10,7 +10,15 @@ from ._calibration import (
     parse_timestamp,
     rater_kind,
 )
-from ._files import RunWriter, check_not_temp, dumps, run_file_name, temp_roots, unused_path
+from ._files import (
+    RunFileExists,
+    RunWriter,
+    check_not_temp,
+    dumps,
+    run_file_name,
+    temp_roots,
+    unused_path,
+)
 from ._parts import (
     BatteryInfo,
     Choose,
@@ -71,6 +79,7 @@ __all__ = [
     "ReadNotes",
     "Record",
     "RunEnd",
+    "RunFileExists",
     "RunMeta",
     "RunWriter",
     "Selection",

@@ -99,6 +99,10 @@ def encode_record(record: Record | Mapping[str, Any]) -> bytes:
         return (dumps(fixed) + "\n").encode("utf-8")
 
 
+class RunFileExists(UsageError):
+    """The run file to create exists already (another run took the name first)."""
+
+
 class RunWriter:
     """Appends whole records to one run file, holding an exclusive lock while open."""
 
@@ -108,11 +112,13 @@ class RunWriter:
         try:
             self._fd = os.open(path, flags, 0o644)
         except FileExistsError:
-            raise UsageError(
+            raise RunFileExists(
                 f"{path} already exists; agenttest never overwrites a run file"
             ) from None
         except FileNotFoundError:
             raise UsageError(f"{path}: no such run file") from None
+        except OSError as exc:  # read-only folder or file, not a directory, ...: the user's
+            raise UsageError(f"{path}: cannot write the run file ({exc.strerror or exc})") from None
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

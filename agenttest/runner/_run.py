@@ -10,6 +10,7 @@ last one. Planning is :mod:`._session` (new) and :mod:`._resume`; the attempts l
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +19,14 @@ from typing import Any
 from agenttest.agents import AgentConfig, Launch, launch_for
 from agenttest.blocks import block_needs
 from agenttest.errors import Interrupted, UsageError
-from agenttest.results import Record, RunEnd, RunWriter, check_not_temp
+from agenttest.results import (
+    Record,
+    RunEnd,
+    RunFileExists,
+    RunWriter,
+    check_not_temp,
+    unused_path,
+)
 
 from ._agents import RunAgent, run_agent, start_all
 from ._attempt import StopRequested, StopSignals, now_iso, resolve_judge
@@ -105,7 +113,7 @@ def run(
             # A stop now must not leave a file without its run_meta, nor a file nobody was told
             # about: the path is announced the moment the file exists.
             with stop.shielded():
-                open_file = _EndingWriter(session.path, create=True)
+                open_file = _create(session)
                 writer = open_file
                 writer.append(session.meta)
                 if announce is not None:
@@ -157,6 +165,18 @@ def run(
         for one_agent in tested:
             one_agent.stop()
     return session.path
+
+
+def _create(session: Session) -> _EndingWriter:
+    """The new run file, under the next free ``_vN`` name when runs started at the same
+    moment into one folder took the name first (each of them checked it was free)."""
+    for _ in range(1000):
+        try:
+            return _EndingWriter(session.path, create=True)
+        except RunFileExists:
+            base = re.sub(r"_v\d+$", "", session.path.stem) + session.path.suffix
+            session.path = unused_path(session.path.parent, base)
+    return _EndingWriter(session.path, create=True)  # says which name it could not take
 
 
 class _EndingWriter(RunWriter):

@@ -155,7 +155,12 @@ def plan_new(req: RunRequest) -> Session:
     hosted = launch.hosted_tools if launch is not None else False
     model = launch.tested if launch is not None else tested(config)
     k_nom = nominal_k(blocks, req.k)
-    req.out.mkdir(parents=True, exist_ok=True)
+    try:
+        req.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a read-only parent, a file in the way: the user's to fix
+        raise UsageError(
+            f"{req.out}: cannot create the output folder ({exc.strerror or exc})"
+        ) from None
     path = unused_path(req.out, run_file_name(model, k_nom, req.label))
     run_id = uuid.uuid4().hex
     meta = RunMeta(
