@@ -159,3 +159,38 @@ def test_a_markdown_list_asked_for_is_not_met_by_running_text(battery: Any) -> N
     assert _crit(battery, "L4-LIVE-02", "P3", reply) is True
     assert _crit(battery, "L4-LIVE-02", "F2", reply) is False
     assert _crit(battery, "L4-LIVE-02", "P5", reply) is False
+
+
+# ------------------------------------------------ a bare imperative request is a question
+
+POSTFIX72 = "run_qwen3.5-9b_20260712_k5_postfix72.jsonl"
+
+
+@needs_corpus
+def test_give_me_the_full_path_asks_which_file(battery: Any, tmp_path: Path) -> None:
+    # postfix72 L1-CLARIFY-01 run 4 ("bir dosyayı sil"): "Silinecek dosya için tam yolu ver."
+    # — it asks for the path, in a bare imperative with no "?" and no "lütfen". P2 (asks
+    # which file) read no question: FAIL.
+    a = one_record(battery, tmp_path, POSTFIX72, 119)
+    assert a.legacy_id == "L1-CLARIFY-01" and a.turns[0].response == (
+        "Silinecek dosya için tam yolu ver."
+    )
+    assert crit_of(a, "P2").passed is True
+    assert a.verdict == "PASS"
+
+
+@pytest.mark.parametrize(
+    ("reply", "asks"),
+    [
+        ("Give me the full path.", True),
+        ("Tell me which file to delete.", True),
+        ("Dosyanın adını söyle.", True),
+        ("The tool gave me the path of the file.", False),  # a statement about a request
+        ("Dosyanın yolunu verdim.", False),  # past tense: I gave it
+    ],
+)
+def test_a_bare_imperative_request_is_a_question(reply: str, asks: bool) -> None:
+    # invented: the first three were no question before (no "?", no please/lütfen)
+    c = crit("P", "asks_question", "KEYWORD", values=["path", "file", "dosya", "yol"])
+    verdict = grade_attempt(block([c]), attempt(turn(reply))).verdict
+    assert verdict == ("PASS" if asks else "FAIL")

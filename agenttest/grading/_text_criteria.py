@@ -298,11 +298,16 @@ _ABBREVIATIONS = frozenset(
     {"vb", "vs", "örn", "ör", "bkz", "yak", "sn", "dr", "prof", "eg", "e.g", "ie", "i.e",
      "etc", "cf", "no", "nr", "mr", "mrs", "ms", "st", "vd"}
 )  # fmt: skip
-#: a clarification asked for in the imperative, without a question mark
+#: a clarification asked for in the imperative, without a question mark: politely, or a bare
+#: imperative of a verb that asks for something
 _REQUEST = re.compile(
     r"(?i)\b(?:lütfen|please)\b[^.!?\n]{0,300}?\b(?:belirt|söyle|yaz|ver|seç|paylaş|bildir|"
     r"specify|tell|let me know|provide|clarify|confirm|choose|share|indicate)"
     r"|\b(?:belirtin|belirtiniz|söyleyin|bildirin|paylaşın|yazın|seçin)\b"
+    # a bare imperative that asks for something: Turkish puts the verb last ("tam yolu
+    # ver."), English first ("give me the full path.")
+    r"|\b(?:ver|söyle|yaz|belirt|bildir|paylaş|seç|gir)\W*$"
+    r"|^\W*(?:(?:give|tell|send|show)\s+me|specify|provide|share|enter|type\s+in)\b"
 )
 
 
