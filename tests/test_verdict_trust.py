@@ -639,3 +639,49 @@ def test_overlay_variant_for_a_criterion_that_is_not_fixture_bound_is_refused(
     with pytest.raises(InputError) as err:
         load([ROOT / "batteries" / "L1" / "L1-FILE-03.yaml"], overlay=overlay)
     assert "unfixed.P1` replaces not fixture_bound" in str(err.value.problems[0])
+
+
+# ------------------------------------- class 3b: what the methodology does not state (issue 29)
+
+
+@needs_corpus
+def test_a_turn_one_search_the_methodology_does_not_ask_for_is_a_strict_check(
+    imported: dict[Any, Attempt], battery: Any
+) -> None:
+    # final72 MT-01 run 2: turn 1 ("Swift 6'nın en büyük değişikliği ne?") was answered with
+    # system_date only, no search; turn 2 ("bunu önceki projemize nasıl uygularız?") speaks of
+    # moving to Swift 6 and searches nothing. The methodology's PASS lines are turn 2's only
+    # (refers back, no new search): PASS, and the turn-1 search is an agenttest warning.
+    a = imported[("final72", "MT-01", 2)]
+    assert [c.name for c in a.turns[0].tool_calls] == ["system_date"]
+    p1 = crit_of(a, "P1")
+    assert p1.passed is False and p1.origin == "agenttest" and p1.strict_only is True
+    assert crit_of(a, "P2").passed is True and crit_of(a, "P3").passed is True
+    assert a.verdict == "PASS"
+    assert grade_attempt(battery.get("MT-01"), a, strict=True).verdict == "FAIL"
+
+
+def test_a_tool_check_standing_in_for_a_trace_marker_is_a_strict_check(battery: Any) -> None:
+    # invented (on the PheronAgent overlay): L3-ROUTE-01 routed to audio (the methodology's
+    # PASS: the category) and then asked where the file is, without running the audio tool
+    b = battery.get("L3-ROUTE-01")
+    a = attempt(
+        turn(
+            "Which folder is vocals.flac in? Give me the full path and I will analyse it.",
+            calls=[call("file_manager_action", action="list", path="~/Desktop")],
+            trace="[DETERMINISTIC CATEGORY] audioAnalysis",
+            prompt="analyze this file: vocals.flac",
+        )
+    )
+    out = grade_attempt(b, a)
+    assert out.verdict == "PASS"
+    assert [w.criterion for w in out.strict_warnings] == ["P2"]
+    assert grade_attempt(b, a, strict=True).verdict == "FAIL"
+    # the methodology's own rule still decides: routed to generic file processing fails
+    generic = msgspec.structs.replace(
+        a,
+        turns=[
+            msgspec.structs.replace(a.turns[0], trace="[DETERMINISTIC CATEGORY] fileProcessing")
+        ],
+    )
+    assert grade_attempt(b, generic).verdict == "FAIL"
