@@ -78,6 +78,16 @@ def _arg(call: ToolCall, keys: tuple[str, ...]) -> str | None:
     return None
 
 
+def _written(call: ToolCall) -> str | None:
+    """What a write put in the file: its content argument; an empty or blank one is an
+    emptied file, not an unknown content (None: the record has no content argument)."""
+    content = _arg(call, CONTENT_KEYS)
+    if content is not None:
+        return content
+    blank = [v for k in CONTENT_KEYS if isinstance(v := call.arguments.get(k), str)]
+    return blank[0] if blank else None
+
+
 def _roles(ctx: Ctx, call: ToolCall) -> set[str]:
     return roles_of(ctx.block.reference.tools, call) or {call.name}
 
@@ -117,8 +127,8 @@ def effect(ctx: Ctx, call: ToolCall, rel: str) -> Effect | None:
     if action in COPY_ACTIONS and touches_dst:
         return Effect(Present(None), f"{name} copied a file here")
     if "file_write" in roles or action in CREATE_ACTIONS:
-        content = _arg(call, CONTENT_KEYS)
-        return Effect(Present(content), f"{name} wrote it")
+        content = _written(call)
+        return Effect(Present(content), f"{name} wrote it" + (" empty" if content == "" else ""))
     if "file_patch" in roles:
         return Effect(Present(None), f"{name} patched it")
     return None  # a read, a listing: no change
