@@ -17,6 +17,7 @@ from .fixtures.grading import (
     CORPUS,
     attempt,
     block,
+    call,
     crit,
     crit_of,
     needs_corpus,
@@ -194,3 +195,49 @@ def test_a_bare_imperative_request_is_a_question(reply: str, asks: bool) -> None
     c = crit("P", "asks_question", "KEYWORD", values=["path", "file", "dosya", "yol"])
     verdict = grade_attempt(block([c]), attempt(turn(reply))).verdict
     assert verdict == ("PASS" if asks else "FAIL")
+
+
+# ------------------------------------------------ "the planner never issued CALL(N)"
+
+ADDENDUMV2 = "run_qwen3.5-9b_20260710_k3_addendumv2.jsonl"
+UPGRADECORE = "run_qwen3.5-9b_20260710_k5_upgradecore.jsonl"
+
+
+@needs_corpus
+def test_a_call_planned_as_a_list_is_a_call(battery: Any, tmp_path: Path) -> None:
+    # addendumv2 L3-TOOL-11 run 3: the planner wrote `CALL([55]) WITH {...}` and apple_mail
+    # ran (P1 holds); the literal "CALL(55)" was not in the log, so F2 "the planner never
+    # issued CALL(55)" fired: FAIL.
+    a = one_record(battery, tmp_path, ADDENDUMV2, 6)
+    assert a.legacy_id == "L3-TOOL-11"
+    assert crit_of(a, "P1").passed is True and crit_of(a, "F2").triggered is False
+    assert a.verdict == "PASS"
+
+
+@needs_corpus
+def test_the_tool_list_settles_a_call_the_cut_log_window_misses(
+    battery: Any, tmp_path: Path
+) -> None:
+    # upgradecore L3-TOOL-06 run 1: the log window is the tail of a long task (no planner
+    # line in it) but the reply's tool list names safari_automation; F2 stayed undecided
+    # and the attempt was UNDECIDED although the tool list settles that the call was made.
+    a = one_record(battery, tmp_path, UPGRADECORE, 75)
+    assert a.legacy_id == "L3-TOOL-06" and a.turns[0].trace_partial
+    assert crit_of(a, "F2").triggered is False
+    assert a.verdict == "PASS"
+
+
+def test_never_issued_reads_both_spellings_and_the_tool_list(battery: Any) -> None:
+    # invented on L3-TOOL-11: each of these shows the planner issued UBID 55
+    b = battery.get("L3-TOOL-11")
+
+    def f2(**turn_fields: Any) -> bool | None:
+        graded = grade_attempt(b, attempt(turn("Gönderildi.", **turn_fields)))
+        return next(c.triggered for c in graded.criteria if c.id == "F2")
+
+    plan = '[PLAN RESPONSE] <final>CALL([55]) WITH {"to": "ahmet"}</final>'
+    assert f2(trace=plan) is False
+    assert f2(trace="[PLAN RESPONSE] <final>CALL(55) WITH {}</final>") is False
+    assert f2(trace="[PRE-TASK] ...", calls=[call("apple_mail", ok=None)]) is False
+    # and the other tool, with a complete log, still fires it
+    assert f2(trace="[PLAN RESPONSE] <final>CALL(56) WITH {}</final>") is True
