@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agenttest.grading import grade_attempt
-from agenttest.results import Attempt
+from agenttest.results import Attempt, ToolCall
 
 from .fixtures.grading import (
     CORPUS,
@@ -241,3 +241,34 @@ def test_never_issued_reads_both_spellings_and_the_tool_list(battery: Any) -> No
     assert f2(trace="[PRE-TASK] ...", calls=[call("apple_mail", ok=None)]) is False
     # and the other tool, with a complete log, still fires it
     assert f2(trace="[PLAN RESPONSE] <final>CALL(56) WITH {}</final>") is True
+
+
+# ------------------------------------------------ a call known only by its name
+
+
+@needs_corpus
+def test_a_call_from_the_tool_list_has_no_known_arguments(battery: Any, tmp_path: Path) -> None:
+    # upgradecore L3-TOOL-02 run 1: the reply's toolsUsed names media_control, the log
+    # window (the tail of a long task) has no line of it: its arguments were never seen.
+    # P2 (the action is "next") read the call as having none and failed.
+    a = one_record(battery, tmp_path, UPGRADECORE, 73)
+    (seen,) = a.turns[0].tool_calls
+    assert seen.name == "media_control" and seen.source is not None and seen.arguments == {}
+    p2 = crit_of(a, "P2")
+    assert p2.passed is None and p2.evidence is not None
+    assert "arguments were not recorded" in (p2.evidence.note or "")
+
+
+def test_argument_criteria_on_a_call_known_by_name_only_are_undecided() -> None:
+    # invented: a named call with no recorded arguments neither matches nor contradicts a
+    # key, for a PASS criterion or a per-call negated FAIL one; the same call with its
+    # arguments logged is decided
+    pass_ = crit("P", "tool_arg", tool="weather", key="city", value="Ankara")
+    other = crit("F", "tool_arg", tool="weather", key="city", value="Ankara", negate=True)
+    b = block([pass_], [other], tools={"weather": ["get_weather"]})
+    named = ToolCall(name="get_weather", source="toolsUsed (not in the log excerpt)")
+    graded = grade_attempt(b, attempt(turn("Ankara'da hava güzel.", calls=[named])))
+    assert [(c.passed, c.triggered) for c in graded.criteria] == [(None, None), (None, None)]
+    logged = call("get_weather", ok=True, city="İzmir")
+    graded = grade_attempt(b, attempt(turn("İzmir'de hava güzel.", calls=[logged])))
+    assert [(c.passed, c.triggered) for c in graded.criteria] == [(False, None), (False, True)]

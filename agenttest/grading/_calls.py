@@ -68,3 +68,10 @@ def calls_text(c: Criterion) -> str:
     return {"ran": "calls that ran", "dispatched": "every call dispatched"}.get(
         c.calls or "", "calls that succeeded"
     )
+
+
+def arguments_known(call: ToolCall) -> bool:
+    """Whether a call's arguments were recorded: not for a call known only by name from
+    somewhere other than the log (an import's tool list: ``source`` says where), nor for one
+    whose logged arguments could not be read (``_unparsed``). Its ``{}`` is no argument."""
+    return call.source is None and "_unparsed" not in call.arguments

@@ -14,7 +14,7 @@ from agenttest.blocks import Criterion, call_matches
 from agenttest.results import ToolCall
 
 from . import limits
-from ._calls import calls_text
+from ._calls import arguments_known, calls_text
 from ._context import (
     ALL_TURNS,
     Check,
@@ -210,6 +210,9 @@ def tool_arg(ctx: Ctx, c: Criterion) -> Check:
     if why is not None:
         return Check(None, why)
     hits, unknown = ctx.counted_calls(turns, ctx.names(c.tool or "any"), c)
+    blind = [hit for hit in hits + unknown if not arguments_known(hit[2])]
+    hits = [hit for hit in hits if arguments_known(hit[2])]
+    unknown = [hit for hit in unknown if arguments_known(hit[2])]
     key = c.key or ""
     for ti, ci, call in hits:
         if _arg_hit(ctx, c, call):
@@ -222,6 +225,11 @@ def tool_arg(ctx: Ctx, c: Criterion) -> Check:
         if _arg_hit(ctx, c, call):
             note = "a matching call's outcome was not recorded"
             return Check(None, call_evidence(ti, ci, call, note))
+    if blind:  # its arguments may have matched: nothing recorded says they did not
+        ti, ci, call = blind[0]
+        where = call.source or "its logged arguments could not be read"
+        note = f"a call's arguments were not recorded ({where})"
+        return Check(None, call_evidence(ti, ci, call, note))
     if not hits and not unknown:
         note = (
             f"no call of {_role_label(c.tool or 'any', ctx)} counted "
