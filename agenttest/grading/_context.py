@@ -231,6 +231,16 @@ class Ctx:
         return any(self.turns[ti].trace_partial for ti in turns)
 
 
+#: what an agent (PheronAgent among them) writes for "I have no answer": an empty reply
+NO_RESPONSE = frozenset({"(no response)", "(yanıt yok)"})
+
+
+def empty_reply(text: str) -> bool:
+    """Whether a recorded reply says nothing: blank, or the agent's placeholder for that."""
+    body = nz.clean(text).text
+    return not body or body.lower() in NO_RESPONSE
+
+
 def last_response(ctx: Ctx, c: Criterion) -> tuple[int, str | None, Check | None]:
     """The turn a response criterion reads (its ``turn``, else the last) and its text; or,
     when it cannot be read, the undecided :class:`Check` to return instead."""

@@ -17,7 +17,16 @@ from agenttest.blocks import Block, Criterion, block_needs
 
 from . import _world as w
 from . import limits
-from ._context import LAST_TURN, Check, Ctx, as_text, ev, fixtures_applied, quoted
+from ._context import (
+    LAST_TURN,
+    Check,
+    Ctx,
+    as_text,
+    empty_reply,
+    ev,
+    fixtures_applied,
+    quoted,
+)
 from ._registry import grades
 
 _MISSING = object()
@@ -205,6 +214,12 @@ def judge(ctx: Ctx, c: Criterion) -> Check:
     if why is not None:
         return Check(None, why)
     ti = turns[0]
+    candidate = ctx.response(ti)
+    if candidate is not None and empty_reply(candidate):
+        # a rubric describes a reply that meets it; a reply that says nothing meets none,
+        # with or without a judge
+        note = "the reply is empty: it meets no rubric (decided without a judge)"
+        return Check(False, ev(turn=ti, text=candidate, note=note))
     if ctx.judge is None:
         return Check(
             None,
@@ -214,7 +229,6 @@ def judge(ctx: Ctx, c: Criterion) -> Check:
                 "ungraded; grade again with `agenttest grade RUN --judge NAME`",
             ),
         )
-    candidate = ctx.response(ti)
     if candidate is None:
         return Check(None, ev(turn=ti, note="no response to judge"))
     from agenttest.judges import JudgeRequest
