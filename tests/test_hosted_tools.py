@@ -216,8 +216,19 @@ def test_message_contacts_and_weather_use_the_world_data(world: Path) -> None:
     (world / ".data" / "weather.json").write_text(
         '{"Izmir": {"today": {"condition": "sunny", "high_c": 24}}}'
     )
-    assert _ok(world, "weather", location="izmir") == "izmir today: condition sunny, high_c 24"
+    assert _ok(world, "weather", location="izmir") == "izmir today: sunny, high 24 °C"
     assert "no weather for 'Oslo'" in (_call(world, "weather", location="Oslo").error or "")
+    assert "no weather for 'Istanbul'" in (_call(world, "weather", location="Istanbul").error or "")
+
+
+def test_a_world_without_weather_is_answered_from_the_harness_sample(world: Path) -> None:
+    assert not (world / ".data" / "weather.json").exists()  # precondition: no block data
+    # the city as an agent spells it: Turkish dotted capital, plain ASCII, any case
+    for spelling in ("İstanbul", "Istanbul", "ISTANBUL"):
+        answer = _ok(world, "weather", location=spelling, day="tomorrow")
+        assert answer.startswith(f"{spelling} tomorrow: light rain, high 15 °C, low 10 °C")
+    unknown = _call(world, "weather", location="Oslo").error or ""
+    assert "no weather for 'Oslo'" in unknown and "_about" not in unknown
 
 
 @pytest.mark.parametrize(

@@ -6,14 +6,18 @@ weather, and the clock (the one tool with no state).
   show, move (only along a transition the ticket allows).
 * ``message``: appends ``{"recipient", "text"}`` to ``.outbox/messages.jsonl``.
 * ``contacts``: ``.data/contacts.json``, a list of ``{"name", ...}``.
-* ``weather``: ``.data/weather.json``, ``{city: {"today": {...}, "tomorrow": {...}}}``.
+* ``weather``: ``.data/weather.json``, ``{city: {"today": {...}, "tomorrow": {...}}}``; a
+  world without one is answered from the harness's sample (``agenttest/data/hosted_weather.json``).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import unicodedata
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -127,18 +131,51 @@ def contacts(world: World, args: dict[str, Any]) -> str:
     return "\n".join(json.dumps(c, ensure_ascii=False) for c in found)
 
 
+#: The harness's weather service when a block's world brings no ``.data/weather.json``:
+#: fixed values invented for tests (the bundled agent's offline sample, by city name).
+SAMPLE_WEATHER = Path(__file__).resolve().parent.parent / "data" / "hosted_weather.json"
+
+
+@functools.cache
+def _sample_weather() -> dict[str, Any]:
+    data = json.loads(SAMPLE_WEATHER.read_text(encoding="utf-8"))
+    return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+def _place(name: str) -> str:
+    """A city name as matched: case, Turkish dotted and dotless i and accents folded."""
+    folded = unicodedata.normalize("NFKD", name.casefold().replace("ı", "i"))
+    return "".join(ch for ch in folded if not unicodedata.combining(ch)).strip()
+
+
+#: How a weather fact reads, by its key (the units a person expects); others "key value"
+_FACT = {
+    "condition": "{}",
+    "high_c": "high {} °C",
+    "low_c": "low {} °C",
+    "rain_chance": "rain chance {} %",
+    "wind_kmh": "wind {} km/h",
+}
+
+
+def _fact(key: str, value: Any) -> str:
+    return _FACT.get(key, key + " {}").format(value)
+
+
 def weather(world: World, args: dict[str, Any]) -> str:
     data = world.read_json(".data", "weather.json")
+    if data is None:  # the block gave no weather: the harness's sample service answers
+        data = _sample_weather()
     if not isinstance(data, dict) or not data:
         raise ToolFailure("the weather service has no data")
     location = str_arg(args, "location").strip()
     day = str_arg(args, "day", "today") or "today"
-    city = next((v for k, v in data.items() if k.casefold() == location.casefold()), None)
+    city = next((v for k, v in data.items() if _place(k) == _place(location)), None)
     if not isinstance(city, dict):
         known = ", ".join(sorted(data))
         raise ToolFailure(f"no weather for {location!r} (known: {known})")
     report = city.get(day)
     if not isinstance(report, dict):
         raise ToolFailure(f"no {day} weather for {location!r}")
-    facts = ", ".join(f"{k} {v}" for k, v in report.items())
+    facts = ", ".join(_fact(k, v) for k, v in report.items())
     return f"{location} {day}: {facts}"
