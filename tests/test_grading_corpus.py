@@ -138,16 +138,19 @@ def test_harness_losses_are_errors_not_failures(imported: Imported) -> None:
     # postfix72 L3-ROUTE-01 run 4: reply and audit excerpt are both empty strings — the old
     # harness lost it. remaining72 L3-UBID-01 run 1: the reply is {"error": "BUSY", ...}.
     # upgradecore L2-WEB-01 run 2: an empty reply while the log shows the agent still
-    # planning (its client gave up). None of these says anything about the agent.
+    # planning (its client gave up). A lost turn says nothing about the agent; a lost reply
+    # blocks the verdict only when a counted criterion needs it (issue 29): L2-WEB-01's P3
+    # reads the reply, so ERROR; this test copy of L3-UBID-01 asks only "no tool call" and
+    # "no unknown tool", which the kept audit of the BUSY turn settles: PASS.
     lost = imported[("postfix72", "L3-ROUTE-01", 4)]
     busy = imported[("remaining72", "L3-UBID-01", 1)]
     no_reply = imported[("upgradecore", "L2-WEB-01", 2)]
     assert lost.turns[0].response is None and lost.turns[0].trace == ""
-    assert (busy.turns[0].envelope or {})["error"] == "BUSY"
+    assert (busy.turns[0].envelope or {})["error"] == "BUSY" and busy.turns[0].trace
     assert no_reply.turns[0].trace and no_reply.turns[0].response is None
     assert [(a.verdict, a.error_cause) for a in (lost, busy, no_reply)] == [
         ("ERROR", "lost"),
-        ("ERROR", "busy"),
+        ("PASS", "busy"),
         ("ERROR", "no_reply"),
     ]
 

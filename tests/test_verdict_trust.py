@@ -797,3 +797,37 @@ def test_a_judge_criterion_on_an_empty_reply_is_false_and_on_a_reply_waits() -> 
         assert out.verdict == "FAIL", reply
     assert grade_attempt(b, attempt(turn("Paris."))).verdict == "UNDECIDED"
     assert grade_attempt(b, attempt(turn(None))).verdict != "FAIL"
+
+
+# ------------------------------------ class 11: a lost reply no criterion needs (issue 29)
+
+
+@needs_corpus
+def test_a_reply_lost_in_a_turn_no_criterion_reads_does_not_block_pass(
+    imported: dict[Any, Attempt],
+) -> None:
+    # remaining72 L2-BELLEK-01 run 5: turn 4 ("devam") answered BUSY, but its task's audit
+    # was kept; every criterion reads turn 5 ("Favori programlama diliniz Swift'tir.") or
+    # the calls, and each holds. The lost filler reply decides nothing: PASS, not ERROR.
+    a = imported[("remaining72", "L2-BELLEK-01", 5)]
+    lost = a.turns[3]
+    assert lost.response is None and lost.reply_lost and lost.trace
+    assert a.error_cause == "busy"
+    assert all(c.passed is True for c in a.criteria)
+    assert a.verdict == "PASS"
+
+
+def test_a_lost_reply_a_criterion_needs_still_blocks_pass() -> None:
+    # invented: two turns; turn 1's reply is lost (its log kept), the criterion reads turn 2
+    b = block([crit("P1", "response_contains", "KEYWORD", values=["Swift"], turn=2)], turns=2)
+    kept = turn(None, trace="task audit", reply_lost=True)
+    a = attempt(kept, turn("Your language is Swift."), status="error", error_cause="busy")
+    assert grade_attempt(b, a).verdict == "PASS"
+    # the lost reply is the one the criterion reads: it cannot be decided, ERROR busy
+    needs = dataclasses.replace(b.criteria.pass_[0], turn=1)
+    b1 = dataclasses.replace(b, criteria=dataclasses.replace(b.criteria, pass_=(needs,)))
+    out = grade_attempt(b1, a)
+    assert (out.verdict, out.error_cause) == ("ERROR", "busy")
+    # a turn lost whole (no reply, no log) leaves its calls unknown: ERROR
+    gone = attempt(turn(None), turn("Your language is Swift."), status="error", error_cause="lost")
+    assert grade_attempt(b, gone).verdict == "ERROR"

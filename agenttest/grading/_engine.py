@@ -191,6 +191,24 @@ def _audit_kept(attempt: Attempt) -> bool:
     return any(t.reply_lost and t.trace for t in attempt.turns)
 
 
+#: error causes that lose a turn's reply while the agent's log of the turn may be kept
+REPLY_LOSSES = frozenset({"busy", "no_reply"})
+
+
+def _only_replies_lost(attempt: Attempt) -> bool:
+    """The attempt lost replies and nothing else: every turn without a reply has its
+    task's audit (a busy reply's kept audit, or the log of a turn whose client gave up),
+    so a criterion that needs a lost reply is undecided and one that does not is decided
+    as usual."""
+    cause = attempt.error_cause
+    missing = [t for t in attempt.turns if t.response is None]
+    return (
+        cause in REPLY_LOSSES
+        and bool(missing)
+        and all(t.trace and (t.reply_lost or cause == "no_reply") for t in missing)
+    )
+
+
 def _gradable(ctx: Ctx) -> bool:
     return any(t.response is not None or t.tool_calls or t.trace for t in ctx.turns)
 
@@ -266,10 +284,12 @@ def grade_attempt(
         verdict, cause = "FAIL", None
     elif unmet is not None:
         verdict, cause = "ERROR", "precondition"
-    elif status != "completed" and not (failed and _audit_kept(record)):
+    elif status != "completed" and failed and _audit_kept(record):
+        verdict, cause = "FAIL", None  # the reply was lost, the audit shows a failure anyway
+    elif status != "completed" and not (failed or ungraded) and _only_replies_lost(record):
+        verdict, cause = "PASS", None  # no counted criterion needed the lost reply
+    elif status != "completed":
         verdict, cause = "ERROR", str(record.error_cause or status or "no_status")
-    elif status != "completed":  # the reply was lost, the audit shows a failure anyway
-        verdict, cause = "FAIL", None
     elif not _gradable(ctx):
         verdict, cause = "ERROR", "no_answer"
     elif failed:
