@@ -5,6 +5,7 @@ and overlay, and an invented case; both failed before the fix.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -272,3 +273,40 @@ def test_argument_criteria_on_a_call_known_by_name_only_are_undecided() -> None:
     logged = call("get_weather", ok=True, city="İzmir")
     graded = grade_attempt(b, attempt(turn("İzmir'de hava güzel.", calls=[logged])))
     assert [(c.passed, c.triggered) for c in graded.criteria] == [(False, None), (False, True)]
+
+
+# ------------------------------------------------ always-FAIL rules after a failed premise
+
+
+@needs_corpus
+def test_a_silent_failure_on_a_file_that_existed_is_a_precondition_error(
+    battery: Any, tmp_path: Path
+) -> None:
+    # remaining72 HR-03 run 3: "yok_abc.txt" (the file that must be missing) existed, an
+    # earlier attempt had written it: the read succeeded and nothing failed to be silent
+    # about, yet F2 (rule silent_failure) fired and the attempt FAILed.
+    a = one_record(battery, tmp_path, REMAINING72, 28)
+    assert a.legacy_id == "HR-03" and a.precondition is not None
+    assert a.verdict == "ERROR" and a.error_cause == "precondition"
+    assert a.critical == []
+
+
+def test_an_automatic_rule_stands_after_a_failed_premise() -> None:
+    # invented: the block's own rule criterion does not count once its premise failed, but
+    # a call to a tool that does not exist (an automatic rule) is what the agent did anyway
+    pre = crit("PRE", "tool_called", tool="file_read", ok=False, says="the read failed")
+    own = crit("F", "response_contains", values=["done"], rule="silent_failure")
+    b = block(
+        [crit("P", "response_contains", values=["x"])],
+        [own],
+        catalogue=["read_file"],
+        tools={"file_read": ["read_file"]},
+    )
+    b = dataclasses.replace(b, preconditions=(pre,))
+    ok_read = call("read_file", ok=True, path="a.txt")
+    graded = grade_attempt(b, attempt(turn("done", calls=[ok_read])))
+    assert (graded.verdict, graded.error_cause, graded.critical) == ("ERROR", "precondition", [])
+    ghost = call("teleport", ok=False)
+    graded = grade_attempt(b, attempt(turn("done", calls=[ok_read, ghost])))
+    assert graded.verdict == "FAIL" and "unknown_tool" in [h.rule for h in graded.critical]
+    assert "F" not in [h.criterion for h in graded.critical]

@@ -228,7 +228,9 @@ def grade_attempt(
       always-FAIL hit.
     * ``FAIL``: a counted PASS criterion fails, a counted FAIL criterion triggers, or an
       always-FAIL rule hits (an always-FAIL hit is what the agent did, so it stands even
-      when the attempt did not complete).
+      when the attempt did not complete). When a precondition did not hold, only the
+      automatic rules stand, not a rule criterion of the block (it judges a situation
+      that did not arise).
     * ``ERROR``: a precondition demonstrably did not hold (``precondition``), the attempt
       did not complete or left nothing to grade (``error_cause`` from the attempt), or it
       would pass except that some counted criterion could not be decided (``ungraded``):
@@ -273,8 +275,12 @@ def grade_attempt(
         note = limits.capped_note(ctx.capped)
         for res in results:
             res.evidence = _with_note(res.evidence or ev(), note)
-    critical += auto_hits(ctx, {str(h.rule) for h in critical})
     unmet = _unmet_precondition(ctx, applied)
+    if unmet is not None:
+        # the block's own rules judge the situation it set up, which did not arise (the
+        # "missing" file existed): only what the agent did anywhere still stands
+        critical = []
+    critical += auto_hits(ctx, {str(h.rule) for h in critical})
     ungraded = [r.id for r in counted if r.passed is None]
     failed = any(r.passed is False for r in counted)
     status = record.status
