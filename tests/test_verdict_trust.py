@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from agenttest.blocks import Fixture
+from agenttest.blocks import Fixture, Turn
 from agenttest.grading import GradeOutcome, grade_attempt
 from agenttest.results import Attempt
 
@@ -37,6 +37,7 @@ FILES = {
     "final14": "run_qwen3.5-9b_20260712_k5_final14.jsonl",
     "fresh14": "run_qwen3.5-9b_20260710_k5_fresh14.jsonl",
     "remaining72": "run_qwen3.5-9b_20260711_k5_remaining72.jsonl",
+    "addendumv2": "run_qwen3.5-9b_20260710_k3_addendumv2.jsonl",
 }
 
 
@@ -831,3 +832,49 @@ def test_a_lost_reply_a_criterion_needs_still_blocks_pass() -> None:
     # a turn lost whole (no reply, no log) leaves its calls unknown: ERROR
     gone = attempt(turn(None), turn("Your language is Swift."), status="error", error_cause="lost")
     assert grade_attempt(b, gone).verdict == "ERROR"
+
+
+# ------------------------------- class 12: what the attempt was asked, not the block (issue 29)
+
+
+@needs_corpus
+def test_a_recipient_from_the_blocks_prompt_is_not_checked_on_an_older_prompt(
+    imported: dict[Any, Attempt],
+) -> None:
+    # addendumv2 L3-TOOL-09 run 1 was sent the older prompt "WhatsApp üzerinden
+    # +905442462323 numarasına 'Pheron Agent test mesajı 2026' yaz"; the agent sent exactly
+    # that (recipient +905442462323). P2 "the recipient is Ahmet" comes from today's prompt,
+    # which this attempt never saw: it does not apply, and the dispatch (P1) decides: PASS.
+    a = imported[("addendumv2", "L3-TOOL-09", 1)]
+    assert "+905442462323" in a.turns[0].prompt and "Ahmet" not in a.turns[0].prompt
+    (sent,) = a.turns[0].tool_calls
+    assert sent.arguments["recipient"] == "+905442462323"
+    p2 = crit_of(a, "P2")
+    assert p2.applies is False and "another prompt" in (p2.evidence.note or "")
+    assert crit_of(a, "P1").passed is True
+    assert a.verdict == "PASS"
+
+
+def test_a_value_from_the_prompt_is_checked_only_when_that_prompt_was_sent() -> None:
+    # invented: the block asks to message Ahmet; the recipient criterion comes from it
+    b = dataclasses.replace(
+        block([crit("P1", "tool_arg", tool="message", key="to", match="regex", value="(?i)ahmet")]),
+        turns=(
+            Turn(prompt="message Ahmet: the meeting moved", translations={"tr": "Ahmet'e yaz"}),
+        ),
+    )
+
+    def sent(prompt: str, to: str) -> str:
+        a = attempt(turn("sent", [call("message", to=to)], prompt=prompt), legacy_id="T-01")
+        return grade_attempt(b, a).verdict
+
+    assert sent("message Ahmet: the meeting moved", "Ahmet") == "PASS"
+    assert sent("message Ahmet: the meeting moved", "Mehmet") == "FAIL"
+    assert sent("Ahmet'e yaz", "Mehmet") == "FAIL"  # a translation is the block's prompt
+    # an older wording that names someone else: the recipient check does not apply
+    assert sent("message Mehmet: the meeting moved", "Mehmet") == "PASS"
+    # an older wording that still names Ahmet is checked
+    assert sent("please message Ahmet", "Mehmet") == "FAIL"
+    # a run of ours (no legacy id) is never read so: it sent the block's prompt
+    ours = attempt(turn("sent", [call("message", to="Mehmet")], prompt="a choice's value"))
+    assert grade_attempt(b, ours).verdict == "FAIL"

@@ -32,8 +32,9 @@ from . import (  # noqa: F401
     _trace_criteria,
     limits,
 )
-from ._context import Check, Ctx, ev, fixtures_applied
+from ._context import Check, Ctx, ev, fixtures_applied, quoted
 from ._hosted import evidence_source
+from ._prompt_bound import unasked
 from ._registry import GRADERS, CriterionGrader
 from ._reported import unreported
 from ._rules import auto_hits
@@ -142,6 +143,13 @@ def decide(ctx: Ctx, c: Criterion, fixtures_applied: bool) -> tuple[Check, bool]
         return Check(check.holds, ctx.cited(_with_rule(check.evidence, rule))), True
     if c.type not in CRITERION_TYPES:
         return Check(None, ev(note=f"unknown criterion type {c.type!r}")), True
+    word = unasked(ctx, c)
+    if word is not None:
+        note = (
+            f"the attempt was sent another prompt, which does not name {quoted(word)} "
+            "(the block's prompt does)"
+        )
+        return Check(None, ev(note=note, decided_by="not applicable: prompt-bound")), False
     check = evaluate(ctx, c)
     return Check(check.holds, ctx.cited(_with_rule(check.evidence, c.type))), True
 
