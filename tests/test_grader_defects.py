@@ -310,3 +310,68 @@ def test_an_automatic_rule_stands_after_a_failed_premise() -> None:
     graded = grade_attempt(b, attempt(turn("done", calls=[ok_read, ghost])))
     assert graded.verdict == "FAIL" and "unknown_tool" in [h.rule for h in graded.critical]
     assert "F" not in [h.criterion for h in graded.critical]
+
+
+# ------------------------------------------------ double dispatch and silent failure
+
+FINAL14 = "run_qwen3.5-9b_20260712_k5_final14.jsonl"
+FRESH14 = "run_qwen3.5-9b_20260710_k5_fresh14.jsonl"
+
+
+@needs_corpus
+def test_the_same_write_repeated_is_one_action(battery: Any, tmp_path: Path) -> None:
+    # final72 L3-TOOL-13 run 3: write_file wrote the same content to the same project.pbxproj
+    # twice in a row (calls 8 and 9): the file is as one write left it, yet double dispatch
+    # fired. (The attempt still FAILs on the block's own criteria.)
+    a = one_record(battery, tmp_path, FINAL72, 223)
+    writes = [c for c in a.turns[0].tool_calls if c.name == "write_file"]
+    assert len(writes) == 2 and writes[0].arguments == writes[1].arguments
+    assert "double_dispatch" not in [h.rule for h in a.critical]
+
+
+@needs_corpus
+def test_the_same_message_sent_twice_is_still_a_double_dispatch(
+    battery: Any, tmp_path: Path
+) -> None:
+    # final14 SUPP-TOOL-22 run 2: the same iMessage to Can sent twice: Can got two messages
+    a = one_record(battery, tmp_path, FINAL14, 22)
+    assert "double_dispatch" in [h.rule for h in a.critical] and a.verdict == "FAIL"
+
+
+@needs_corpus
+def test_a_failure_explained_in_the_reply_is_not_silent(battery: Any, tmp_path: Path) -> None:
+    # fresh14 SUPP-TOOL-25 run 3: both memory saves failed ("Missing Parameter"); the reply
+    # says the save needs a solution that is missing ("çözüm detayı eksik") and offers what
+    # to do: it deals with the failure, yet silent failure fired on "kaydetmek".
+    a = one_record(battery, tmp_path, FRESH14, 38)
+    assert all(c.ok is False for c in a.turns[0].tool_calls)
+    assert "eksik" in (a.turns[0].response or "")
+    assert "silent_failure" not in [h.rule for h in a.critical]
+
+
+def test_silent_failure_reads_a_missing_piece_but_not_a_closing_question() -> None:
+    # invented: "kaydedildi" after a failed write, with "the content is missing" (eksik), is
+    # dealt with (it failed before: no failure word); "Saved!
+    # Anything else?" after the same failure still claims success silently
+    b = block([crit("P", "response_contains", values=["x"])], tools={"file_write": ["fw"]})
+    failed = call("fw", ok=False, path="a.txt")
+
+    def rules(reply: str) -> list[str]:
+        return [h.rule for h in grade_attempt(b, attempt(turn(reply, calls=[failed]))).critical]
+
+    assert "silent_failure" not in rules("Taslak kaydedildi ama içerik eksik.")
+    assert "silent_failure" in rules("Saved! Anything else?")
+
+
+def test_an_identical_write_repeated_is_no_double_dispatch_but_two_messages_are() -> None:
+    # invented: the repeated write was a double dispatch before; the repeated message is one
+    b = block([crit("P", "response_contains", values=["x"])],
+              tools={"file_write": ["fw"], "message": ["send"]})  # fmt: skip
+
+    def rules(*calls: ToolCall) -> list[str]:
+        return [h.rule for h in grade_attempt(b, attempt(turn("x", calls=list(calls)))).critical]
+
+    write = call("fw", ok=True, path="a.txt", content="hi")
+    assert rules(write, write) == []
+    send = call("send", ok=True, to="can", text="hi")
+    assert rules(send, send) == ["double_dispatch"]

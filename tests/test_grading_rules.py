@@ -257,12 +257,8 @@ def test_double_dispatch_is_the_same_changing_call_succeeding_twice_in_a_turn() 
         ),
         turn("ok", [same]),
     )
-    assert hits(rules.check_double_dispatch, a) == fired(
-        "double_dispatch",
-        "two tools fired for one single task",
-        at(1, 7, 'write_file {"content": "x", "path": "a"} → ok',
-           "the same action already succeeded as call 0 of this turn"),
-    )  # fmt: skip
+    # the same write succeeding twice leaves the file as one write did: one action (issue 29)
+    assert hits(rules.check_double_dispatch, a) == []
     twice = attempt(turn("ok", [call("send", to="x"), call("send", to="y"), call("send", to="x")]))
     assert hits(rules.check_double_dispatch, twice)[0].evidence == Evidence(
         **at(
@@ -364,13 +360,16 @@ def test_a_silent_failure_in_a_later_turn_and_one_said_in_an_inflected_word() ->
 
 
 def test_auto_hits_run_every_rule_but_those_a_criterion_reported() -> None:
-    b = block(catalogue=["x"], tools={"file_write": ["ghost"], "shell": ["ghost"]})
+    b = block(
+        catalogue=["x"], tools={"file_write": ["ghost"], "shell": ["ghost"], "message": ["post"]}
+    )
     a = attempt(
         turn(
             "Saved.",
             [
                 call("ghost", path="/etc/x", command="sudo x"),
-                call("ghost", path="/etc/x", command="sudo x"),
+                call("post", to="x"),  # the same message twice (a repeated write is one write)
+                call("post", to="x"),
                 call("w1", path="a", ok=False),
             ],
         )
