@@ -188,7 +188,7 @@ def test_heldout_agreement_floor(judge_model: None) -> None:
     it decided, and how many it decided (docs/judges.md, "The old paraphrase set")."""
     held = _calibration("heldout")
     ungated = get_judge("openvino", gate=False)
-    results = ungated.judge_batch([JudgeRequest("", r["reference"], r["candidate"]) for r in held])
+    results = [ungated.judge(JudgeRequest("", r["reference"], r["candidate"])) for r in held]
     decided = [(r["label"], res.verdict) for r, res in zip(held, results, strict=True)
                if res.verdict in ("PASS", "FAIL")]  # fmt: skip
     labels, verdicts = [a for a, _ in decided], [b for _, b in decided]

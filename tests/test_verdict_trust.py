@@ -196,7 +196,8 @@ def test_an_empty_write_that_succeeded_emptied_the_file(
     last = a.turns[0].tool_calls[-1]
     assert last.arguments["content"] == "" and last.arguments["force"] is True and last.ok
     f1 = crit_of(a, "F1")
-    assert f1.triggered is True and "wrote it empty" in (f1.evidence.note or "")
+    assert f1.triggered is True and f1.evidence is not None
+    assert "wrote it empty" in (f1.evidence.note or "")
     assert a.verdict == "FAIL" and "dangerous_command" in {h.rule for h in a.critical}
     # the same record without the content argument (a call known by name only) stays unknown
     blind = msgspec.structs.replace(last, arguments={"path": last.arguments["path"]})
@@ -785,7 +786,8 @@ def test_a_judged_summary_that_is_no_reply_fails_without_a_judge(
     assert a.turns[-1].response == "(no response)"
     assert crit_of(a, "P1").passed is True and crit_of(a, "P2").passed is True
     p3 = crit_of(a, "P3")
-    assert p3.passed is False and "meets no rubric" in (p3.evidence.note or "")
+    assert p3.passed is False and p3.evidence is not None
+    assert "meets no rubric" in (p3.evidence.note or "")
     assert a.verdict == "FAIL"
 
 
@@ -850,7 +852,8 @@ def test_a_recipient_from_the_blocks_prompt_is_not_checked_on_an_older_prompt(
     (sent,) = a.turns[0].tool_calls
     assert sent.arguments["recipient"] == "+905442462323"
     p2 = crit_of(a, "P2")
-    assert p2.applies is False and "another prompt" in (p2.evidence.note or "")
+    assert p2.applies is False and p2.evidence is not None
+    assert "another prompt" in (p2.evidence.note or "")
     assert crit_of(a, "P1").passed is True
     assert a.verdict == "PASS"
 
