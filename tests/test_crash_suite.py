@@ -176,7 +176,7 @@ def test_six_runs_started_at_once_into_one_folder_each_get_a_file(tmp_path: Path
     import threading
 
     released = threading.Event()
-    together = threading.Barrier(6, action=released.set, timeout=120)  # set before any goes
+    together = threading.Barrier(6, action=released.set, timeout=EVENTUALLY_S)  # all, then go
 
     def hold_until_all_asked(_handler: object) -> bool:
         # one probe a run (no probe times out before all six have come): the barrier

@@ -357,7 +357,9 @@ def test_silent_failure_reads_a_missing_piece_but_not_a_closing_question() -> No
     failed = call("fw", ok=False, path="a.txt")
 
     def rules(reply: str) -> list[str]:
-        return [h.rule for h in grade_attempt(b, attempt(turn(reply, calls=[failed]))).critical]
+        return [
+            str(h.rule) for h in grade_attempt(b, attempt(turn(reply, calls=[failed]))).critical
+        ]
 
     assert "silent_failure" not in rules("Taslak kaydedildi ama içerik eksik.")
     assert "silent_failure" in rules("Saved! Anything else?")
@@ -369,7 +371,9 @@ def test_an_identical_write_repeated_is_no_double_dispatch_but_two_messages_are(
               tools={"file_write": ["fw"], "message": ["send"]})  # fmt: skip
 
     def rules(*calls: ToolCall) -> list[str]:
-        return [h.rule for h in grade_attempt(b, attempt(turn("x", calls=list(calls)))).critical]
+        return [
+            str(h.rule) for h in grade_attempt(b, attempt(turn("x", calls=list(calls)))).critical
+        ]
 
     write = call("fw", ok=True, path="a.txt", content="hi")
     assert rules(write, write) == []
