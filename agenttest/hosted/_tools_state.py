@@ -15,11 +15,12 @@ from __future__ import annotations
 import functools
 import json
 import re
-import unicodedata
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from agenttest.text import fold
 
 from ._world import ToolFailure, World, str_arg
 
@@ -142,12 +143,6 @@ def _sample_weather() -> dict[str, Any]:
     return {k: v for k, v in data.items() if not k.startswith("_")}
 
 
-def _place(name: str) -> str:
-    """A city name as matched: case, Turkish dotted and dotless i and accents folded."""
-    folded = unicodedata.normalize("NFKD", name.casefold().replace("ı", "i"))
-    return "".join(ch for ch in folded if not unicodedata.combining(ch)).strip()
-
-
 #: How a weather fact reads, by its key (the units a person expects); others "key value"
 _FACT = {
     "condition": "{}",
@@ -170,7 +165,8 @@ def weather(world: World, args: dict[str, Any]) -> str:
         raise ToolFailure("the weather service has no data")
     location = str_arg(args, "location").strip()
     day = str_arg(args, "day", "today") or "today"
-    city = next((v for k, v in data.items() if _place(k) == _place(location)), None)
+    # case, dotted and dotless i and accents folded: "İstanbul" is "Istanbul"
+    city = next((v for k, v in data.items() if fold(k) == fold(location)), None)
     if not isinstance(city, dict):
         known = ", ".join(sorted(data))
         raise ToolFailure(f"no weather for {location!r} (known: {known})")

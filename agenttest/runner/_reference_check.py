@@ -12,7 +12,6 @@ through, so its author can see which checks a shrug or a lie satisfies.
 from __future__ import annotations
 
 import collections
-import socket
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from agenttest.blocks import Battery, Expectation, load_battery
 from agenttest.errors import Problem
 from agenttest.results import Attempt, iter_records
 
+from ._hosted import free_loopback_url
 from ._progress import Progress
 from ._run import run
 from ._session import RunRequest
@@ -107,13 +107,6 @@ class ReferenceCheck:
         return "\n".join(lines) + "\n"
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def _config(folder: Path, agent: str) -> Path:
     path = folder / f"reference-{agent}.yaml"
     # base_url is never contacted: a reference agent lives in this process. The harness
@@ -121,7 +114,7 @@ def _config(folder: Path, agent: str) -> Path:
     # and the hosted-only blocks run.
     path.write_text(
         f"mode: reference\nmodel: {agent}\nbase_url: http://127.0.0.1:9\n"
-        f"hosted_tools: {{url: 'http://127.0.0.1:{_free_port()}/mcp'}}\n",
+        f"hosted_tools: {{url: '{free_loopback_url()}'}}\n",
         encoding="utf-8",
     )
     return path
