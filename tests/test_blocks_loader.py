@@ -111,6 +111,34 @@ def test_all_problems_reported_in_one_pass(tmp_path: Path) -> None:
     assert files_hit == {str(tmp_path / p.name) for p in BAD.glob("*.yaml")}
 
 
+def test_a_misspelt_key_and_a_misspelt_criterion_type_show_together(tmp_path: Path) -> None:
+    # One pass: the block's shape fails (`tittle`), and the criterion type typos in the same
+    # file are still named, with their lines and the type meant, whether the criterion is
+    # otherwise sound (P1) or not (F1 lacks its tag); a sound criterion is not named (P2).
+    block = tmp_path / "b.yaml"
+    block.write_text(
+        "id: L1-X-01\ntier: L1\ncategory: X\ntittle: t\n"
+        'turns:\n  - prompt: "hi"\n'
+        "criteria:\n  pass:\n"
+        "    - {id: P1, tag: STATE, type: tool_caled, tool: calculator, says: ran}\n"
+        "    - {id: P2, tag: STATE, type: response_number, value: 3, says: three}\n"
+        "  fail:\n    - {id: F1, type: no_tool_cals, says: none}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as info:
+        load_battery([block])
+    lines = info.value.lines()
+    assert any(f"{block}:4: unknown key `tittle`" in line for line in lines)
+    assert (
+        f"{block}:9: unknown criterion type `tool_caled` in criteria.pass[P1] "
+        "(did you mean `tool_called`?)" in lines
+    )
+    assert any(
+        line.startswith(f"{block}:12: unknown criterion type `no_tool_cals`") for line in lines
+    )
+    assert not any("P2" in line for line in lines)
+
+
 def test_yaml_tags_never_execute(tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     block = tmp_path / "b.yaml"

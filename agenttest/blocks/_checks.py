@@ -68,8 +68,10 @@ def _criterion_lines(node: Located) -> Iterator[tuple[str, Located]]:
 
 
 def _check_criterion(
-    conv: Converter, c: Criterion, node: Located, block: Block, where: str
+    conv: Converter, c: Criterion, node: Located, block: Block | None, where: str
 ) -> None:
+    """One criterion's checks; ``block`` is None when the block did not convert, and then
+    only what the criterion shows alone is checked (its type, its words, its patterns)."""
     line = node.line
     ctype = CRITERION_TYPES.get(c.type)
     if ctype is None:
@@ -93,7 +95,7 @@ def _check_criterion(
     for name in ctype.required:
         if name not in given:
             conv.problem(line, f"criterion `{c.id}` ({c.type}) in {where} needs `{name}`")
-    if c.turn is not None and not 1 <= c.turn <= len(block.turns):
+    if block is not None and c.turn is not None and not 1 <= c.turn <= len(block.turns):
         conv.problem(
             node.key_lines.get("turn", line),
             f"`turn: {c.turn}` in {where} but the block has {len(block.turns)} turn(s)",
@@ -120,13 +122,14 @@ def _check_criterion(
     if ctype.check is not None:
         for word, message in ctype.check(c, where):
             conv.problem(node.key_lines.get(word, line), message)
-    for m in c.markers:
-        if m not in block.reference.markers:
-            known = ", ".join(sorted(block.reference.markers)) or "none"
+    markers = block.reference.markers if block is not None else {}
+    for m in c.markers if block is not None else ():
+        if m not in markers:
+            known = ", ".join(sorted(markers)) or "none"
             conv.problem(
                 node.key_lines.get("markers", line),
                 f"marker `{m}` in {where} is not defined in the block's reference markers "
-                f"(defined: {known}){suggest(m, block.reference.markers)}",
+                f"(defined: {known}){suggest(m, markers)}",
             )
     if c.unfixed is not None:
         sub_node = node.value.get("unfixed")
@@ -138,7 +141,7 @@ def _check_criterion(
             )
         if sub_node is not None:
             _check_criterion(conv, c.unfixed, sub_node, block, f"{where}.unfixed")
-    if c.fixture_bound and not block.fixtures:
+    if c.fixture_bound and block is not None and not block.fixtures:
         conv.problem(
             node.key_lines.get("fixture_bound", line),
             f"criterion `{c.id}` in {where} is `fixture_bound` but the block has no fixtures",
@@ -198,9 +201,7 @@ def check_block(conv: Converter, block: Block, node: Located) -> None:
             conv.problem(cnode.line, f"criterion id `{crit.id}` used twice in this block")
         seen[crit.id] = group
         _check_criterion(conv, crit, cnode, block, where)
-    pre = node.value.get("preconditions") if isinstance(node.value, dict) else None
-    pre_nodes = pre.value if pre is not None and isinstance(pre.value, list) else []
-    for crit, cnode in zip(block.preconditions, pre_nodes, strict=False):
+    for crit, cnode in zip(block.preconditions, _precondition_nodes(node), strict=False):
         _check_criterion(conv, crit, cnode, block, f"preconditions[{crit.id}]")
     for fx in block.fixtures:
         _check_rel_path(conv, key_line.get("fixtures", node.line), "fixtures.path", fx.path)
@@ -217,6 +218,37 @@ def check_block(conv: Converter, block: Block, node: Located) -> None:
         _check_rel_path(conv, key_line.get("teardown", node.line), "teardown.path", td.path)
     _check_regex(conv, node.line, "reference.category_pattern", block.reference.category_pattern)
     _check_timezone(conv, node.line, block.reference.timezone)
+
+
+def _precondition_nodes(node: Located) -> list[Located]:
+    pre = node.value.get("preconditions") if isinstance(node.value, dict) else None
+    return pre.value if pre is not None and isinstance(pre.value, list) else []
+
+
+def check_criteria_alone(conv: Converter, node: Located) -> None:
+    """The criterion checks (type names, their words) of a block that did not convert as a
+    whole, so one `validate` shows a misspelt key and a misspelt criterion type together.
+    Each criterion is converted on its own with a scratch converter: problems of its shape
+    were already reported by the block's conversion and are not repeated."""
+    items = [(f"criteria.{g}", n) for g, n in _criterion_lines(node)]
+    items += [("preconditions", n) for n in _precondition_nodes(node)]
+    for where, cnode in items:
+        crit = Converter(conv.filename).record(Criterion, cnode, where)
+        if isinstance(crit, Criterion):
+            _check_criterion(conv, crit, cnode, None, f"{where}[{crit.id}]")
+            continue
+        # a criterion that does not convert either: its type name can still be judged
+        fields = cnode.value if isinstance(cnode.value, dict) else {}
+        ctype, cid = fields.get("type"), fields.get("id")
+        if ctype is not None and isinstance(ctype.value, str):
+            name = ctype.value
+            if name not in CRITERION_TYPES:
+                label = f"[{cid.value}]" if cid is not None else ""
+                conv.problem(
+                    ctype.line,
+                    f"unknown criterion type `{name}` in {where}{label}"
+                    f"{suggest(name, CRITERION_TYPES)}",
+                )
 
 
 def check_reference(conv: Converter, line: int, ref: Reference) -> None:

@@ -15,7 +15,7 @@ from agenttest._util.located_yaml import Located
 from agenttest.errors import InputError, Problem
 
 from ._cases import check_variables, expand, read_cases
-from ._checks import check_battery, check_block, check_reference
+from ._checks import check_battery, check_block, check_criteria_alone, check_reference
 from ._model import Block, Overlay, Reference, SourceRef
 from ._vocabulary import TIERS
 
@@ -106,6 +106,7 @@ def load_block_file(path: Path) -> tuple[Block | None, list[Problem], Located | 
     cases, case_problems = read_cases(cases_node, path)
     raw = conv.record(Block, body, "")
     if raw is MISSING:
+        check_criteria_alone(conv, body)
         return None, problems + conv.problems + case_problems, located
     block = dataclasses.replace(raw, source=SourceRef(name, located.line), cases=cases)
     check_block(conv, block, located)
