@@ -58,6 +58,8 @@ class Behaviour:
     forget_sessions: bool = False  # every turn acts as if the session were new (session lost)
     # writes its own raw reply to GET /health (a hostile health check); True when it answered
     raw_health: Callable[[Any], bool] | None = None
+    # served under this path too (a base_url with a path: /PREFIX/health, /PREFIX/v1/turn)
+    path_prefix: str = ""
 
 
 class _State:
@@ -122,7 +124,13 @@ class _Handler(BaseHTTPRequestHandler):
             if work:
                 self.state.work_in_flight -= 1
 
+    def _unprefix(self) -> None:
+        prefix = self.state.b.path_prefix
+        if prefix and self.path.startswith(prefix + "/"):
+            self.path = self.path[len(prefix) :]
+
     def do_GET(self) -> None:
+        self._unprefix()
         self._enter(False)
         try:
             st = self.state
@@ -140,6 +148,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._leave(False)
 
     def do_POST(self) -> None:
+        self._unprefix()
         self._enter(True)
         try:
             length = int(self.headers.get("content-length") or 0)

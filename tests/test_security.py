@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
 
@@ -221,3 +221,49 @@ def test_report_into_a_pipe_or_device_writes_into_it_and_never_replaces_it(
     assert stat.S_ISFIFO(fifo.lstat().st_mode), "the pipe was replaced by a regular file"
     assert got and got[0].startswith("{"), got
     assert not (tmp_path / "pipe.part").exists()
+
+
+def test_a_pool_says_a_replica_is_back_without_its_secrets(tmp_path: Path) -> None:
+    """The pool's own status lines (a replica out of rotation, back again) once went out with
+    the URL-only redaction: a header value in a replica's URL reached stderr (#27)."""
+    import threading
+
+    from ._servers import agent_yaml
+    from .conftest import run_cli
+
+    token = "tok-" + SECRET
+    back = threading.Event()
+    served = [0]
+
+    def health(handler: Any) -> bool:
+        if back.is_set():
+            return False
+        handler._send(503, {"status": "down"})
+        return True
+
+    def count(_n: int) -> None:
+        served[0] += 1
+        if served[0] == 12:  # well past the down replica's 0.2 s readiness limit
+            back.set()
+
+    battery = write_battery(tmp_path / "battery", {"L1-A-01": (1, 40)})
+    up = LoopbackAgent(Behaviour(turn_delay_s=0.05, on_turn=count))
+    down = LoopbackAgent(Behaviour(turn_delay_s=0.05, raw_health=health, path_prefix=f"/{token}"))
+    with up, down:
+        config = json.loads(
+            agent_yaml(up.url, headers={"X-Token": token}, readiness={"timeout_s": 0.2})
+        )
+        del config["base_url"]
+        # a token in the URL's path: no password or query, so only the header list knows it
+        config["replicas"] = [{"base_url": up.url}, {"base_url": f"{down.url}/{token}"}]
+        path = tmp_path / "pool.yaml"
+        path.write_text(json.dumps(config), encoding="utf-8")
+        result = run_cli(
+            "run", str(battery), "--agent", str(path), "--out", str(tmp_path / "out"),
+            "--allow-temp", "--judge", "none",
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "replica 1 is back" in result.stderr  # precondition: the status line was shown
+    (run,) = (tmp_path / "out").glob("*.jsonl")
+    for text in (result.stdout, result.stderr, run.read_text(encoding="utf-8")):
+        assert token not in text and SECRET not in text

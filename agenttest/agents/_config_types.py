@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agenttest.sanitize import redact_url
+from agenttest.sanitize import redact
 
 from ._config_example import ExampleSpec
 
@@ -229,11 +229,14 @@ class AgentConfig:
         """The config as written to ``run_meta``: every header and secret-looking value ``***``."""
         data = _plain(self)
         data["headers"] = {k: REDACTED for k in self.headers}
-        data["base_url"] = redact_url(self.base_url)
+        # URLs get the messages' redaction: a header value in a URL (a token as its user
+        # part, or in its path) is hidden too, not only passwords and query values
+        secrets = tuple(v for v in self.headers.values() if v)
+        data["base_url"] = redact(self.base_url, secrets)
         for entry in data["replicas"]:
-            entry["base_url"] = redact_url(entry["base_url"])
+            entry["base_url"] = redact(entry["base_url"], secrets)
         if self.example is not None and self.example.model_url:
-            data["example"]["model_url"] = redact_url(self.example.model_url)
+            data["example"]["model_url"] = redact(self.example.model_url, secrets)
         redacted: dict[str, Any] = _redact_secrets(data)
         return redacted
 

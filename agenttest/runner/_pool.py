@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Literal
 
 from agenttest.agents import Agent, AgentNotReady, NotWanted, Waits
 from agenttest.results import Attempt
+from agenttest.sanitize import redact
 
 from ._attempt import AttemptGrader, AttemptRunner, StopRequested, StopSignals
 from ._config_stop import ConfigErrors, ConfigErrorWatch
@@ -81,7 +82,12 @@ class Pool:
         self.queue = list(todo)
         self.early = early
         self.stop = stop
-        self.log = log
+        # the pool's own messages (a replica out of rotation or back, every one gone) get
+        # the redaction the agent client gives its messages: URL passwords and query values
+        # and every configured header value, not the URL-only one progress adds (#27)
+        secrets = tuple(v for a in agents for v in a.config.headers.values() if v)
+        self.scrub: Callable[[str], str] = lambda text: redact(text, secrets)
+        self.log: Callable[[str], None] = lambda message: log(self.scrub(message))
         self.clock = clock
         self.sleep = sleep
         self.avoid = avoid or {}  # key -> replica that lost it last time (--retry-errors)
@@ -100,7 +106,7 @@ class Pool:
                 # never see one (a StopSignals that is never installed)
                 stop if self.single else StopSignals(),
                 run_id=run_id,
-                log=replica_log(log, index, len(agents)),
+                log=replica_log(self.log, index, len(agents)),
                 host=hosts[index] if hosts else None,
             )
             self.replicas.append(Replica(index, agent, runner))
@@ -203,7 +209,7 @@ class Pool:
                 )
                 + ")"
             )
-        self._post(AllGone(message))
+        self._post(AllGone(self.scrub(message)))
 
     def _wait_until_up(self, replica: Replica) -> bool:
         """A suspect replica waits until it is ready before it takes another attempt (the
