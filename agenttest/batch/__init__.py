@@ -12,12 +12,14 @@ from ._nightly import (
     run_batch,
     run_job,
 )
+from ._schema import batch_json_schema
 
 __all__ = [
     "Batch",
     "Job",
     "JobOutcome",
     "batch_exit_code",
+    "batch_json_schema",
     "batch_lock",
     "load_batch",
     "previous_run",

@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agenttest._util.convert import suggest
 from agenttest.errors import InputError, Problem
 
-DEFAULT_FORMATS = ("md", "html", "json", "junit")
-SUFFIX = {"md": ".md", "html": ".html", "json": ".json", "junit": ".junit.xml"}
+from ._schema import DEFAULT_FORMATS, JOB_KEYS, TOP_KEYS
+from ._schema import SUFFIX as SUFFIX  # _nightly names the report files with it
+
 LOCK_NAME = ".agenttest-batch.lock"
 
 
@@ -37,10 +39,6 @@ class Batch:
     lock: Path
     out: Path
     alpha: float = 0.05
-
-
-_JOB_KEYS = {"label", "batteries", "agent", "overlay", "k", "out", "formats", "gate", "only",
-             "tiers", "allow_temp"}  # fmt: skip
 
 
 def _strings(value: Any) -> tuple[str, ...] | None:
@@ -92,8 +90,10 @@ def load_batch(path: str | Path) -> Batch:
             if job is not None:
                 jobs.append(job)
     for key in top:
-        if key not in ("out", "alpha", "jobs", "lock"):
-            problem(node.key_lines.get(key, node.line), f"unknown key `{key}`")
+        if key not in TOP_KEYS:
+            problem(
+                node.key_lines.get(key, node.line), f"unknown key `{key}`{suggest(key, TOP_KEYS)}"
+            )
     if problems:
         raise InputError(problems)
     lock = top["lock"].value if "lock" in top else None
@@ -112,8 +112,9 @@ def _job(
     line = fields.get("label", item).line
     ok = True
     for key in fields:
-        if key not in _JOB_KEYS:
-            problem(item.key_lines.get(key, item.line), f"unknown job key `{key}`")
+        if key not in JOB_KEYS:
+            hint = suggest(key, JOB_KEYS)
+            problem(item.key_lines.get(key, item.line), f"unknown job key `{key}`{hint}")
             ok = False
     label = values.get("label")
     if not isinstance(label, str) or not label.strip():
@@ -138,7 +139,9 @@ def _job(
         ok = False
     formats = _strings(values.get("formats", list(DEFAULT_FORMATS)))
     if formats is None or any(f not in SUFFIX for f in formats):
-        problem(fields.get("formats", item).line, f"`formats` may hold {', '.join(SUFFIX)}")
+        wrong = next((f for f in formats or () if f not in SUFFIX), "")
+        hint = suggest(wrong, SUFFIX) if wrong else ""
+        problem(fields.get("formats", item).line, f"`formats` may hold {', '.join(SUFFIX)}{hint}")
         ok = False
     overlay = values.get("overlay")
     if overlay is not None and not isinstance(overlay, str):

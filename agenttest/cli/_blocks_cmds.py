@@ -99,9 +99,18 @@ def schema(
     agent_config: bool = typer.Option(
         False, "--agent-config", help="The schema of agent config files instead (for editors)."
     ),
+    batch: bool = typer.Option(
+        False, "--batch", help="The schema of batch files (`agenttest batch`) instead."
+    ),
 ) -> None:
     """Print the JSON Schema of block and overlay files (for editors), with --records of
-    the records in a JSONL run file, with --agent-config of agent config files."""
+    the records in a JSONL run file, with --agent-config of agent config files, with
+    --batch of batch files."""
+    if batch:
+        from agenttest.batch import batch_json_schema
+
+        print(json.dumps(batch_json_schema(), indent=2, ensure_ascii=False))
+        return
     if agent_config:
         from agenttest.agents import agent_config_json_schema
 
