@@ -33,25 +33,94 @@
     return e;
   }
 
-  /* text with every case-insensitive occurrence of q wrapped in <mark>, built as nodes */
-  function marked(parent, text, q) {
-    text = String(text || "");
-    if (!q) { parent.appendChild(document.createTextNode(text)); return parent; }
-    var low = text.toLowerCase(), at = 0, hit;
-    while ((hit = low.indexOf(q, at)) !== -1) {
-      parent.appendChild(document.createTextNode(text.slice(at, hit)));
-      add(parent, "mark", null, text.slice(hit, hit + q.length));
-      at = hit + q.length;
+  /* Search is case- and accent-insensitive and Unicode-correct: each character with its
+     combining marks is one unit, folded on its own (NFKD, marks dropped, upper then lower
+     case: "İ" and "ı" are "i", "ß" is "ss", "é" is "e"), and every folded code unit
+     remembers the unit it came from. A hit in the folded text therefore maps back to whole
+     characters of the text shown: offsets never come from a string of another length
+     (issue 32 #24: toLowerCase() turns "İ" into two code units and shifted every mark after it). */
+  var UNIT = /\P{M}\p{M}*|\p{M}+/gu, MARKS = /\p{M}/gu, ASCII = /^[\x00-\x7f]*$/;
+
+  function foldUnit(u) {
+    var f = u.normalize("NFKD").replace(MARKS, "").toUpperCase().toLowerCase();
+    return f.normalize("NFKD").replace(MARKS, "").replace(/\u03c2/g, "\u03c3");
+  }
+
+  /* {text, from, to}: the folded text and, per folded code unit, the span it came from */
+  function folded(text, spans) {
+    if (ASCII.test(text)) { return { text: text.toLowerCase(), from: null, to: null }; }
+    var out = [], from = [], to = [], m;
+    UNIT.lastIndex = 0;
+    while ((m = UNIT.exec(text)) !== null) {
+      var f = foldUnit(m[0]);
+      out.push(f);
+      if (spans) {
+        for (var i = 0; i < f.length; i++) { from.push(m.index); to.push(m.index + m[0].length); }
+      }
     }
+    return { text: out.join(""), from: spans ? from : null, to: spans ? to : null };
+  }
+
+  function fold(text) { return folded(String(text || ""), false).text; }
+
+  /* the spans of the shown text that match the folded query q, in order */
+  function hits(text, q) {
+    var f = folded(text, true), out = [], at = 0, hit;
+    while (q && (hit = f.text.indexOf(q, at)) !== -1) {
+      var end = hit + q.length;
+      var start = f.from ? f.from[hit] : hit, stop = f.to ? f.to[end - 1] : end;
+      if (out.length && start < out[out.length - 1][1]) { start = out[out.length - 1][1]; }
+      if (stop > start) { out.push([start, stop]); }
+      at = end;
+    }
+    return out;
+  }
+
+  /* text with every hit of q wrapped in <mark>, built as nodes, never as markup */
+  function marked(parent, text, q) {
+    text = String(text === undefined || text === null ? "" : text);
+    var at = 0;
+    hits(text, q).forEach(function (h) {
+      parent.appendChild(document.createTextNode(text.slice(at, h[0])));
+      add(parent, "mark", null, text.slice(h[0], h[1]));
+      at = h[1];
+    });
     parent.appendChild(document.createTextNode(text.slice(at)));
     return parent;
   }
 
-  function replies(a) {
-    if (a._replies === undefined) {
-      a._replies = a.turns.map(function (t) { return t.reply; }).join("\n").toLowerCase();
+  function callTexts(out, label, calls) {
+    calls.forEach(function (c) {
+      out.push([label + " call", c.name + "(" + c.args + ")"]);
+      if (c.result) { out.push([label + " result", c.result]); }
+    });
+  }
+
+  /* every text of an attempt, labelled by where it is: what search looks through */
+  function texts(a) {
+    var out = [["block", a.block], ["run", a.run_id]];
+    a.turns.forEach(function (t) {
+      out.push(["prompt", t.prompt], ["reply", t.reply]);
+      callTexts(out, "tool", t.calls);
+      callTexts(out, "served tool", t.hosted_calls);
+      t.trace.forEach(function (line) { out.push(["trace", line]); });
+      t.log.forEach(function (line) { out.push(["log", line]); });
+      if (t.error) { out.push(["error", t.error]); }
+    });
+    a.criteria.forEach(function (c) {
+      out.push(["criterion", c.id + " " + c.tag + " " + c.says], ["evidence", c.evidence]);
+    });
+    a.critical.forEach(function (h) { out.push(["evidence", h.rule + " " + h.evidence]); });
+    a.evidence_notes.forEach(function (n) { out.push(["evidence", n]); });
+    if (a.error) { out.push(["error", a.error]); }
+    return out.filter(function (x) { return x[1]; });
+  }
+
+  function haystack(a) {
+    if (a._folded === undefined) {
+      a._folded = texts(a).map(function (x) { return fold(x[1]); }).join("\n");
     }
-    return a._replies;
+    return a._folded;
   }
 
   function verdictClass(v) {
@@ -66,7 +135,7 @@
     return {
       tier: f.tier.value, block: f.block.value, verdict: f.verdict.value,
       critical: f.critical.checked, rater: f.rater.value,
-      q: f.q.value.trim().toLowerCase()
+      q: fold(f.q.value.trim())
     };
   }
 
@@ -76,15 +145,37 @@
     if (w.verdict && a.verdict !== w.verdict) { return false; }
     if (w.critical && !a.critical.length) { return false; }
     if (w.rater && a.rater !== w.rater) { return false; }
-    if (w.q && replies(a).indexOf(w.q) === -1) { return false; }
+    if (w.q && haystack(a).indexOf(w.q) === -1) { return false; }
     return true;
   }
 
-  function excerpt(a) {
+  function shorten(text, limit) {
+    text = text.replace(/\s+/g, " ");
+    return text.length > limit ? text.slice(0, limit - 1) + "\u2026" : text;
+  }
+
+  /* the row's last column: the last reply, or while searching the first text that matched,
+     with where it is ("trace", "tool result") and a little of the text around the hit */
+  function excerpt(cell, a, q) {
+    if (q) {
+      var found = null;
+      texts(a).some(function (x) {
+        var h = hits(x[1], q);
+        if (h.length) { found = [x[0], x[1], h[0][0]]; }
+        return h.length > 0;
+      });
+      if (found) {
+        add(cell, "span", "where", found[0] + ": ");
+        var start = Math.max(0, found[2] - 30);
+        var near = (start ? "\u2026" : "") + shorten(found[1].slice(start), start ? 89 : 90);
+        marked(cell, near, q);
+        return cell;
+      }
+    }
     var last = "";
     a.turns.forEach(function (t) { if (t.reply) { last = t.reply; } });
-    last = last.replace(/\s+/g, " ");
-    return last.length > 90 ? last.slice(0, 89) + "\u2026" : last;
+    if (!last) { add(cell, "span", "empty", a.turns.length ? "(empty reply)" : "(no turn)"); }
+    return marked(cell, shorten(last, 90), q);
   }
 
   function refresh() {
@@ -109,7 +200,7 @@
     var tr = el("tr", "attempt");
     tr.id = "attempt-" + a.index;
     var first = add(tr, "td", "id");
-    var open = add(first, "button", "open", a.block);
+    var open = marked(add(first, "button", "open"), a.block, q);
     open.type = "button";
     open.setAttribute("aria-expanded", "false");
     add(tr, "td", verdictClass(a.verdict), verdictText(a.verdict));
@@ -117,7 +208,7 @@
     add(tr, "td", null, a.tier);
     add(tr, "td", "rater", a.rater);
     add(tr, "td", "num", a.tokens === null ? "\u2013" : a.tokens);
-    marked(add(tr, "td", "excerpt"), excerpt(a), q);
+    excerpt(add(tr, "td", "excerpt"), a, q);
     open.addEventListener("click", function () { toggle(tr, a); });
     return tr;
   }
@@ -167,14 +258,14 @@
     }
   }
 
-  function callList(box, calls) {
+  function callList(box, calls, q) {
     var list = add(box, "ol", "calls");
     calls.forEach(function (c) {
       var li = add(list, "li");
       var status = c.requested ? "requested, not run" : c.ok === true ? "ok" : c.ok === false ? "failed" : "outcome unknown";
-      add(li, "code", null, c.name + "(" + c.args + ")");
+      marked(add(li, "code"), c.name + "(" + c.args + ")", q);
       add(li, "span", c.ok === false ? "fail" : c.ok === true ? "pass" : "unknown", " \u2192 " + status);
-      if (c.result) { add(li, "pre", null, c.result); }
+      if (c.result) { marked(add(li, "pre", "result"), c.result, q); }
     });
   }
 
@@ -187,10 +278,11 @@
     if (a.tokens !== null) { facts += " \u00b7 " + a.tokens + " tokens"; }
     if (a.evidence_source) { facts += " \u00b7 evidence: " + a.evidence_source; }
     add(box, "p", "facts", facts);
-    a.evidence_notes.forEach(function (n) { add(box, "p", "facts", "Note: " + n); });
-    if (a.error) { add(box, "p", "fail", "Error (" + (a.cause || a.status) + "): " + a.error); }
+    a.evidence_notes.forEach(function (n) { marked(add(box, "p", "facts", "Note: "), n, q); });
+    if (a.error) { marked(add(box, "p", "fail", "Error (" + (a.cause || a.status) + "): "), a.error, q); }
     a.critical.forEach(function (h) {
-      add(box, "p", "fail", "Always-FAIL " + h.rule + (h.criterion ? " (" + h.criterion + ")" : "") + ": " + h.evidence);
+      var p = add(box, "p", "fail", "Always-FAIL " + h.rule + (h.criterion ? " (" + h.criterion + ")" : "") + ": ");
+      marked(p, h.evidence, q);
     });
     if (a.criteria.length) {
       var table = add(add(box, "div", "scroll"), "table", "criteria-table");
@@ -199,12 +291,12 @@
       var tb = add(table, "tbody");
       a.criteria.forEach(function (c) {
         var r = add(tb, "tr");
-        add(r, "td", "id", c.id + " " + c.tag + (c.critical ? " critical" : ""));
+        marked(add(r, "td", "id"), c.id + " " + c.tag + (c.critical ? " critical" : ""), q);
         var good = c.outcome === "held" || c.outcome === "not triggered";
         var open = c.outcome === "ungraded" || c.outcome === "not applicable";
         add(r, "td", good ? "pass" : open ? "unknown" : "fail", c.outcome);
-        add(r, "td", null, c.says);
-        add(r, "td", "evidence", c.evidence);
+        marked(add(r, "td", "says"), c.says, q);
+        marked(add(r, "td", "evidence"), c.evidence, q);
         decidedBy(add(r, "td", "decided"), c);
       });
     }
@@ -212,24 +304,27 @@
       var h = "Turn " + (n + 1);
       if (t.latency_ms !== null) { h += " (" + t.latency_ms + " ms" + (t.http ? ", HTTP " + t.http : "") + ")"; }
       add(box, "h5", null, h);
-      pre(box, "prompt", t.prompt, "");
-      pre(box, "reply", t.reply || "(empty)", q);
+      pre(box, "prompt", t.prompt, q);
+      if (t.reply) { pre(box, "reply", t.reply, q); } else {
+        add(box, "p", "lbl", "reply");
+        add(box, "pre", "empty", "(empty reply)");
+      }
       if (t.calls.length) {
         add(box, "p", "lbl", t.hosted_calls.length ? "tool calls the agent reported" : "tool calls");
-        callList(box, t.calls);
+        callList(box, t.calls, q);
         if (t.more_calls) { add(box, "p", "facts", t.more_calls + " more call(s) in the run file"); }
       }
       if (t.hosted_calls.length) {
         add(box, "p", "lbl", "tool calls the harness served");
-        callList(box, t.hosted_calls);
+        callList(box, t.hosted_calls, q);
       }
       if (t.trace.length) {
         add(box, "p", "lbl", "trace");
         var tr = add(box, "ol", "trace");
-        t.trace.forEach(function (line) { add(tr, "li", null, line); });
+        t.trace.forEach(function (line) { marked(add(tr, "li"), line, q); });
       }
-      if (t.log.length) { pre(box, "agent log lines", t.log.join("\n"), ""); }
-      if (t.error) { add(box, "p", "fail", t.error); }
+      if (t.log.length) { pre(box, "agent log lines", t.log.join("\n"), q); }
+      if (t.error) { marked(add(box, "p", "fail"), t.error, q); }
     });
     return box;
   }
@@ -308,6 +403,8 @@
     clearTimeout(timer);
     timer = setTimeout(refresh, 150);
   });
+  /* Enter, or leaving the field, searches at once */
+  f.q.addEventListener("change", function () { clearTimeout(timer); refresh(); });
   $("v-more").addEventListener("click", more);
   root.querySelector("form").addEventListener("submit", function (e) { e.preventDefault(); });
   root.hidden = false;
