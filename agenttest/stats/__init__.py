@@ -4,7 +4,10 @@ Pass rates (:func:`wilson_interval`, :func:`pass_at_k`, :func:`pass_hat_k`), com
 (:func:`newcombe_diff_interval`, :func:`fisher_exact`, :func:`holm_correction`), agreement
 between raters (:func:`percent_agreement`, :func:`confusion_matrix`, :func:`cohen_kappa`,
 :func:`bootstrap_kappa_interval`, :func:`fleiss_kappa`, :func:`krippendorff_alpha`) and
-latency summaries (:func:`percentile`). See SPEC section 6.
+latency summaries (:func:`percentile`). See SPEC section 6. A run against its baseline over
+all blocks at once, stratified by block: :func:`cmh_test` (exact Cochran–Mantel–Haenszel with
+Mantel–Haenszel effect sizes). The gate's power before a night: :func:`regression_power`,
+:func:`minimum_detectable_drop`, :func:`attempts_to_detect` (these import numpy when called).
 
 Why not scipy.stats (measured 2026-12-01 on the 2-core build machine, under load): a
 fresh process importing ``scipy.stats`` took 11.7 s against 0.5 s for this package, and
@@ -25,6 +28,7 @@ from ._agreement import (
     percent_agreement,
 )
 from ._common import percentile
+from ._power import attempts_to_detect, minimum_detectable_drop, regression_power
 from ._proportions import (
     fisher_exact,
     holm_correction,
@@ -33,19 +37,25 @@ from ._proportions import (
     pass_hat_k,
     wilson_interval,
 )
+from ._stratified import StratifiedTest, cmh_test
 
 __all__ = [
+    "StratifiedTest",
+    "attempts_to_detect",
     "bootstrap_kappa_interval",
+    "cmh_test",
     "cohen_kappa",
     "confusion_matrix",
     "fisher_exact",
     "fleiss_kappa",
     "holm_correction",
     "krippendorff_alpha",
+    "minimum_detectable_drop",
     "newcombe_diff_interval",
     "pass_at_k",
     "pass_hat_k",
     "percent_agreement",
     "percentile",
+    "regression_power",
     "wilson_interval",
 ]
