@@ -52,6 +52,7 @@ def _register() -> None:
         _blocks_cmds,
         _grade_cmds,
         _hosted_cmds,
+        _init_cmds,
         _judge_cmds,
         _rate_cmds,
         _reference_cmds,
