@@ -338,13 +338,13 @@ def test_retry_errors_reruns_a_lost_attempt_on_another_replica(tmp_path: Path) -
 def test_plain_progress_lines_know_the_pool() -> None:
     import io
 
-    from agenttest.runner import LineProgress
+    from agenttest.runner import Estimate, LineProgress
 
     out = io.StringIO()
     progress = LineProgress(out)
     progress.start(10, 2, "run.jsonl")
     progress.attempt_skipped("SEC-01", 3, "decided FAIL after 1 of 5: ...")
-    progress.pool(3, 1, 130.0)
+    progress.pool(3, 1, Estimate(100.0, 130.0, 170.0))
     progress.attempt_done(
         Attempt(test_id="L1-A-01", run=2, verdict="PASS", latency_ms=1500, replica=2)
     )
@@ -352,5 +352,5 @@ def test_plain_progress_lines_know_the_pool() -> None:
     assert lines[1].endswith("[3/10] SEC-01 run 3: skipped, decided FAIL after 1 of 5: ...")
     assert lines[2].endswith(
         "[4/10] L1-A-01 run 2 on replica 2: PASS in 1.5s | pool: 4/10 done, "
-        "1 skipped as decided; 3 busy, 1 down; eta 2m10s"
+        "1 skipped as decided; 3 busy, 1 down; eta 0:02:10 (0:01:40 to 0:02:50)"
     )

@@ -7,10 +7,11 @@ prints progress unless it is handed one of these.
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any, TextIO
 
 from agenttest.results import Attempt
-from agenttest.runner import LineProgress, Progress, outcome_text, shown
+from agenttest.runner import Estimate, LineProgress, Progress, eta_text, outcome_text, shown
 
 
 class RichProgress(Progress):
@@ -23,18 +24,25 @@ class RichProgress(Progress):
             MofNCompleteColumn,
             TextColumn,
             TimeElapsedColumn,
-            TimeRemainingColumn,
         )
         from rich.progress import Progress as Bar
+        from rich.text import Text
 
         self.console = Console(stderr=True)
+        self.estimate: Estimate | None = None
+        self.estimated_at = time.monotonic()
+
+        def eta(_task: Any) -> Text:
+            # the runner's estimate (observed attempt times, with a range), counted down
+            # between attempts; rich's own guesses from the last few seconds' speed
+            return Text(f"eta {eta_text(self.estimate_now())}", style="progress.remaining")
+
         self.bar = Bar(
             TextColumn("[bold]{task.fields[current]}"),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
-            TextColumn("eta"),
-            TimeRemainingColumn(),
+            _column(eta),
             console=self.console,
             transient=False,
         )
@@ -63,10 +71,18 @@ class RichProgress(Progress):
         self.skipped += 1
         self.bar.advance(self.task)
 
-    def pool(self, busy: int, down: int, eta_s: float | None) -> None:
+    def pool(self, busy: int, down: int, eta: Estimate | None) -> None:
         self.bar.update(
             self.task, current=f"{busy} busy, {down} down, {self.skipped} skipped as decided"
         )
+
+    def eta(self, estimate: Estimate | None) -> None:
+        self.estimate, self.estimated_at = estimate, time.monotonic()
+
+    def estimate_now(self) -> Estimate | None:
+        if self.estimate is None:
+            return None
+        return self.estimate.later(time.monotonic() - self.estimated_at)
 
     def note(self, message: str) -> None:
         from rich.text import Text
@@ -75,6 +91,17 @@ class RichProgress(Progress):
 
     def close(self) -> None:
         self.bar.stop()
+
+
+def _column(render: Any) -> Any:
+    """A rich column drawn by ``render(task)`` (rich imported only here, lazily)."""
+    from rich.progress import ProgressColumn
+
+    class Column(ProgressColumn):
+        def render(self, task: Any) -> Any:
+            return render(task)
+
+    return Column()
 
 
 def make_progress(quiet: bool, stream: TextIO | None = None) -> Progress:

@@ -7,6 +7,7 @@ Importable without the CLI::
     path = run(RunRequest(paths=["batteries"], agent="agent.yaml"))
 """
 
+from ._eta import UNKNOWN, Durations, Estimate, attempt_seconds, estimate_time, eta_text
 from ._plan import PlanItem, make_plan, read_state, select_blocks, split_list
 from ._progress import LineProgress, Progress, outcome_text, shown
 from ._reference_check import Cell, ReferenceCheck, check_reference_agents
@@ -16,14 +17,20 @@ from ._workspace import FixtureError
 
 __all__ = [
     "EXAMPLE",
+    "UNKNOWN",
     "Cell",
+    "Durations",
+    "Estimate",
     "FixtureError",
     "LineProgress",
     "PlanItem",
     "Progress",
     "ReferenceCheck",
     "RunRequest",
+    "attempt_seconds",
     "check_reference_agents",
+    "estimate_time",
+    "eta_text",
     "make_plan",
     "outcome_text",
     "print_path",

@@ -76,6 +76,9 @@ def drive(
                 )
             )
 
+    for earlier in latest.values():  # a resumed run knows its agent's pace from the start
+        pool.durations.add_record(earlier)
+    progress.eta(pool.eta())
     progress.start(len(session.plan), len(session.plan) - len(todo), str(session.path))
     try:
         pool.drive(latest, writer.append, progress)

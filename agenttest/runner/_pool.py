@@ -37,6 +37,7 @@ from agenttest.sanitize import redact
 from ._attempt import AttemptGrader, AttemptRunner, StopRequested, StopSignals
 from ._config_stop import ConfigErrors, ConfigErrorWatch
 from ._decide import EarlyStop
+from ._eta import Durations, Estimate, estimate_time
 from ._plan import Key, PlanItem
 from ._progress import Progress
 from ._replica import (
@@ -92,6 +93,8 @@ class Pool:
         self.sleep = sleep
         self.avoid = avoid or {}  # key -> replica that lost it last time (--retry-errors)
         self.in_flight: dict[Key, int] = {}
+        self.started: dict[Key, float] = {}  # clock time each attempt in flight started
+        self.durations = Durations()  # every attempt's wall time, for the ETA
         self.events: queue.Queue[Event] = queue.Queue()
         self.stopping = threading.Event()
         self.watch = ConfigErrorWatch()
@@ -136,6 +139,7 @@ class Pool:
                     skipped.append(Skipped(item, self.early.skipped[item.key]))
                     continue
                 self.in_flight[item.key] = replica.index
+                self.started[item.key] = self.clock()
                 replica.busy = True
                 taken = item
                 break
@@ -155,6 +159,7 @@ class Pool:
         """An attempt that never reached the agent goes back to the front of the queue."""
         with self.lock:
             self.in_flight.pop(item.key, None)
+            self.started.pop(item.key, None)
             replica.busy = False
             self.queue.insert(0, item)
             self.avoid[item.key] = replica.index
@@ -170,12 +175,16 @@ class Pool:
             down = sum(1 for r in self.replicas if r.down_since is not None)
             return busy, down
 
-    def eta_s(self) -> float | None:
-        """Attempts still queued over the pool's observed throughput (replicas that are up)."""
+    def eta(self) -> Estimate | None:
+        """What is queued and in flight, from the durations seen, over the replicas up."""
         with self.lock:
-            rate = sum(1 / r.mean_s for r in self.replicas if r.mean_s and r.down_since is None)
-            left = len(self.queue) + len(self.in_flight)
-        return left / rate if rate else None
+            now = self.clock()
+            return estimate_time(
+                self.durations,
+                [item.block.id for item in self.queue],
+                replicas=[r.index for r in self.replicas if r.down_since is None],
+                running=[(key[0], now - self.started.get(key, now)) for key in self.in_flight],
+            )
 
     # -- readiness ------------------------------------------------------------------------
 
@@ -269,6 +278,9 @@ class Pool:
             with self.lock:
                 replica.served += 1
                 replica.seconds += self.clock() - started
+                self.durations.add(
+                    item.block.id, self.clock() - started, None if self.single else replica.index
+                )
             self._post(done)
             while not done.written.wait(0.2):
                 if self.stopping.is_set():
@@ -371,9 +383,12 @@ class Pool:
             self.records_written += 1
         with self.lock:
             self.in_flight.pop(item.key, None)
+            self.started.pop(item.key, None)
         done.written.set()
+        eta = self.eta()
         if not self.single:
-            self._progress.pool(*self.counts(), self.eta_s())
+            self._progress.pool(*self.counts(), eta)
+        self._progress.eta(eta)
         self._progress.attempt_done(record)
         if record.error_cause == "interrupted":  # the signal cut this attempt short
             raise StopRequested(self.stop.signum or 2)

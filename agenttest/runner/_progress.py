@@ -13,6 +13,8 @@ from typing import TextIO
 from agenttest.results import Attempt
 from agenttest.sanitize import redact, terminal_safe
 
+from ._eta import Estimate, eta_text
+
 
 def shown(text: str) -> str:
     """What reaches the terminal or the log: no secrets, no control sequences."""
@@ -34,8 +36,12 @@ class Progress:
     def attempt_skipped(self, test_id: str, run: int, why: str) -> None:
         """``--until-decided`` will not run this attempt: its block is decided."""
 
-    def pool(self, busy: int, down: int, eta_s: float | None) -> None:
+    def pool(self, busy: int, down: int, eta: Estimate | None) -> None:
         """A pooled run's state after each attempt: replicas busy and down, the ETA."""
+
+    def eta(self, estimate: Estimate | None) -> None:
+        """What is left, estimated when the run starts and after each attempt (None: no
+        attempt has ended yet)."""
 
     def note(self, message: str) -> None:
         pass
@@ -54,16 +60,12 @@ def outcome_text(record: Attempt) -> str:
 
 
 def pool_line(
-    done: int, total: int, skipped: int, busy: int, down: int, eta_s: float | None
+    done: int, total: int, skipped: int, busy: int, down: int, eta: Estimate | None
 ) -> str:
-    """``pool: 12/40 done, 3 skipped as decided; 4 busy, 1 down; eta 5m10s``."""
-    if eta_s is None:
-        eta = "eta unknown"
-    else:
-        minutes, seconds = divmod(round(eta_s), 60)
-        eta = f"eta {minutes}m{seconds:02d}s" if minutes else f"eta {seconds}s"
+    """``pool: 12/40 done, 3 skipped as decided; 4 busy, 1 down; eta 0:05:10 (...)``."""
     return (
-        f"pool: {done}/{total} done, {skipped} skipped as decided; {busy} busy, {down} down; {eta}"
+        f"pool: {done}/{total} done, {skipped} skipped as decided; {busy} busy, {down} down; "
+        f"eta {eta_text(eta)}"
     )
 
 
@@ -76,6 +78,7 @@ class LineProgress(Progress):
         self.done = 0
         self.skipped = 0
         self.pool_state = ""
+        self.estimate: Estimate | None = None
 
     def _line(self, text: str) -> None:
         stamp = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M:%S")
@@ -83,7 +86,14 @@ class LineProgress(Progress):
 
     def start(self, total: int, done: int, path: str) -> None:
         self.total, self.done = total, done
-        self._line(f"run: {total - done} attempt(s) to go of {total}; writing {path}")
+        self._line(
+            f"run: {total - done} attempt(s) to go of {total}; writing {path}; "
+            + (
+                "eta -:--:-- until the first attempt ends"
+                if self.estimate is None
+                else f"eta {self.estimate.text()}"
+            )
+        )
 
     def attempt_started(self, test_id: str, run: int, k: int) -> None:
         self._line(f"[{self.done + 1}/{self.total}] {test_id} run {run}/{k} ...")
@@ -94,6 +104,8 @@ class LineProgress(Progress):
         took = f" in {latency / 1000:.1f}s" if latency is not None else ""
         where = f" on replica {record.replica}" if record.replica is not None else ""
         state, self.pool_state = self.pool_state, ""
+        if not state and self.done < self.total:
+            state = f"eta {eta_text(self.estimate)}"
         self._line(
             f"[{self.done}/{self.total}] {record.test_id} run {record.run}{where}: "
             f"{outcome_text(record)}{took}" + (f" | {state}" if state else "")
@@ -104,9 +116,12 @@ class LineProgress(Progress):
         self.skipped += 1
         self._line(f"[{self.done}/{self.total}] {test_id} run {run}: skipped, {why}")
 
-    def pool(self, busy: int, down: int, eta_s: float | None) -> None:
+    def pool(self, busy: int, down: int, eta: Estimate | None) -> None:
         # shown with the next finished attempt: one line per attempt, as for one agent
-        self.pool_state = pool_line(self.done + 1, self.total, self.skipped, busy, down, eta_s)
+        self.pool_state = pool_line(self.done + 1, self.total, self.skipped, busy, down, eta)
+
+    def eta(self, estimate: Estimate | None) -> None:
+        self.estimate = estimate
 
     def note(self, message: str) -> None:
         self._line(message)
