@@ -4,7 +4,9 @@ Regression (``agenttest compare`` and ``report --baseline``): per block and per 
 change in pass@1, its 95% Newcombe interval, and Fisher's exact two-sided p-value. Block
 p-values are Holm-corrected as one family, tier and overall p-values as another. A row
 is a *regression* (or *improvement*) when its corrected p-value is below ``alpha`` and the
-rate fell (rose); otherwise it is *noise*. ``--gate`` fails on any regression.
+rate fell (rose); otherwise it is *noise*. ``--gate`` fails on any regression. Beside
+them, per tier and overall, the test stratified by block (:mod:`._stratified`), and per
+block its §2.2 threshold, 0.85 × the baseline's pass@1.
 
 Calibration (``report --reference``): each block is classed by whether it passes its
 rule (:func:`agenttest.reporting._build.block_rule`) in our run and in the reference run.
@@ -17,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agenttest.errors import GateFailed
-from agenttest.stats import fisher_exact, holm_correction, newcombe_diff_interval
+from agenttest.stats import fisher_exact, newcombe_diff_interval
 
 from ._model import (
     BlockResult,
@@ -29,6 +31,7 @@ from ._model import (
     tier_key,
 )
 from ._report import Report
+from ._stratified import holm_classify, stratified_rows
 
 DEFAULT_ALPHA = 0.05
 #: Methodology §2.2: a block is flagged when pass@1 < 0.85 × its baseline pass@1.
@@ -45,15 +48,28 @@ CALIBRATION_CLASSES = (
 def _row(name: str, tier: str, scope: str, ours: Rate | None, base: Rate | None) -> ComparisonRow:
     empty = Rate.of(0, 0)
     ours_rate, base_rate = ours or empty, base or empty
+    threshold = None if base is None or base.pass_at_1 is None else threshold_of(base.pass_at_1)
     if ours is None or base is None or ours.n == 0 or base.n == 0:
         cls = "new" if base is None else "removed" if ours is None else "no data"
         return ComparisonRow(
-            name, tier, scope, ours_rate, base_rate, None, None, None, None, None, cls, False
+            name,
+            tier,
+            scope,
+            ours_rate,
+            base_rate,
+            None,
+            None,
+            None,
+            None,
+            None,
+            cls,
+            False,
+            threshold,
         )
-    assert ours.pass_at_1 is not None and base.pass_at_1 is not None
+    assert ours.pass_at_1 is not None and base.pass_at_1 is not None and threshold is not None
     low, high = newcombe_diff_interval(ours.passed, ours.n, base.passed, base.n)
     p = fisher_exact(ours.passed, ours.n, base.passed, base.n)
-    below = ours.pass_at_1 < BASELINE_MARGIN * base.pass_at_1
+    below = ours.pass_at_1 < threshold
     return ComparisonRow(
         name,
         tier,
@@ -67,33 +83,13 @@ def _row(name: str, tier: str, scope: str, ours: Rate | None, base: Rate | None)
         None,
         "noise",
         below,
+        threshold,
     )
 
 
-def _correct(rows: list[ComparisonRow], alpha: float) -> tuple[ComparisonRow, ...]:
-    tested = [i for i, r in enumerate(rows) if r.p is not None]
-    adjusted = holm_correction([rows[i].p or 0.0 for i in tested]) if tested else []
-    out = list(rows)
-    for i, p_adj in zip(tested, adjusted, strict=True):
-        r = rows[i]
-        cls = "noise"
-        if p_adj < alpha and r.diff is not None and r.diff != 0:
-            cls = "regression" if r.diff < 0 else "improvement"
-        out[i] = ComparisonRow(
-            r.name,
-            r.tier,
-            r.scope,
-            r.ours,
-            r.base,
-            r.diff,
-            r.low,
-            r.high,
-            r.p,
-            p_adj,
-            cls,
-            r.below_threshold,
-        )
-    return tuple(out)
+def threshold_of(base_pass_at_1: float) -> float:
+    """Methodology §2.2: the pass@1 below which a block is flagged, 0.85 × its baseline's."""
+    return BASELINE_MARGIN * base_pass_at_1
 
 
 def compare_reports(
@@ -150,9 +146,10 @@ def compare_reports(
         run=", ".join(Path(f).name for f in ours.header.files),
         baseline=", ".join(Path(f).name for f in base.header.files),
         alpha=alpha,
-        blocks=_correct(block_rows, alpha),
-        tiers=_correct(tier_rows, alpha),
+        blocks=holm_classify(block_rows, alpha),
+        tiers=holm_classify(tier_rows, alpha),
         notes=tuple(all_notes),
+        stratified=stratified_rows(block_rows, alpha),
     )
 
 

@@ -48,6 +48,11 @@ def signed(value: float | None) -> str:
     return "n/a" if value is None else f"{value * 100:+.1f} pp"
 
 
+def ratio(value: float | None) -> str:
+    """An odds ratio: two decimals, "n/a" when it is 0 or infinite (no finite estimate)."""
+    return "n/a" if value is None else f"{value:.2f}"
+
+
 def pvalue(value: float | None) -> str:
     if value is None:
         return "–"

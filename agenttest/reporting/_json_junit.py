@@ -27,7 +27,7 @@ from ._cases import cases_dict
 from ._coverage import coverage_dict
 from ._evidence import EvidenceSection, counts_text
 from ._format import pct, rate_text
-from ._model import AttemptDetail, BlockResult, GroupResult, Rate
+from ._model import AttemptDetail, BlockResult, ComparisonRow, GroupResult, Rate
 from ._report import Report
 
 JSON_SCHEMA_ID = "agenttest-report/1"
@@ -256,8 +256,20 @@ def _unsettled(b: BlockResult) -> str:
     )
 
 
+def _threshold_line(row: ComparisonRow | None) -> str:
+    """The block's §2.2 line: its baseline, the threshold, and where this run stands."""
+    if row is None or row.threshold is None:
+        return ""
+    where = "BELOW it" if row.below_threshold else "no data" if not row.ours.n else "above it"
+    return (
+        f"\nbaseline pass@1 {rate_text(row.base)}; threshold 0.85 × baseline = "
+        f"{pct(row.threshold)} (methodology §2.2): {where}"
+    )
+
+
 def render_junit(report: Report) -> str:
     h = report.header
+    against = {r.name: r for r in report.regression.blocks} if report.regression else {}
     root = ET.Element("testsuites", name=_xml_text(f"agenttest {h.agent} {h.model}"))
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     by_tier: dict[str, list[BlockResult]] = {}
@@ -284,6 +296,16 @@ def render_junit(report: Report) -> str:
                 name=_xml_text(b.test_id),
                 time=f"{seconds:.3f}",
             )
+            row = against.get(b.test_id)
+            if row is not None and row.threshold is not None:
+                # CI tools show testcase properties; the same figures are in system-out
+                case_props = ET.SubElement(case, "properties")
+                for key, value in (
+                    ("baseline_pass_at_1", row.base.pass_at_1),
+                    ("baseline_threshold", row.threshold),
+                    ("below_baseline_threshold", str(row.below_threshold).lower()),
+                ):
+                    ET.SubElement(case_props, "property", name=key, value=_xml_text(value))
             summary = (
                 f"{b.rate.passed}/{b.rate.n} passed, {b.rate.errors} ERROR; rule: {b.rule_reason}"
             )
@@ -315,7 +337,7 @@ def render_junit(report: Report) -> str:
             out.text = _xml_text(
                 f"{name}\npass@1 {rate_text(b.rate)} (95% Wilson); "
                 f"pass@{b.k} {pct(b.pass_at_k)}, pass^{b.k} {pct(b.pass_hat_k)}; {h.run_type}"
-                f"{_evidence_line(report, b.test_id)}"
+                f"{_evidence_line(report, b.test_id)}{_threshold_line(row)}"
             )
         suite.set("tests", str(len(blocks)))
         suite.set("failures", str(failures))

@@ -20,6 +20,7 @@ from agenttest.verdicts import Rate as Rate  # a report's rates: the face of the
 
 if TYPE_CHECKING:
     from ._completeness import Completeness
+    from ._stratified import StratifiedRow
 
 #: Tiers in the order the methodology presents them; other tiers follow alphabetically.
 TIER_ORDER = ("L1", "L2", "L3", "L4", "HR", "MT", "SEC", "EV")
@@ -315,6 +316,7 @@ class ComparisonRow:
     p_adjusted: float | None
     cls: str  # regression, improvement, noise, new, removed, no data
     below_threshold: bool  # pass@1 < 0.85 × baseline pass@1 (methodology §2.2)
+    threshold: float | None = None  # that 0.85 × baseline pass@1; None: nothing measured
 
 
 @dataclass(frozen=True)
@@ -325,10 +327,16 @@ class Comparison:
     blocks: tuple[ComparisonRow, ...]
     tiers: tuple[ComparisonRow, ...]
     notes: tuple[str, ...]
+    # per tier and overall, blocks as strata (._stratified): their own Holm family
+    stratified: tuple[StratifiedRow, ...] = ()
 
     @property
     def regressions(self) -> tuple[ComparisonRow, ...]:
         return tuple(r for r in (*self.tiers, *self.blocks) if r.cls == "regression")
+
+    @property
+    def stratified_regressions(self) -> tuple[StratifiedRow, ...]:
+        return tuple(r for r in self.stratified if r.cls == "regression")
 
     @property
     def improvements(self) -> tuple[ComparisonRow, ...]:

@@ -16,7 +16,7 @@ from agenttest._resources import templates_dir
 
 from ._cases import block_of, cases_markdown
 from ._charts import latency_chart, tier_chart
-from ._format import ci, duration, md_fence, md_inline, pct, pvalue, rate_text, signed
+from ._format import ci, duration, md_fence, md_inline, pct, pvalue, rate_text, ratio, signed
 from ._report import Report
 from ._viewer import script_json
 
@@ -39,6 +39,7 @@ def _environment(html: bool) -> Any:
         duration=duration,
         signed=signed,
         pvalue=pvalue,
+        ratio=ratio,
         md=md_inline,
         fence=md_fence,
     )
