@@ -19,6 +19,9 @@ import pytest
 
 from agenttest.example_agent import AgentServer, serve
 
+from ._patience import EVENTUALLY_S
+from ._servers import free_port
+
 
 def tool_call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return {"id": call_id, "type": "function",
@@ -48,6 +51,7 @@ class FakeModel(ThreadingHTTPServer):
         self.script = list(script)
         self.requests: list[dict[str, Any]] = []
         self.headers_seen: list[dict[str, str]] = []
+        self.models_status = 200  # what GET /v1/models answers (the agent's readiness)
         self.thread = threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True)
 
     @property
@@ -60,6 +64,15 @@ class _FakeHandler(BaseHTTPRequestHandler):
 
     def log_message(self, *args: Any) -> None:
         pass
+
+    def do_GET(self) -> None:
+        status = self.server.models_status if self.path == "/v1/models" else 404
+        data = json.dumps({"data": [{"id": "scripted-model"}]} if status == 200 else {}).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -218,6 +231,23 @@ def test_endpoint_busy_and_unreachable(fake_model: Any, tmp_path: Path) -> None:
         "openai_base_url": "http://127.0.0.1:9/v1", "openai_model": "m"}).start() as srv:  # fmt: skip
         gone = ask(srv, "hi")
     assert gone.status_code == 502 and "unreachable" in gone.json()["error"]
+
+
+def test_the_agent_is_ready_only_while_its_model_answers(fake_model: Any, tmp_path: Path) -> None:
+    # issue 30: a dead model server must not look like a ready agent (every attempt ERROR)
+    nobody = f"http://127.0.0.1:{free_port()}/v1"
+    options = {"openai_base_url": nobody, "openai_model": "m"}
+    with serve(workspace=tmp_path, brain="openai", brain_options=options).start() as srv:
+        dead = httpx.get(srv.url + "/health", timeout=EVENTUALLY_S).json()["status"]
+    assert dead.startswith(f"waiting: model server {nobody} ") and "refused" in dead, dead
+    model = fake_model([])
+    with agent_for(model, tmp_path) as srv:
+        model.models_status = 500
+        failing = httpx.get(srv.url + "/health", timeout=EVENTUALLY_S).json()["status"]
+        model.models_status = 200
+        answering = httpx.get(srv.url + "/health", timeout=EVENTUALLY_S).json()["status"]
+    assert failing.startswith(f"waiting: model server {model.base_url} ") and "500" in failing
+    assert answering == "ready"
 
 
 def test_read_only_calls_of_one_reply_run_in_parallel(fake_model: Any, tmp_path: Path) -> None:

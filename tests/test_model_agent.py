@@ -9,6 +9,7 @@ both can be found, and skips with the reason otherwise.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -137,7 +138,7 @@ def test_model_url_needs_the_bundled_agent_and_a_reachable_server(tmp_path: Path
     assert other.returncode == 2 and "--agent example" in other.stderr
     down = run_cli("run", str(battery), "--model-url", f"http://127.0.0.1:{free_port()}/v1",
                    *common)  # fmt: skip
-    assert down.returncode == 2 and "--model NAME" in down.stderr, down.stderr
+    assert down.returncode == 3 and "does not answer" in down.stderr, down.stderr
     lonely = run_cli("run", str(battery), "--agent", "example", "--model", "x", *common)
     assert lonely.returncode == 2 and "--model-url" in lonely.stderr
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
@@ -394,3 +395,67 @@ def test_a_model_run_resumes_with_its_model_url_given_again(tmp_path: Path) -> N
     assert asked_after > asked_before
     _meta, attempts = _records(path)
     assert sorted(a.run for a in attempts) == [1, 2]
+
+
+def _dead_model(answer: str, stack: contextlib.ExitStack) -> tuple[str, str]:
+    """A model URL nobody listens on, or a server that answers 500 to everything; and the
+    cause the one line must name."""
+    if answer == "nobody":
+        return f"http://127.0.0.1:{free_port()}/v1", "connection refused"
+    broken = {p: (lambda m, b: (500, {"error": "boom"})) for p in ("/v1/models",
+              "/v1/chat/completions")}  # fmt: skip
+    return stack.enter_context(RouteServer(broken)).url + "/v1", "HTTP 500"
+
+
+@pytest.mark.parametrize("answer", ["nobody", "500"])
+def test_a_dead_model_server_is_exit_3_with_its_url_and_cause(tmp_path: Path, answer: str) -> None:
+    # issue 30: not every attempt ERROR in 0.1 s and exit 0
+    battery = _battery(tmp_path, "L1-CALC-01")
+    with contextlib.ExitStack() as stack:
+        url, cause = _dead_model(answer, stack)
+        common = ["--k", "1", "--allow-temp", "--quiet", "--model-url", url]
+        named = run_cli("run", str(battery), "--agent", "example", "--model", "m",
+                        "--out", str(tmp_path / "named"), *common)  # fmt: skip
+        listed = run_cli("run", str(battery), "--out", str(tmp_path / "listed"), *common)
+        config = _model_config(tmp_path, url, extra="  model: m\n")
+        nightly = tmp_path / "nightly.yaml"
+        nightly.write_text(
+            f"out: {tmp_path / 'nightly'}\njobs:\n  - label: gemma\n"
+            f"    batteries: [{battery}]\n    agent: {config}\n    k: 1\n"
+            "    allow_temp: true\n",
+            encoding="utf-8",
+        )
+        batch = run_cli("batch", str(nightly))
+    for result in (named, listed):
+        said = [line for line in result.stderr.splitlines() if url in line]
+        assert result.returncode == 3, result.stderr
+        assert len(said) == 1 and cause in said[0] and "does not answer" in said[0], said
+    # nothing ran: no run file full of ERROR attempts
+    assert not list(tmp_path.glob("named/*.jsonl")) and not list(tmp_path.glob("listed/*.jsonl"))
+    assert batch.returncode == 3, batch.stdout + batch.stderr
+    (line,) = [x for x in batch.stdout.splitlines() if x.startswith("gemma: aborted")]
+    assert url in line and cause in line, line
+
+
+def test_a_model_that_stops_answering_after_the_start_keeps_the_agent_unready(
+    tmp_path: Path,
+) -> None:
+    # The launch found the model; then it fails: the bundled agent's /health says so and
+    # the run ends with exit 3 when readiness runs out, naming the model and the cause.
+    asked = {"models": 0}
+
+    def models(_method: str, _body: Any) -> tuple[int, Any]:
+        asked["models"] += 1
+        return (200, {"data": [{"id": "flaky"}]}) if asked["models"] == 1 else (500, {})
+
+    battery = _battery(tmp_path, "L1-CALC-01")
+    with RouteServer({"/v1/models": models, "/v1/chat/completions": _chat}) as server:
+        url = server.url + "/v1"
+        config = _model_config(tmp_path, url, extra="  model: flaky\nreadiness: {timeout_s: 1}\n")
+        result = run_cli("run", str(battery), "--agent", str(config), "--k", "1",
+                         "--out", str(tmp_path / "out"), "--allow-temp", "--quiet")  # fmt: skip
+        chats = [b for b in server.state.bodies if b["path"] == "/v1/chat/completions"]
+    assert result.returncode == 3, result.stderr
+    (line,) = [x for x in result.stderr.splitlines() if "not ready" in x]
+    assert f"model server {url} does not answer: HTTP 500" in line, line
+    assert chats == []

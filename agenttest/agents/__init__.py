@@ -32,7 +32,7 @@ from ._config_example import ExampleSpec
 from ._config_types import AgentConfig, HostedToolsAt, ReplicaEntry
 from ._example import ExampleAgent
 from ._kinds import KINDS, connect
-from ._model_agent import Launch, launch_for, model_args
+from ._model_agent import Launch, launch_for, model_args, require_model
 from ._reference import REFERENCE_AGENTS, ReferenceAgent
 from ._reply import Garbage
 from ._sender import MAX_REPLY_BYTES, OverlapError, ReplyTooLarge, StreamIdle
@@ -88,5 +88,6 @@ __all__ = [
     "load_agent_config",
     "model_args",
     "parse_agent_config",
+    "require_model",
     "retry_after_s",
 ]

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import msgspec
 
 from agenttest._util.lenient import lenient
-from agenttest.errors import UsageError
+from agenttest.errors import AgentUnavailable, UsageError
 
 from ._config_example import ExampleSpec
 from ._wire import ModelEntry, ModelList
@@ -40,6 +40,7 @@ def discover_model(url: str, timeout_s: float = 10.0) -> str:
     import httpx
 
     where = _models_url(url)
+    require_model(url, timeout_s)
     try:
         reply = httpx.get(where, timeout=timeout_s)
         reply.raise_for_status()
@@ -56,6 +57,18 @@ def discover_model(url: str, timeout_s: float = 10.0) -> str:
             f"model URL {url}: {where} lists no model; pass --model NAME (or `example.model`)"
         )
     return name
+
+
+def require_model(url: str, timeout_s: float = 10.0) -> None:
+    """:class:`AgentUnavailable` (exit 3), in one line naming the URL and the cause, when
+    the model server at ``url`` does not answer: a dead model is found before the run, not
+    as an ERROR in every attempt. A server that answers 503 (a model still loading) is
+    left to the bundled agent's readiness, which waits for it."""
+    from agenttest.example_agent import model_unready
+
+    why = model_unready(url, timeout_s)
+    if why is not None and "HTTP 503 " not in why:
+        raise AgentUnavailable(f"{why}; start it, or check --model-url / `example.model_url`")
 
 
 def model_args(url: str, model: str) -> tuple[str, ...]:

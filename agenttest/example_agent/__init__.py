@@ -24,6 +24,7 @@ from ._calc import CalcError, calculate, evaluate
 from ._command import build_parser, command, watch_parent
 from ._faults import CRASH_EXIT_CODE, Faults
 from ._hosted import HostClient, HostedResult, HostedTool, HostUnreachable
+from ._openai import model_unready
 from ._server import AgentServer
 from ._serving import make_brain, run_forever, serve
 from ._tools import TOOLS, openai_tools
@@ -50,6 +51,7 @@ __all__ = [
     "evaluate",
     "main",
     "make_brain",
+    "model_unready",
     "openai_tools",
     "run_forever",
     "serve",

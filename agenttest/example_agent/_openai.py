@@ -130,6 +130,11 @@ class OpenAIBrain:
         model = str(plain.pop("model", "") or os.environ.get("OPENAI_MODEL", ""))
         return cls(base_url, model, **plain)
 
+    def unready(self) -> str | None:
+        """Why the model cannot be asked now (None: it answers); see :func:`model_unready`."""
+        timeout = min(self.timeout.read or 10.0, 10.0)
+        return model_unready(self.endpoint, timeout, transport=self.transport)
+
     # ------------------------------------------------------------------ brain protocol
 
     def _messages(self, session: Session) -> list[dict[str, Any]]:
@@ -271,6 +276,24 @@ class OpenAIBrain:
         return Answer(message, calls)
 
 
+def model_unready(
+    url: str, timeout_s: float = 10.0, *, transport: httpx.BaseTransport | None = None
+) -> str | None:
+    """Why the OpenAI-compatible server at ``url`` (its base, or its chat-completions URL)
+    cannot be asked now, in one line naming it and the cause; None when ``GET …/models``
+    answers 2xx. The agent is ready only when its model is (issue 30): a dead model server
+    must not look like a ready agent whose every turn fails."""
+    base = url.rstrip("/").removesuffix("/chat/completions")
+    try:
+        with httpx.Client(timeout=timeout_s, transport=transport) as client:
+            status = client.get(base + "/models").status_code
+    except httpx.HTTPError as exc:
+        return f"model server {base} does not answer: {_cause(exc)} at {base}/models"
+    if not 200 <= status < 300:
+        return f"model server {base} does not answer: HTTP {status} at {base}/models"
+    return None
+
+
 #: The largest model reply read, as the harness's own client caps an agent's reply.
 MAX_MODEL_REPLY_BYTES = 32 * 1024 * 1024
 
@@ -313,6 +336,15 @@ def _tool_message(out: Outcome) -> str:
     if out.status == "error":
         return f"error: {out.text}"
     return out.text
+
+
+def _cause(exc: httpx.HTTPError) -> str:
+    """A transport failure in a few words (``connection refused``, ``timed out``)."""
+    if isinstance(exc, httpx.ConnectError) and "refused" in str(exc).lower():
+        return "connection refused"
+    if isinstance(exc, httpx.TimeoutException):
+        return "timed out"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _retry_after(value: str | None) -> float | None:

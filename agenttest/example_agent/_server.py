@@ -88,6 +88,9 @@ class AgentServer(ThreadingHTTPServer):
             return "busy"
         host = self.agent.host
         unreachable = host.check() if host is not None else None
+        # a model-driven brain is only as ready as its model (issue 30)
+        unready = getattr(self.agent.brain, "unready", None)
+        unreachable = unreachable or (unready() if unready is not None else None)
         # with hosted tools, an agent that cannot list the host's tools cannot work
         return f"waiting: {unreachable}" if unreachable else "ready"
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agenttest.agents import AgentConfig, Launch, launch_for
+from agenttest.agents import AgentConfig, Launch, launch_for, require_model
 from agenttest.blocks import block_needs
 from agenttest.errors import Interrupted, UsageError
 from agenttest.results import (
@@ -33,7 +33,7 @@ from ._attempt import StopRequested, StopSignals, now_iso, resolve_judge
 from ._drive import drive
 from ._hosted import start_hosts
 from ._parity import LabelledWriter, labels
-from ._plan import PlanItem, counts
+from ._plan import PlanItem, counts, needs_run
 from ._progress import Progress
 from ._resume import plan_resume
 from ._session import RunRequest, Session, agent_config, agent_source, plan_new
@@ -91,8 +91,12 @@ def run(
         agents = [(session.agent, session.config)]
         if req.parity:
             agents += [(a, agent_config(a)) for a in req.parity]
+        # a dead model server is exit 3 before any attempt, not an ERROR in each (issue 30)
+        work = any(needs_run(session.latest.get(i.key), session.retry_errors) for i in session.plan)
         for i, (_source, config) in enumerate(agents):
             launch = session.launch if i == 0 else _parity_launch(config, session.launch)
+            if work and launch is not None and launch.model_url is not None:
+                require_model(launch.model_url)
             hosted = session.hosted_tools and launch is not None  # the bundled agents
             tested.append(
                 run_agent(config, launch, stream=req.stream, log=progress.note, hosted=hosted)
