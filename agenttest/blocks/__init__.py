@@ -49,7 +49,7 @@ from ._model import (
     Turn,
 )
 from ._schema import battery_json_schema, file_json_schema
-from ._summary import block_summaries, validate_paths
+from ._summary import block_summaries, check_tiers, count_line, validate_paths
 from ._tools import Selector, call_matches, parse_selector, roles_of
 from ._vocabulary import (
     ALWAYS_FAIL_RULES,
@@ -94,6 +94,8 @@ __all__ = [
     "block_needs",
     "block_summaries",
     "call_matches",
+    "check_tiers",
+    "count_line",
     "file_json_schema",
     "hosting_gaps",
     "kind_of",

@@ -6,9 +6,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agenttest.errors import InputError
+from agenttest._util.convert import suggest
+from agenttest.errors import InputError, UsageError
 
 from ._loader import Battery, load_battery
+from ._vocabulary import TIERS
 
 
 def validate_paths(
@@ -25,9 +27,19 @@ def validate_paths(
     return battery
 
 
-def block_summaries(battery: Battery, tiers: Sequence[str] = ()) -> list[dict[str, Any]]:
-    """One JSON-ready row per block, in battery order (the `list --json` contract)."""
+def check_tiers(tiers: Sequence[str]) -> set[str]:
+    """The tiers asked for, upper-cased; one that does not exist is a usage error (exit 2)."""
     wanted = {t.upper() for t in tiers}
+    for tier in sorted(wanted - set(TIERS)):
+        raise UsageError(f"--tier {tier}: not a tier ({', '.join(TIERS)}){suggest(tier, TIERS)}")
+    return wanted
+
+
+def block_summaries(battery: Battery, tiers: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """One JSON-ready row per block, in battery order (the `list --json` contract); a
+    parameterised block has a row per case. A tier that does not exist is a usage error,
+    as it is for `run --tier`."""
+    wanted = check_tiers(tiers)
     rows = []
     for b in battery:
         if wanted and b.tier not in wanted:
@@ -52,3 +64,16 @@ def block_summaries(battery: Battery, tiers: Sequence[str] = ()) -> list[dict[st
             }
         )
     return rows
+
+
+def count_line(rows: Sequence[dict[str, Any]]) -> str:
+    """What `list` printed, counted as `validate` and the report count: a parameterised block
+    is one block, its cases counted apart (``91 blocks, 66 cases (155 rows ...)``)."""
+    families = {r["case_of"] or r["id"] for r in rows}
+    cases = sum(r["case_of"] is not None for r in rows)
+    if not cases:
+        return f"{len(families)} blocks"
+    return (
+        f"{len(families)} blocks, {cases} cases ({len(rows)} rows: "
+        "a parameterised block has a row per case)"
+    )

@@ -71,12 +71,15 @@ def list_blocks(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON array instead of a table."),
     overlay: Path | None = typer.Option(None, "--overlay", help="Apply this overlay first."),
 ) -> None:
-    """List blocks with their ids, aliases, tier, OWASP items, k and number of turns."""
-    from agenttest.blocks import block_summaries, load_battery
+    """List blocks with their ids, tier, k, number of turns, OWASP items, title and aliases
+    (a parameterised block: a row per case); the last line counts blocks as `validate` does."""
+    from agenttest.blocks import block_summaries, check_tiers, count_line, load_battery
 
+    tiers = [t for item in tier for t in item.split(",") if t]
+    check_tiers(tiers)  # before the battery loads: a typo costs nothing
     say_what_is_loaded(paths)
     battery = load_battery(paths, overlay=overlay)
-    rows = block_summaries(battery, tiers=[t for item in tier for t in item.split(",") if t])
+    rows = block_summaries(battery, tiers=tiers)
     if as_json:
         json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -84,11 +87,12 @@ def list_blocks(
     widths = (16, 4, 3, 5)
     for r in rows:
         owasp = ",".join(r["owasp"]) or "-"
+        aka = f"  (aka {', '.join(r['aliases'])})" if r["aliases"] else ""
         print(
             f"{r['id']:<{widths[0]}} {r['tier']:<{widths[1]}} k={r['k']:<{widths[2]}} "
-            f"turns={r['turns']:<{widths[3]}} {owasp:<12} {r['title']}"
+            f"turns={r['turns']:<{widths[3]}} {owasp:<12} {r['title']}{aka}"
         )
-    print(f"{len(rows)} blocks", file=sys.stderr)
+    print(count_line(rows), file=sys.stderr)
 
 
 @app.command()

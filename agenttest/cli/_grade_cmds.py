@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from agenttest._util.schema_version import SCHEMA_VERSION
+
 from . import app
 from ._options import allow_temp_option, strict_option
 
@@ -24,7 +26,9 @@ def _judge(name: str | None) -> Judge | None:
 
 @app.command()
 def grade(
-    run_file: Path = typer.Argument(..., help="A schema 2.0 run file (JSONL)."),
+    run_file: Path = typer.Argument(
+        ..., help=f"A run file (JSONL, record schema {SCHEMA_VERSION} or older)."
+    ),
     judge: str | None = typer.Option(
         None,
         "--judge",
@@ -72,7 +76,13 @@ def grade(
           f"unknown ids {counts['unknown']}; battery {done.digest}")  # fmt: skip
 
 
-@app.command("import")
+@app.command(
+    "import",
+    help=f"""Convert a legacy result file into a schema {SCHEMA_VERSION} run file and grade it.
+
+    Prints the new file's path, then per-tier counts of PASS, FAIL, ERROR and unknown ids.
+    """,
+)
 def import_(
     file: Path = typer.Argument(..., help="A legacy result file."),
     from_: str = typer.Option(
@@ -92,10 +102,6 @@ def import_(
     judge: str | None = typer.Option(None, "--judge", help="Judge for JUDGE criteria."),
     allow_temp: bool = allow_temp_option(),
 ) -> None:
-    """Convert a legacy result file into a schema 2.0 run file and grade it.
-
-    Prints the new file's path, then per-tier counts of PASS, FAIL, ERROR and unknown ids.
-    """
     from agenttest.blocks import load_battery
     from agenttest.errors import UsageError
     from agenttest.importers import METHODOLOGY_V1, default_import_battery, import_methodology_v1

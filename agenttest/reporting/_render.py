@@ -60,6 +60,7 @@ def _context(report: Report) -> dict[str, Any]:
         "failing_blocks": failing,
         "ttft_md": render_ttft_markdown(report.ttft),
         "parity_md": render_parity_markdown(report.parity),
+        "cases_md": cases_markdown(report.cases) if report.cases else "",
         "evidence_meaning": MEANING,
     }
 
@@ -83,8 +84,7 @@ def _viewer_context(report: Report) -> dict[str, Any]:
 
 
 def render_markdown(report: Report) -> str:
-    text = str(_environment(False).get_template("report.md.j2").render(_context(report)))
-    return text + ("\n" + cases_markdown(report.cases) if report.cases else "")
+    return str(_environment(False).get_template("report.md.j2").render(_context(report)))
 
 
 def render_summary(report: Report) -> str:

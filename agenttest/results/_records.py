@@ -35,6 +35,10 @@ from typing import Annotated, Any, ClassVar, Literal
 import msgspec
 from msgspec import Meta
 
+# one constant, kept where the CLI's help can read it without importing the records
+from agenttest._util.schema_version import SCHEMA_MAJOR as SCHEMA_MAJOR
+from agenttest._util.schema_version import SCHEMA_VERSION as SCHEMA_VERSION
+
 from ._parts import (
     BatteryInfo,
     Count,
@@ -51,9 +55,6 @@ from ._parts import (
     TurnRecord,
     Waits,
 )
-
-SCHEMA_VERSION = "2.4"
-SCHEMA_MAJOR = 2
 
 #: UNDECIDED: completed, but a deciding criterion waits for a rating (never in a rate)
 Verdict = Literal["PASS", "FAIL", "ERROR", "UNDECIDED"]
