@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -171,6 +172,54 @@ def test_a_refused_job_gives_2_and_an_interrupt_stops_the_batch(tmp_path: Path) 
     assert calls == ["core"]
 
 
+def test_a_stop_after_a_complete_run_says_the_exact_commands_that_write_its_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ctrl-C while the reports are rendered: the run file is complete, only reports are missing
+    import agenttest.reporting
+
+    nightly = _batch_file(tmp_path, NIGHTLY)
+    first = run_batch(nightly, executor=FakeRunner([30, 29]), say=lambda _: None)
+
+    def ctrl_c(*_args: Any, **_kwargs: Any) -> str:
+        raise KeyboardInterrupt
+
+    said: list[str] = []
+    with monkeypatch.context() as patched:
+        patched.setattr(agenttest.reporting, "render", ctrl_c)
+        with pytest.raises(Interrupted):
+            run_batch(nightly, executor=FakeRunner([3]), say=said.append)
+    run_file = max((tmp_path / "out").glob("run_*core*.jsonl"), key=lambda p: p.stat().st_mtime)
+    assert not run_file.with_suffix(".md").exists()
+    assert "its run file is complete but has no reports" in said[-5]
+    commands = [line.strip() for line in said[-4:]]
+    assert commands[0] == (
+        f"agenttest report {run_file} --baseline {first[0].run_file} "
+        f"--format md --output {run_file.with_suffix('.md')}"
+    )
+    for command in commands:  # each one, run as printed, writes its report
+        done = run_cli(*command.split()[1:])
+        assert done.returncode == 0, done.stderr
+    written = sorted(
+        p.name.removeprefix(run_file.stem) for p in run_file.parent.glob(f"{run_file.stem}.*")
+    )
+    assert written == [".html", ".json", ".jsonl", ".junit.xml", ".md"]
+    summaries = sorted((tmp_path / "out").glob("batch_*.json"))
+    assert json.loads(summaries[-1].read_text())["jobs"][0]["status"] == "interrupted"
+
+
+def test_a_stop_during_a_run_says_how_to_resume_not_how_to_report(tmp_path: Path) -> None:
+    nightly = _batch_file(tmp_path, NIGHTLY)
+
+    def stopped(job: Job) -> Path:
+        raise Interrupted("interrupted by SIGINT; continue with: agenttest run --resume X")
+
+    said: list[str] = []
+    with pytest.raises(Interrupted):
+        run_batch(nightly, executor=stopped, say=said.append)
+    assert said == ["core: interrupted by SIGINT; continue with: agenttest run --resume X"]
+
+
 def test_two_batches_never_overlap(tmp_path: Path) -> None:
     nightly = _batch_file(tmp_path, NIGHTLY)
     lock = load_batch(nightly).lock
@@ -225,10 +274,22 @@ jobs:
     gate: true
     allow_temp: true
 """)  # fmt: skip
-    for _night in (1, 2):
+    stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d "
+    for night in (1, 2):
         result = run_cli("batch", str(nightly), timeout=300)
         assert result.returncode == 0, result.stdout + result.stderr
-        assert "smoke: ok:" in result.stdout
+        # a cron log: every line of the batch and of its run timestamped, start to result
+        said = result.stdout.splitlines()
+        assert all(re.match(stamp, line) for line in said), said
+        eta = "-:--:-- until the first attempt ends" if night == 1 else r"[\d:]+.* from run_\S+"
+        assert re.fullmatch(
+            stamp + r"smoke: started: 4 attempt\(s\) planned; run file \S+\.jsonl; eta " + eta,
+            said[0],
+        ), said[0]
+        assert re.fullmatch(stamp + r"smoke: ok: .* \(took \d+:\d\d:\d\d\)", said[-1]), said[-1]
+        ran = [line for line in result.stderr.splitlines() if re.match(stamp + r"\[\d/4\] ", line)]
+        assert len(ran) == 8  # each attempt started and ended, the ends with the ETA left
+        assert re.search(r"\[1/4\] \S+ run 1: \w+.* in \d+\.\ds \| eta \d+:\d\d:\d\d", ran[1])
     runs = sorted((tmp_path / "nightly").glob("run_*_smoke*.jsonl"))
     assert len(runs) == 2
     newest = max(runs, key=lambda p: p.stat().st_mtime)

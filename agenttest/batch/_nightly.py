@@ -37,8 +37,10 @@ from agenttest.errors import (
 from agenttest.reporting import to_plain
 from agenttest.results import RunEnd, iter_records, read_run_meta
 from agenttest.results import parse_timestamp as timestamp
+from agenttest.runner import Progress, clock
 
 from ._batch_file import SUFFIX, Batch, Job, load_batch
+from ._watch import JobWatch, report_commands, stamped
 
 
 @dataclass
@@ -57,8 +59,9 @@ class JobOutcome:
 Executor = Callable[[Job], Path]
 
 
-def run_job(job: Job) -> Path:
-    """The real executor: one ``agenttest run`` through the runner's library function."""
+def run_job(job: Job, progress: Progress | None = None) -> Path:
+    """The real executor: one ``agenttest run`` through the runner's library function,
+    silent unless handed a progress."""
     from agenttest.runner import RunRequest, run
 
     request = RunRequest(
@@ -71,9 +74,9 @@ def run_job(job: Job) -> Path:
         out=job.out,
         label=job.label,
         allow_temp=job.allow_temp,
-        quiet=True,
+        quiet=progress is None,
     )
-    return run(request)
+    return run(request, progress=progress)
 
 
 # -- running --------------------------------------------------------------------------------
@@ -206,21 +209,34 @@ def _write_reports(
 def run_batch(
     path: str | Path,
     *,
-    executor: Executor = run_job,
-    say: Callable[[str], None] = print,
+    executor: Executor | None = None,
+    say: Callable[[str], None] = stamped,
+    progress: Callable[[], Progress] | None = None,
 ) -> list[JobOutcome]:
-    """Run every job of the batch file in order; return one outcome per job."""
+    """Run every job of the batch file in order; return one outcome per job.
+
+    ``say`` gets the batch's own lines (a job's start and result, its baseline, an
+    interrupt's way on); ``progress`` makes each job's run progress (none: silent runs).
+    Both are for the real executor; another ``executor`` runs as it likes.
+    """
     batch = load_batch(path)
     outcomes: list[JobOutcome] = []
+
+    def real(job: Job) -> Path:
+        prior = previous_run(job, Path(os.devnull))  # the start line's ETA: last night's pace
+        return run_job(job, JobWatch(job, progress() if progress else Progress(), say, prior))
+
+    run_one = executor or real
     with batch_lock(batch.lock):
         for job in batch.jobs:
             outcome = JobOutcome(job.label, "ok")
             outcomes.append(outcome)
             started = time.time() - 1
             try:
-                outcome.run_file = executor(job)
-            except Interrupted:
+                outcome.run_file = run_one(job)
+            except Interrupted as exc:
                 outcome.status, outcome.exit_code = "interrupted", 130
+                _interrupted(job, _newest_of(job, started), say, str(exc))
                 _summary(batch, outcomes)
                 raise
             except UsageError as exc:
@@ -243,10 +259,39 @@ def run_batch(
                     say(f"{job.label}: not a baseline: {passed_over}")
                 if outcome.previous is not None:
                     say(f"{job.label}: baseline {outcome.previous.name} (newest complete run)")
-                _write_reports(job, outcome.run_file, outcome.previous, batch.alpha, outcome)
-            say(f"{job.label}: {outcome.status}: {outcome.run_file or '-'} — {outcome.summary}")
+                try:
+                    _write_reports(job, outcome.run_file, outcome.previous, batch.alpha, outcome)
+                except (KeyboardInterrupt, Interrupted):
+                    outcome.status, outcome.exit_code = "interrupted", 130
+                    _interrupted(job, outcome.run_file, say, "interrupted", outcome.previous)
+                    _summary(batch, outcomes)
+                    raise Interrupted(f"interrupted while writing {job.label}'s reports") from None
+            took = clock(time.time() - 1 - started)
+            say(
+                f"{job.label}: {outcome.status}: {outcome.run_file or '-'} — {outcome.summary}"
+                f" (took {took})"
+            )
         _summary(batch, outcomes)
     return outcomes
+
+
+def _interrupted(
+    job: Job,
+    run_file: Path | None,
+    say: Callable[[str], None],
+    why: str,
+    previous: Path | None = None,
+) -> None:
+    """What a stop leaves to do: a complete run file needs only its reports (the commands
+    that write them), an incomplete one its resume (the runner's message says how)."""
+    if run_file is None or incomplete_because(run_file) is not None:
+        say(f"{job.label}: {why}")
+        return
+    if previous is None:
+        previous = previous_run(job, run_file)
+    say(f"{job.label}: interrupted; its run file is complete but has no reports. Write them with:")
+    for command in report_commands(job, run_file, previous):
+        say(f"  {command}")
 
 
 def _summary(batch: Batch, outcomes: list[JobOutcome]) -> None:

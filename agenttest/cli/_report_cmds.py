@@ -158,6 +158,9 @@ def batch(
     from agenttest.batch import batch_exit_code, run_batch
     from agenttest.errors import EXIT_OK, ExitStatus
 
-    code = batch_exit_code(run_batch(nightly))
+    from ._progress import make_progress
+
+    # each job's attempts as `run` shows them: a bar on a terminal, timestamped lines elsewhere
+    code = batch_exit_code(run_batch(nightly, progress=lambda: make_progress(quiet=False)))
     if code != EXIT_OK:
         raise ExitStatus(code, f"batch finished with exit status {code}")

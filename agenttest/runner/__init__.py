@@ -7,7 +7,15 @@ Importable without the CLI::
     path = run(RunRequest(paths=["batteries"], agent="agent.yaml"))
 """
 
-from ._eta import UNKNOWN, Durations, Estimate, attempt_seconds, estimate_time, eta_text
+from ._eta import (
+    UNKNOWN,
+    Durations,
+    Estimate,
+    attempt_seconds,
+    clock,
+    estimate_time,
+    eta_text,
+)
 from ._plan import PlanItem, make_plan, read_state, select_blocks, split_list
 from ._progress import LineProgress, Progress, outcome_text, shown
 from ._reference_check import Cell, ReferenceCheck, check_reference_agents
@@ -29,6 +37,7 @@ __all__ = [
     "RunRequest",
     "attempt_seconds",
     "check_reference_agents",
+    "clock",
     "estimate_time",
     "eta_text",
     "make_plan",
