@@ -50,6 +50,7 @@ def _register() -> None:
     # Importing a command module only registers it; heavy work is imported inside commands.
     from . import (  # noqa: F401
         _agent_cmds,
+        _baseline_cmds,
         _blocks_cmds,
         _grade_cmds,
         _hosted_cmds,

@@ -41,7 +41,10 @@ def report(
     fmt: str = typer.Option("md", "--format", "-f", help="md, html, json or junit."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write here, not stdout."),
     baseline: list[Path] = typer.Option(
-        [], "--baseline", help="Earlier run(s) to compare with: regression per block and tier."
+        [],
+        "--baseline",
+        help="Earlier run(s) to compare with, or a baseline file (`agenttest baseline`): "
+        "regression per block and tier, and each block's §2.2 threshold.",
     ),
     reference: list[Path] = typer.Option(
         [], "--reference", help="Reference-agent run(s): class each block both-pass ... both-fail."
@@ -112,7 +115,9 @@ def _print_markdown(text: str) -> None:
 @app.command()
 def compare(
     run: Path = typer.Argument(..., help="The run to judge (JSONL)."),
-    baseline: Path = typer.Argument(..., help="The baseline run (JSONL)."),
+    baseline: Path = typer.Argument(
+        ..., help="The baseline run (JSONL), or a baseline file written by `agenttest baseline`."
+    ),
     gate: bool = typer.Option(
         False, "--gate", help="Exit 1 when any block or tier regresses significantly."
     ),

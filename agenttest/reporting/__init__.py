@@ -13,6 +13,16 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
+from ._baseline import (
+    Baseline,
+    baseline_from_runs,
+    baseline_json,
+    baseline_side,
+    baseline_summary,
+    is_baseline_file,
+    make_baseline,
+    read_baseline,
+)
 from ._build import BatteryArg, aggregate_report, aggregate_side
 from ._checklist import evaluate_checklist
 from ._compare import DEFAULT_ALPHA, calibrate, check_gate, compare_reports, compare_runs
@@ -63,7 +73,7 @@ def build_report(
     )
     regression: Comparison | None = None
     if baseline:
-        base, notes = aggregate_side(baseline, rater, allow_mixed)
+        base, notes = baseline_side(baseline, rater, allow_mixed)
         regression = compare_reports(report, base, alpha, notes)
     calibration = None
     if reference:
@@ -73,7 +83,9 @@ def build_report(
     if viewer:
         data = ViewerData(
             attempts=collect_attempts(paths, rater, allow_mixed),
-            baseline=collect_attempts(baseline, rater, allow_mixed) if baseline else None,
+            baseline=collect_attempts(baseline, rater, allow_mixed)
+            if baseline and not any(is_baseline_file(p) for p in baseline)
+            else None,  # a baseline file holds counts, no attempts to show
         )
     return dataclasses.replace(
         report,
@@ -109,9 +121,13 @@ def render(report: Report, fmt: str) -> str:
 __all__ = [
     "DEFAULT_ALPHA",
     "FORMATS",
+    "Baseline",
     "Comparison",
     "Rate",
     "Report",
+    "baseline_from_runs",
+    "baseline_json",
+    "baseline_summary",
     "build_report",
     "calibrate",
     "check_gate",
@@ -119,7 +135,10 @@ __all__ = [
     "compare_runs",
     "compare_table",
     "evaluate_checklist",
+    "is_baseline_file",
+    "make_baseline",
     "parity_markdown",
+    "read_baseline",
     "render",
     "render_html",
     "render_json",

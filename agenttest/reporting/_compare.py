@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 from agenttest.errors import GateFailed
 from agenttest.stats import fisher_exact, newcombe_diff_interval
@@ -34,8 +35,10 @@ from ._report import Report
 from ._stratified import holm_classify, stratified_rows
 
 DEFAULT_ALPHA = 0.05
-#: Methodology §2.2: a block is flagged when pass@1 < 0.85 × its baseline pass@1.
+#: Methodology §2.2: a block is flagged when pass@1 < 0.85 × its baseline pass@1 ...
 BASELINE_MARGIN = 0.85
+#: ... measured over five attempts: a baseline block with fewer gradable ones has no threshold.
+BASELINE_ATTEMPTS = 5
 CALIBRATION_CLASSES = (
     "both-pass",
     "only-ours-fails",
@@ -45,10 +48,54 @@ CALIBRATION_CLASSES = (
 )
 
 
+class _Header(Protocol):
+    @property
+    def files(self) -> tuple[str, ...]: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def battery_digest(self) -> str: ...
+    @property
+    def exploratory(self) -> bool: ...
+
+
+class _Rated(Protocol):
+    @property
+    def rate(self) -> Rate: ...
+
+
+class _Block(_Rated, Protocol):
+    @property
+    def test_id(self) -> str: ...
+    @property
+    def tier(self) -> str: ...
+
+
+class _Group(_Rated, Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class Side(Protocol):
+    """What a comparison reads of its baseline: a :class:`Report`, or a §2.2 baseline file
+    (:class:`agenttest.reporting._baseline.Baseline`)."""
+
+    @property
+    def header(self) -> _Header: ...
+    @property
+    def blocks(self) -> Sequence[_Block]: ...
+    @property
+    def tiers(self) -> Sequence[_Group]: ...
+    @property
+    def overall(self) -> _Group: ...
+
+
 def _row(name: str, tier: str, scope: str, ours: Rate | None, base: Rate | None) -> ComparisonRow:
     empty = Rate.of(0, 0)
     ours_rate, base_rate = ours or empty, base or empty
-    threshold = None if base is None or base.pass_at_1 is None else threshold_of(base.pass_at_1)
+    threshold = None
+    if base is not None and base.pass_at_1 is not None and base.n >= BASELINE_ATTEMPTS:
+        threshold = threshold_of(base.pass_at_1)
     if ours is None or base is None or ours.n == 0 or base.n == 0:
         cls = "new" if base is None else "removed" if ours is None else "no data"
         return ComparisonRow(
@@ -66,10 +113,10 @@ def _row(name: str, tier: str, scope: str, ours: Rate | None, base: Rate | None)
             False,
             threshold,
         )
-    assert ours.pass_at_1 is not None and base.pass_at_1 is not None and threshold is not None
+    assert ours.pass_at_1 is not None and base.pass_at_1 is not None
     low, high = newcombe_diff_interval(ours.passed, ours.n, base.passed, base.n)
     p = fisher_exact(ours.passed, ours.n, base.passed, base.n)
-    below = ours.pass_at_1 < threshold
+    below = threshold is not None and ours.pass_at_1 < threshold
     return ComparisonRow(
         name,
         tier,
@@ -93,7 +140,7 @@ def threshold_of(base_pass_at_1: float) -> float:
 
 
 def compare_reports(
-    ours: Report, base: Report, alpha: float = DEFAULT_ALPHA, notes: tuple[str, ...] = ()
+    ours: Report, base: Side, alpha: float = DEFAULT_ALPHA, notes: tuple[str, ...] = ()
 ) -> Comparison:
     """Per block and tier: change in pass@1, Newcombe interval, Fisher p, Holm, class."""
     if not 0.0 < alpha < 1.0:
@@ -173,10 +220,11 @@ def compare_runs(
     rater: str | None = None,
 ) -> Comparison:
     """Compare two sets of run files; ``rater`` as in :func:`agenttest.reporting.build_report`."""
-    from ._build import aggregate_report, aggregate_side
+    from ._baseline import baseline_side
+    from ._build import aggregate_report
 
     ours = aggregate_report(run, rater=rater, battery=None, allow_mixed=allow_mixed, details=False)
-    base, notes = aggregate_side(baseline, rater, allow_mixed)
+    base, notes = baseline_side(baseline, rater, allow_mixed)
     return compare_reports(ours, base, alpha, notes)
 
 
