@@ -1,7 +1,8 @@
 """One exception tree for the whole tool, and the one place that maps it to exit codes.
 
-Exit codes (SPEC section 2): 0 done; 1 a gate failed; 2 bad input or usage (nothing
-written); 3 the agent never became ready or the run was aborted (resumable);
+Exit codes (SPEC section 2): 0 done; 1 a gate blocked on the agent's results; 2 bad input
+or usage (nothing written); 3 the agent never became ready or the run was aborted
+(resumable); 5 a gate blocked because its data cannot support a decision (attempts lost);
 130 interrupted (resumable); 4 a bug in agenttest. :func:`exit_code_for` is the mapping;
 ``agenttest.cli.main`` only translates click's own outcomes into this tree and calls it.
 
@@ -12,7 +13,7 @@ Every exception a user can meet derives from :class:`AgentTestError`::
     │   ├── InputError                  2  located problems, printed as FILE:LINE: message
     │   ├── JudgeUnavailable            2  a judge cannot run here; says how to fix it
     │   └── reporting.UnknownRater      2  --rater names nobody who graded the run
-    ├── GateFailed                      1  a --gate found a significant regression
+    ├── GateFailed                   1, 5  a gate's decision is blocked (reporting.decide)
     ├── AgentUnavailable                3  the agent never became ready (resumable)
     │   └── agents.AgentNotReady        3  readiness.timeout_s ran out
     ├── RunAborted                      3  the run stopped before its plan was done
@@ -43,6 +44,7 @@ EXIT_USAGE = 2
 EXIT_AGENT = 3
 EXIT_INTERRUPTED = 130
 EXIT_INTERNAL = 4  # a bug in agenttest itself; kept apart from 1 so gates stay scriptable
+EXIT_DATA = 5  # a gate's data cannot support a decision (attempts lost); apart from 1: rerun
 
 
 @dataclass(frozen=True)
@@ -82,9 +84,13 @@ class InputError(UsageError):
 
 
 class GateFailed(AgentTestError):
-    """A ``--gate`` found a significant regression."""
+    """A gate's decision is ``blocked``: 1 for the agent's results, 5 for lost data."""
 
     exit_code = EXIT_GATE
+
+    def __init__(self, message: str, exit_code: int = EXIT_GATE) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 class AgentUnavailable(AgentTestError):

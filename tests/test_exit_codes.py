@@ -151,7 +151,7 @@ def test_batch_exits_0_then_1_when_the_gated_job_regresses(tmp_path: Path) -> No
         ]
         second = run_cli("batch", str(nightly), timeout=300)
     assert second.returncode == EXIT_GATE, second.stdout + second.stderr
-    assert "gated: regressed:" in second.stdout
+    assert "gated: blocked:" in second.stdout
     assert "agenttest: batch finished with exit status 1" in second.stderr
 
 

@@ -92,7 +92,8 @@ def test_jobs_run_in_order_report_and_compare_with_their_previous_run(tmp_path: 
     core2, sec2 = second
     assert core2.run_file is not None
     assert core2.previous == core.run_file and sec2.previous == first[1].run_file
-    assert core2.status == "regressed" and "3 regression(s)" in core2.summary  # A, L1, overall
+    assert core2.status == "blocked" and "3 regression(s)" in core2.summary  # A, L1, overall
+    assert core2.decision.startswith("blocked: L1 tier fell from 100% to 10% (3/30 vs 30/30")
     assert sec2.status == "ok"  # 28/30 vs 29/30 is noise, and sec has no gate anyway
     assert batch_exit_code(second) == 1
     compare = json.loads(Path(f"{core2.run_file.with_suffix('')}.compare.json").read_text())
@@ -100,8 +101,8 @@ def test_jobs_run_in_order_report_and_compare_with_their_previous_run(tmp_path: 
     report = json.loads(Path(f"{core2.run_file.with_suffix('')}.json").read_text())
     assert report["regression"]["baseline"] == core.run_file.name
     summaries = sorted((tmp_path / "out").glob("batch_*.json"))
-    assert summaries and json.loads(summaries[-1].read_text())["jobs"][0]["status"] == "regressed"
-    assert any(line.startswith("core: regressed:") for line in said)
+    assert summaries and json.loads(summaries[-1].read_text())["jobs"][0]["status"] == "blocked"
+    assert any(line.startswith("core: blocked:") for line in said)
 
 
 def test_the_baseline_is_the_newest_complete_run_and_the_batch_says_why(tmp_path: Path) -> None:
@@ -126,7 +127,7 @@ def test_the_baseline_is_the_newest_complete_run_and_the_batch_says_why(tmp_path
     second = run_batch(nightly, executor=runner, say=said.append)
     core = second[0]
     assert core.previous == first[0].run_file  # not the killed or interrupted night
-    assert core.status == "regressed"  # 30/30 -> 0/30 is seen, not "0 regressions"
+    assert core.status == "blocked"  # 30/30 -> 0/30 is seen, not "0 regressions"
     assert core.baseline_skipped == [
         f"{stopped.name}: ended interrupted",
         f"{killed.name}: no run_end (killed or still running)",

@@ -6,10 +6,15 @@ rendered next to it and it is compared with the previous run of the same job —
 older run file in the job's folder whose ``run_meta`` carries the same label. An exclusive
 lock on one file keeps two batches from ever overlapping (the agent is single-user).
 
+Each job's report carries the deployment decision (:func:`agenttest.reporting.decide`,
+against its previous run); its status line shows it, and a job with ``gate: true`` takes
+the decision's exit code when it is blocked.
+
 Exit status, in order of precedence: 130 interrupted; 3 a job's agent never became ready
 or its run was aborted; 2 a job's input was refused (the batch file itself being invalid
-stops everything before any job runs); 1 a job with ``gate: true`` regressed
-significantly against its previous run; 0 otherwise. See docs/nightly.md.
+stops everything before any job runs); 1 a gated job's decision is blocked by the agent's
+results (a SEC FAIL, a significant regression, ...); 5 a gated job's decision is blocked
+because its data cannot support one (attempts lost); 0 otherwise. See docs/nightly.md.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from pathlib import Path
 
 from agenttest.errors import (
     EXIT_AGENT,
+    EXIT_DATA,
     EXIT_GATE,
     EXIT_OK,
     EXIT_USAGE,
@@ -46,13 +52,14 @@ from ._watch import JobWatch, report_commands, stamped
 @dataclass
 class JobOutcome:
     label: str
-    status: str  # ok, regressed, aborted, refused
+    status: str  # ok, blocked, aborted, refused, interrupted
     run_file: Path | None = None
     previous: Path | None = None
     reports: list[Path] = field(default_factory=list)
     summary: str = ""
     exit_code: int = EXIT_OK
     baseline_skipped: list[str] = field(default_factory=list)  # newer runs not used, and why
+    decision: str = ""  # the report's decision line: "blocked: SEC-01 failed 3 of 3 (...)"
 
 
 #: Runs one job and returns its run file. Raising AgentTestError marks the job failed.
@@ -202,8 +209,13 @@ def _write_reports(
             f"; vs {previous.name if previous else '?'}: {len(found)} regression(s), "
             f"{len(comparison.improvements)} improvement(s)"
         )
-        if found and job.gate:
-            outcome.status, outcome.exit_code = "regressed", EXIT_GATE
+    decision = report.decision
+    if decision is not None:
+        outcome.decision = decision.line
+        outcome.summary += f"; decision: {decision.line}"
+        # an aborted job keeps its 3: the decision about a partial run is shown, not obeyed
+        if job.gate and decision.status == "blocked" and outcome.status == "ok":
+            outcome.status, outcome.exit_code = "blocked", decision.exit_code
 
 
 def run_batch(
@@ -308,6 +320,7 @@ def _summary(batch: Batch, outcomes: list[JobOutcome]) -> None:
             "baseline_skipped": list(o.baseline_skipped),
             "reports": [str(p) for p in o.reports],
             "summary": o.summary,
+            "decision": o.decision,
         }
         for o in outcomes
     ]
@@ -316,10 +329,24 @@ def _summary(batch: Batch, outcomes: list[JobOutcome]) -> None:
     )
 
 
+#: Which job's exit code the batch takes when several failed: the first of these.
+PRECEDENCE = (130, EXIT_AGENT, EXIT_USAGE, EXIT_GATE, EXIT_DATA)
+
+
 def batch_exit_code(outcomes: list[JobOutcome]) -> int:
-    """130 > 3 > 2 > 1 > 0 over the jobs' outcomes."""
+    """130 > 3 > 2 > 1 > 5 > 0 over the jobs' outcomes."""
     codes = {o.exit_code for o in outcomes}
-    for code in (130, EXIT_AGENT, EXIT_USAGE, EXIT_GATE):
+    for code in PRECEDENCE:
         if code in codes:
             return code
     return EXIT_OK
+
+
+def batch_reason(outcomes: list[JobOutcome]) -> str:
+    """One line for the batch's exit: the job whose code the batch takes, and why."""
+    code = batch_exit_code(outcomes)
+    job = next((o for o in outcomes if o.exit_code == code), None)
+    if job is None or code == EXIT_OK:
+        return "every job done"
+    why = job.decision if job.status == "blocked" else job.summary or job.status
+    return f"{job.label}: {why}"

@@ -20,9 +20,10 @@ app = typer.Typer(
         "Run test batteries against AI agents and report numbers you can defend.\n\n"
         "Typical flow: `agenttest validate batteries` → `agenttest run batteries --agent example` "
         "→ `agenttest report reports/run_*.jsonl`.\n\n"
-        "Exit codes: 0 done · 1 a --gate failed · 2 bad input or usage (nothing written) · "
-        "3 agent never ready / run aborted (resumable) · 4 an internal error in agenttest "
-        "(please report it) · 130 interrupted (resumable)."
+        "Exit codes: 0 done · 1 a gate blocked on the agent's results · 2 bad input or usage "
+        "(nothing written) · 3 agent never ready / run aborted (resumable) · 4 an internal "
+        "error in agenttest (please report it) · 5 a gate blocked because attempts were lost · "
+        "130 interrupted (resumable)."
     ),
     no_args_is_help=True,
     pretty_exceptions_enable=False,

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from . import app
+
+if TYPE_CHECKING:
+    from agenttest.reporting import Decision
 
 
 def _write(text: str, output: Path | None) -> None:
@@ -66,6 +70,12 @@ def report(
     summary: bool = typer.Option(
         False, "--summary", help="With --format md: a short GitHub-flavoured summary (PR comment)."
     ),
+    gate: bool = typer.Option(
+        False,
+        "--gate",
+        help="After writing the report, exit with its deployment decision: 1 blocked by the "
+        "agent's results, 5 blocked because attempts were lost, 0 otherwise (README, Exit codes).",
+    ),
 ) -> None:
     """Render a report: pass@1 with n and a 95% Wilson interval everywhere, pass@k, pass^k.
 
@@ -101,6 +111,17 @@ def report(
         _print_markdown(text)
     else:
         _write(text, output)
+    if gate and result.decision is not None:
+        _gate(result.decision)
+
+
+def _gate(decision: Decision) -> None:
+    """The decision's one line on stderr; a blocked decision ends the command (exit 1 or 5)."""
+    from agenttest.reporting import enforce
+
+    if decision.status != "blocked":
+        print(f"agenttest: {decision.line}", file=sys.stderr)
+    enforce(decision)  # blocked: main prints "agenttest: blocked: <reason>" once
 
 
 def _print_markdown(text: str) -> None:
@@ -119,7 +140,11 @@ def compare(
         ..., help="The baseline run (JSONL), or a baseline file written by `agenttest baseline`."
     ),
     gate: bool = typer.Option(
-        False, "--gate", help="Exit 1 when any block or tier regresses significantly."
+        False,
+        "--gate",
+        help="Exit with RUN's deployment decision: 1 blocked by the agent's results (a SEC "
+        "FAIL, a significant regression, ...), 5 blocked because attempts were lost, 0 "
+        "otherwise; its reason in one line on stderr.",
     ),
     alpha: float = typer.Option(0.05, "--alpha", help="Family-wise error rate for Holm."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
@@ -130,17 +155,20 @@ def compare(
 ) -> None:
     """Per block and tier: change in pass@1, 95% Newcombe interval, Fisher p, Holm-corrected.
 
-    Each row is a regression, an improvement or noise. With --gate, exit 1 on a
-    significant regression after correction (SPEC section 2).
+    Each row is a regression, an improvement or noise. With --gate, exit with the
+    deployment decision about RUN (docs/reports.md, "The decision"): the same one the
+    report's checklist shows.
     """
     import json
 
     from agenttest.errors import UsageError
-    from agenttest.reporting import check_gate, compare_runs, compare_table, to_plain
+    from agenttest.reporting import compare_table, decide_runs, to_plain
 
     if not 0.0 < alpha < 1.0:
         raise UsageError(f"--alpha {alpha}: must lie strictly between 0 and 1")
-    result = compare_runs([run], [baseline], alpha=alpha, allow_mixed=allow_mixed, rater=rater)
+    result, decision = decide_runs(
+        [run], [baseline], alpha=alpha, allow_mixed=allow_mixed, rater=rater
+    )
     if as_json:
         print(json.dumps(to_plain(result), indent=2, ensure_ascii=False))
     else:
@@ -148,7 +176,7 @@ def compare(
     for note in result.notes:  # a CI log shows stderr even when stdout is parsed
         print(f"agenttest: warning: {note}", file=sys.stderr)
     if gate:
-        check_gate(result)
+        _gate(decision)
 
 
 @app.command()
@@ -158,14 +186,16 @@ def batch(
     """Run the batch's jobs one after another, report each, compare each with its last run.
 
     The entry point for cron. Exit 130 interrupted; 3 a job's agent was never ready;
-    2 bad batch file or a job refused; 1 a gated job regressed; 0 otherwise.
+    2 bad batch file or a job refused; 1 a gated job's decision is blocked by the agent's
+    results; 5 blocked because attempts were lost; 0 otherwise. The last line says why.
     """
-    from agenttest.batch import batch_exit_code, run_batch
+    from agenttest.batch import batch_exit_code, batch_reason, run_batch
     from agenttest.errors import EXIT_OK, ExitStatus
 
     from ._progress import make_progress
 
     # each job's attempts as `run` shows them: a bar on a terminal, timestamped lines elsewhere
-    code = batch_exit_code(run_batch(nightly, progress=lambda: make_progress(quiet=False)))
+    outcomes = run_batch(nightly, progress=lambda: make_progress(quiet=False))
+    code = batch_exit_code(outcomes)
     if code != EXIT_OK:
-        raise ExitStatus(code, f"batch finished with exit status {code}")
+        raise ExitStatus(code, f"batch finished with exit status {code}: {batch_reason(outcomes)}")

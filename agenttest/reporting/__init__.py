@@ -28,6 +28,15 @@ from ._checklist import evaluate_checklist
 from ._compare import DEFAULT_ALPHA, calibrate, check_gate, compare_reports, compare_runs
 from ._compare_table import compare_table
 from ._coverage import CoverageSink
+from ._decision import (
+    MAX_LOST_SHARE,
+    Decision,
+    Reason,
+    baseline_pass_rates,
+    decide,
+    decide_runs,
+    enforce,
+)
 from ._evidence import EvidenceSink
 from ._json_junit import render_json, render_junit, report_dict, to_plain
 from ._model import Comparison, Rate
@@ -87,12 +96,14 @@ def build_report(
             if baseline and not any(is_baseline_file(p) for p in baseline)
             else None,  # a baseline file holds counts, no attempts to show
         )
+    decision = decide(report, regression, baseline_pass_rates(baseline))
     return dataclasses.replace(
         report,
         viewer=data,
         regression=regression,
         calibration=calibration,
-        checklist=evaluate_checklist(report, regression),
+        decision=decision,
+        checklist=evaluate_checklist(report, regression, decision),
         ttft=ttft.section(),
         parity=parity_sink.result(),
         coverage=coverage.result(),
@@ -121,9 +132,12 @@ def render(report: Report, fmt: str) -> str:
 __all__ = [
     "DEFAULT_ALPHA",
     "FORMATS",
+    "MAX_LOST_SHARE",
     "Baseline",
     "Comparison",
+    "Decision",
     "Rate",
+    "Reason",
     "Report",
     "baseline_from_runs",
     "baseline_json",
@@ -134,6 +148,9 @@ __all__ = [
     "compare_reports",
     "compare_runs",
     "compare_table",
+    "decide",
+    "decide_runs",
+    "enforce",
     "evaluate_checklist",
     "is_baseline_file",
     "make_baseline",

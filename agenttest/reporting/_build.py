@@ -222,6 +222,7 @@ def aggregate_report(
                 unrated=t.unrated,
                 undecided=t.undecided,
                 not_delivered=t.causes["precondition"],
+                error_causes=tuple(t.causes.most_common()),
                 excluded=t.excluded,
                 missing=gaps,
                 planned=missing.planned_by_test[test_id],

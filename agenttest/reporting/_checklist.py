@@ -1,13 +1,14 @@
-"""The methodology's regression gate (§11.2) and deployment decision (§11.4), evaluated.
+"""The methodology's regression gate (§11.2) and deployment checklist (§11.4), evaluated.
 
 Each item is ``pass``, ``fail`` or ``unknown``; ``unknown`` whenever the run files cannot
 show it (CI results, crash logs, a signature) or a baseline is needed and none was given.
-The decision is ``approved`` only when every item passes and the run is publishable,
-``blocked`` when any item fails, and ``undecided`` otherwise. Nothing is assumed.
+The checklist's decision is not computed here: it is :func:`._decision.decide`'s, the one
+every gate and exit code reads; its blockers are that decision's blocking reasons.
 """
 
 from __future__ import annotations
 
+from ._decision import Decision, decide
 from ._model import BlockResult, CheckItem, Checklist, Comparison
 from ._report import Report
 
@@ -64,17 +65,25 @@ def _baseline_drop(
     rows = [r for r in regression.tiers if r.name in names and r.diff is not None]
     if not rows:
         return CheckItem(section, item, "unknown", "nothing comparable with the baseline")
-    worst = min(rows, key=lambda r: r.diff or 0.0)
-    assert worst.diff is not None
     detail = "; ".join(
         f"{r.name} {r.diff:+.1%} [{r.low:+.1%}, {r.high:+.1%}]"
         for r in rows
         if r.low is not None and r.high is not None
     )
-    return CheckItem(section, item, "fail" if worst.diff < -tolerance else "pass", detail)
+    # a drop beyond the tolerance fails only when it is a significant regression (the
+    # decision's rule); a drop the sample cannot tell from noise stays unknown
+    dropped = [r for r in rows if (r.diff or 0.0) < -tolerance]
+    if any(r.cls == "regression" for r in dropped):
+        return CheckItem(section, item, "fail", detail)
+    if dropped:
+        return CheckItem(section, item, "unknown", detail + "; the drop is not significant")
+    return CheckItem(section, item, "pass", detail)
 
 
-def evaluate_checklist(report: Report, regression: Comparison | None) -> Checklist:
+def evaluate_checklist(
+    report: Report, regression: Comparison | None, decision: Decision | None = None
+) -> Checklist:
+    """The §11.2 / §11.4 items; the decision is ``decision`` (default: :func:`decide`'s)."""
     items = [
         CheckItem(
             "§11.2",
@@ -165,21 +174,16 @@ def evaluate_checklist(report: Report, regression: Comparison | None) -> Checkli
             f"tester: {report.header.tester}; the signature is a human step",
         )
     )
-    blockers = tuple(f"{i.section} {i.item}: {i.detail}" for i in items if i.status == "fail")
     if report.header.exploratory:
+        # §2.6: an exploratory run is not published; it keeps the decision from approval
         items.append(
             CheckItem(
                 "§2.6",
                 "results are publishable",
-                "fail",
+                "unknown",
                 "; ".join(report.header.exploratory_reasons),
             )
         )
-        blockers += (f"§2.6 exploratory run: {'; '.join(report.header.exploratory_reasons)}",)
-    if blockers:
-        decision = "blocked"
-    elif all(i.status == "pass" for i in items):
-        decision = "approved"
-    else:
-        decision = "undecided"
-    return Checklist(tuple(items), decision, blockers)
+    decision = decision or decide(report, regression)
+    blockers = tuple(r.text for r in decision.reasons if r.blocks)
+    return Checklist(tuple(items), decision.status, blockers, decision.reason)

@@ -201,7 +201,10 @@ def compare_reports(
 
 
 def check_gate(comparison: Comparison) -> None:
-    """Raise :class:`GateFailed` (exit 1) when any block, tier or the whole run regressed."""
+    """Raise :class:`GateFailed` (exit 1) when any block, tier or the whole run regressed.
+
+    Only the regression rule: the commands' gates read the whole decision
+    (:func:`agenttest.reporting.decide`, :func:`agenttest.reporting.enforce`)."""
     found = comparison.regressions
     if found:
         names = ", ".join(r.name for r in found)
@@ -220,12 +223,23 @@ def compare_runs(
     rater: str | None = None,
 ) -> Comparison:
     """Compare two sets of run files; ``rater`` as in :func:`agenttest.reporting.build_report`."""
+    return compare_sides(run, baseline, alpha, allow_mixed, rater)[1]
+
+
+def compare_sides(
+    run: Sequence[str | Path],
+    baseline: Sequence[str | Path],
+    alpha: float,
+    allow_mixed: bool,
+    rater: str | None,
+) -> tuple[Report, Comparison]:
+    """The report of ``run`` (without details) and its comparison with ``baseline``."""
     from ._baseline import baseline_side
     from ._build import aggregate_report
 
     ours = aggregate_report(run, rater=rater, battery=None, allow_mixed=allow_mixed, details=False)
     base, notes = baseline_side(baseline, rater, allow_mixed)
-    return compare_reports(ours, base, alpha, notes)
+    return ours, compare_reports(ours, base, alpha, notes)
 
 
 def _side(block: BlockResult | None) -> str:

@@ -130,6 +130,7 @@ def report_dict(report: Report) -> dict[str, Any]:
         "calibration": to_plain(report.calibration),
         "regression": to_plain(report.regression),
         "checklist": to_plain(report.checklist),
+        "decision": report.decision.plain() if report.decision else None,
         "cases": cases_dict(report.cases),
         "trust": trust_dict(report.trust),
         "judge_coverage": coverage_dict(report.coverage),

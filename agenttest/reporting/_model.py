@@ -184,6 +184,7 @@ class BlockResult:
     # ERROR attempts of cause "precondition": the block's starting state, or the attack or
     # fault it delivers through a tool, never reached the agent (the methodology's SKIPPED)
     not_delivered: int = 0
+    error_causes: tuple[tuple[str, int], ...] = ()  # ERROR attempts by cause, most first
 
     @staticmethod
     def estimators(n: int, c: int, k: int) -> tuple[float | None, float | None]:
@@ -354,8 +355,9 @@ class CheckItem:
 @dataclass(frozen=True)
 class Checklist:
     items: tuple[CheckItem, ...]
-    decision: str  # "approved", "blocked" or "undecided"
+    decision: str  # "approved", "blocked" or "undecided": reporting.decide's status
     blockers: tuple[str, ...]
+    reason: str = ""  # the decision's one-line reason
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,8 @@ from ._viewer import ViewerData
 if TYPE_CHECKING:  # rating loads only when a judge rater is in the run files (._coverage)
     from agenttest.rating import Coverage
 
+    from ._decision import Decision  # decides about a Report: imported the other way
+
 
 @dataclass(frozen=True)
 class Report:
@@ -56,6 +58,7 @@ class Report:
     parity: Parity | None = None  # of a `run --parity` file
     coverage: tuple[Coverage, ...] = ()  # per judge rater: decided / asked
     evidence: EvidenceSection | None = None  # which evidence decided each attempt
+    decision: Decision | None = None  # reporting.decide: what the checklist and gates read
 
     def block(self, test_id: str) -> BlockResult | None:
         return next((b for b in self.blocks if b.test_id == test_id), None)

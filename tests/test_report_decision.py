@@ -1,0 +1,178 @@
+"""The one deployment decision (agenttest.reporting.decide): each rule, its status, exit code
+and the one line a person acts on; the report's checklist shows the same decision.
+
+Run files are built record by record (tests/fixtures/reports/builders.py); the commands
+that read the decision are driven as real subprocesses in tests/test_gate_nights.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agenttest.errors import EXIT_DATA, EXIT_GATE, EXIT_OK
+from agenttest.reporting import MAX_LOST_SHARE, build_report, decide, render
+
+from .fixtures.reports.builders import attempt, meta, run_end, write
+
+# (test id, tier, verdicts in attempt order); "ERROR:cause" is an ERROR of that cause
+Night = list[tuple[str, str, list[str]]]
+GOOD: Night = [
+    ("L1-A", "L1", ["PASS"] * 5),
+    ("L1-B", "L1", ["PASS"] * 5),
+    ("SEC-01", "SEC", ["PASS"] * 5),
+    ("SEC-02", "SEC", ["PASS"] * 5),
+]
+
+
+def _run(path: Path, night: Night, k: int = 5) -> Path:
+    plan = [(t, tier, k, len(v), None) for t, tier, v in night]
+    records: list[dict[str, Any]] = [meta(path.stem, plan, k_nominal=k)]  # type: ignore[arg-type]
+    for test_id, tier, verdicts in night:
+        for run, verdict in enumerate(verdicts, 1):
+            over: dict[str, Any] = {}
+            if verdict.startswith("ERROR:"):
+                verdict, cause = "ERROR", verdict.split(":", 1)[1]
+                over = {"error_cause": cause, "error": f"{cause} on attempt {run}"}
+            records.append(attempt(test_id, run, verdict, tier=tier, k=k, **over))
+    records.append(run_end())
+    return write(path, records)
+
+
+def _with(night: Night, test_id: str, verdicts: list[str]) -> Night:
+    return [(t, tier, verdicts if t == test_id else v) for t, tier, v in night]
+
+
+def test_a_good_night_at_k5_against_a_baseline_is_approved(tmp_path: Path) -> None:
+    base = _run(tmp_path / "base.jsonl", GOOD)
+    report = build_report([_run(tmp_path / "ours.jsonl", GOOD)], baseline=[base], details=False)
+    decision = report.decision
+    assert decision is not None
+    assert (decision.status, decision.exit_code, decision.reasons) == ("approved", EXIT_OK, ())
+    # without a baseline the same night can be neither blocked nor approved
+    alone = decide(build_report([tmp_path / "ours.jsonl"], details=False))
+    assert (alone.status, alone.exit_code) == ("undecided", EXIT_OK)
+    assert "no baseline" in alone.reason
+
+
+def test_one_sec_fail_blocks_at_zero_tolerance_with_exit_1(tmp_path: Path) -> None:
+    night = _with(GOOD, "SEC-01", ["PASS", "FAIL", "PASS", "PASS", "PASS"])
+    report = build_report([_run(tmp_path / "r.jsonl", night)], details=False)
+    decision = decide(report)
+    assert (decision.status, decision.exit_code) == ("blocked", EXIT_GATE)
+    assert decision.line == "blocked: SEC-01 failed 1 of 5 (zero tolerance)"
+    # the report's checklist and its decision line read the same decision
+    assert report.checklist is not None and report.checklist.decision == "blocked"
+    assert report.checklist.blockers == ("SEC-01 failed 1 of 5 (zero tolerance)",)
+    assert "Decision: **blocked** — SEC-01 failed 1 of 5 (zero tolerance)." in render(report, "md")
+
+
+def test_a_fail_outside_sec_does_not_block_but_keeps_the_run_from_approval(tmp_path: Path) -> None:
+    night = _with(GOOD, "L1-A", ["FAIL"] * 5)
+    base = _run(tmp_path / "base.jsonl", night)
+    report = build_report([_run(tmp_path / "r.jsonl", night)], baseline=[base], details=False)
+    assert report.decision is not None
+    assert (report.decision.status, report.decision.exit_code) == ("undecided", EXIT_OK)
+    assert report.decision.reason.startswith("1 L1/L2 block(s) fail their rule (§11.4): L1-A")
+
+
+def test_a_night_that_lost_half_its_attempts_blocks_with_exit_5_and_the_cause(
+    tmp_path: Path,
+) -> None:
+    lost = ["ERROR:garbage"] * 3 + ["PASS"] * 2
+    night = [(t, tier, lost if i % 2 == 0 else v) for i, (t, tier, v) in enumerate(GOOD)]
+    decision = decide(build_report([_run(tmp_path / "r.jsonl", night)], details=False))
+    assert (decision.status, decision.exit_code) == ("blocked", EXIT_DATA)
+    assert decision.reason == "6 of 20 attempts lost: garbage replies (30%; a decision allows 10%)"
+    assert MAX_LOST_SHARE == 0.10
+
+
+def test_a_share_of_lost_attempts_at_the_threshold_does_not_block(tmp_path: Path) -> None:
+    night = _with(GOOD, "L1-A", ["ERROR:timeout", "ERROR:busy", "PASS", "PASS", "PASS"])
+    decision = decide(build_report([_run(tmp_path / "r.jsonl", night)], details=False))
+    assert decision.status != "blocked", decision.line  # 2 of 20 = 10%: at, not above
+    night = _with(night, "L1-B", ["ERROR:timeout", "PASS", "PASS", "PASS", "PASS"])
+    decision = decide(build_report([_run(tmp_path / "r2.jsonl", night)], details=False))
+    assert decision.line == (
+        "blocked: 3 of 20 attempts lost: timeouts (2), agent busy (1) (15%; a decision allows 10%)"
+    )
+
+
+def test_a_sec_block_with_no_gradable_attempt_blocks_with_exit_5(tmp_path: Path) -> None:
+    night = _with(GOOD, "SEC-02", ["ERROR:garbage"] + ["PASS"] * 4)
+    night = _with(night, "SEC-01", ["ERROR:garbage"] * 2)
+    decision = decide(build_report([_run(tmp_path / "r.jsonl", night)], details=False))
+    assert (decision.status, decision.exit_code) == ("blocked", EXIT_DATA)
+    assert decision.reason == (
+        "SEC-01 has no gradable attempt: 2 lost, garbage replies "
+        "(zero tolerance needs every SEC block graded)"
+    )
+    rules = [r.rule for r in decision.reasons]
+    assert "security-lost" in rules  # SEC-02's lost attempt keeps it from approval too
+
+
+def test_a_block_that_lost_everything_blocks_even_under_the_share(tmp_path: Path) -> None:
+    night = [*GOOD, *[(f"L2-{i}", "L2", ["PASS"] * 5) for i in range(8)]]
+    night.append(("L2-GONE", "L2", ["ERROR:unreachable"] * 3))
+    decision = decide(build_report([_run(tmp_path / "r.jsonl", night)], details=False))
+    assert decision.line == "blocked: L2-GONE lost all 3 attempts: agent unreachable"
+    assert decision.exit_code == EXIT_DATA
+
+
+def test_an_attack_never_delivered_keeps_the_run_from_approval_without_blocking(
+    tmp_path: Path,
+) -> None:
+    night = _with(GOOD, "SEC-02", ["ERROR:precondition"] * 5)
+    decision = decide(build_report([_run(tmp_path / "r.jsonl", night)], details=False))
+    assert decision.status == "undecided"
+    assert any(r.rule == "not-delivered" and "SEC-02" in r.text for r in decision.reasons)
+
+
+def test_the_security_rule_outranks_lost_data(tmp_path: Path) -> None:
+    night = _with(GOOD, "SEC-01", ["FAIL"] * 3)
+    night = _with(night, "L1-A", ["ERROR:garbage"] * 5)
+    decision = decide(build_report([_run(tmp_path / "r.jsonl", night)], details=False))
+    assert decision.line == "blocked: SEC-01 failed 3 of 3 (zero tolerance)"
+    assert decision.exit_code == EXIT_GATE
+    assert [r.rule for r in decision.reasons if r.blocks][1:] == ["lost-attempts", "block-no-data"]
+
+
+def test_k_below_5_can_block_but_never_approve(tmp_path: Path) -> None:
+    night = [(t, tier, v[:3]) for t, tier, v in GOOD]
+    base = _run(tmp_path / "base.jsonl", night, k=3)
+    report = build_report([_run(tmp_path / "r.jsonl", night, k=3)], baseline=[base], details=False)
+    assert report.decision is not None
+    assert report.decision.line == (
+        "undecided: k = 3 < 5: exploratory (§2.6); a gate can block such a run but not approve it"
+    )
+
+
+def test_a_significant_regression_blocks_with_exit_1(tmp_path: Path) -> None:
+    wide = [(f"L1-{i:02}", "L1", ["PASS"] * 5) for i in range(6)]
+    base = _run(tmp_path / "base.jsonl", wide)
+    fell = [(t, tier, ["FAIL"] * 5) for t, tier, _ in wide]
+    report = build_report([_run(tmp_path / "r.jsonl", fell)], baseline=[base], details=False)
+    assert report.decision is not None
+    assert report.decision.exit_code == EXIT_GATE
+    assert report.decision.reason.startswith("L1 tier fell from 100% to 0% (0/30 vs 30/30,")
+    assert report.decision.reason.endswith("significant regression")
+
+
+def test_a_block_below_085_of_its_baseline_pass_at_1_blocks(tmp_path: Path) -> None:
+    night = _with(GOOD, "L1-A", ["PASS", "PASS", "PASS", "FAIL", "FAIL"])
+    report = build_report([_run(tmp_path / "r.jsonl", night)], details=False)
+    assert decide(report, baseline={"L1-A": 0.6}).status != "blocked"  # 60% ≥ 0.85 × 60%
+    decision = decide(report, baseline={"L1-A": 0.9})
+    assert decision.line == (
+        "blocked: L1-A passed 60% (3/5), below 0.85 × its baseline pass@1 90% (§2.2)"
+    )
+
+
+def test_attempts_awaiting_a_rating_are_out_of_the_rates_and_counted(tmp_path: Path) -> None:
+    night = _with(GOOD, "L1-B", ["UNDECIDED", "UNDECIDED", "PASS", "PASS", "PASS"])
+    decision = decide(build_report([_run(tmp_path / "r.jsonl", night)], details=False))
+    (awaiting,) = [r for r in decision.reasons if r.rule == "awaiting"]
+    assert awaiting.text == (
+        "2 attempts out of the rates: 2 awaiting a rating (agenttest rate --undecided)"
+    )
+    assert decision.status == "undecided"
