@@ -139,6 +139,28 @@ def test_a_misspelt_key_and_a_misspelt_criterion_type_show_together(tmp_path: Pa
     assert not any("P2" in line for line in lines)
 
 
+def test_a_battery_problem_shows_beside_another_files_problem(tmp_path: Path) -> None:
+    # b.yaml loads but two of its roles share a tool: a battery-level problem, named in the
+    # same pass as a.yaml's misspelt key rather than after a.yaml is fixed.
+    block = "id: {id}\ntier: L1\ncategory: X\n{title}: t\ncapability: c\nk: 3\n"
+    block += 'turns:\n  - prompt: "hi"\ncriteria:\n  pass:\n'
+    block += "    - {{id: P1, tag: STATE, type: tool_called, tool: file_list, says: ran}}\n"
+    (tmp_path / "a.yaml").write_text(block.format(id="L1-X-01", title="tittle"), "utf-8")
+    shared = "reference:\n  tools:\n    file_list: files\n    file_delete: files\n"
+    (tmp_path / "b.yaml").write_text(block.format(id="L1-Y-01", title="title") + shared, "utf-8")
+    with pytest.raises(InputError) as info:
+        load_battery([tmp_path])
+    lines = info.value.lines()
+    assert any(line.startswith(f"{tmp_path / 'a.yaml'}:4: unknown key `tittle`") for line in lines)
+    assert any(
+        line.startswith(
+            f"{tmp_path / 'b.yaml'}:1: reference.tools: roles `file_list` and "
+            "`file_delete` both map to `files`"
+        )
+        for line in lines
+    )
+
+
 def test_yaml_tags_never_execute(tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     block = tmp_path / "b.yaml"

@@ -211,7 +211,9 @@ def load_battery(paths: Sequence[str | Path], overlay: str | Path | None = None)
                             f"overlay names block `{bid}`, which no loaded block has{suggest(bid, known)}",
                         )
                     )
-    if problems:
+    # The blocks that loaded are still checked as a battery, so one pass names every
+    # problem; only an overlay that did not load leaves nothing to check them against.
+    if overlay is not None and ov is None:
         raise InputError(problems)
     resolved = []
     for block, _ in blocks:
