@@ -5,13 +5,19 @@ or write anything."""
 from __future__ import annotations
 
 import os
+import re
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from agenttest.cli import main
 
-from .conftest import FIXTURES, report_count
+from ._patience import EVENTUALLY_S
+from .conftest import FIXTURES, report_count, run_cli
+from .fixtures.reports.builders import attempt, meta, run_end, write
 
 BAD = FIXTURES / "bad_inputs"
 BLOCKS = FIXTURES / "blocks"
@@ -299,3 +305,67 @@ def test_bad_input_catalogue(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     )
     assert len(cases) >= 40
     assert not failures, "\n".join(failures)
+
+
+# -- pipes and FIFOs: read once, never appended to (issue 32 #18, #21) ----------------------
+
+
+def _through_a_pipe(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``agenttest report /dev/fd/N ARGS`` with ``path``'s bytes arriving through a pipe
+    (what ``report <(zcat run.jsonl.gz)`` does)."""
+    read_end, write_end = os.pipe()
+
+    def feed() -> None:
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(path.read_bytes())
+
+    feeder = threading.Thread(target=feed, daemon=True)
+    feeder.start()
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "agenttest", "report", f"/dev/fd/{read_end}", *args],
+            pass_fds=(read_end,),
+            capture_output=True,
+            text=True,
+            timeout=EVENTUALLY_S,
+        )
+    finally:
+        os.close(read_end)
+        feeder.join(EVENTUALLY_S)
+
+
+def test_a_report_read_from_a_pipe_is_the_report_of_the_file(tmp_path: Path) -> None:
+    # The report reads a run file twice (records, then failing attempts' transcripts): the
+    # second pass over a pipe found it empty and the transcripts were silently missing.
+    run = write(
+        tmp_path / "run.jsonl",
+        [
+            meta("r-pipe", []),
+            attempt("L1-CALC-01", 1, "FAIL", k=1, response="the-failing-reply-4711"),
+            attempt("L1-CALC-01", 2, "PASS", k=1),
+            run_end(),
+        ],
+    )
+    piped = _through_a_pipe(run)
+    assert piped.returncode == 0, piped.stderr
+    direct = run_cli("report", str(run))
+    assert "the-failing-reply-4711" in direct.stdout  # precondition: the file's report shows it
+    assert "the-failing-reply-4711" in piped.stdout
+    # the same report but for the file's name (/dev/fd/N, shown as N where a stem is shown)
+    named = re.compile(r"jsonl|/dev/fd/|\b\d+: ")
+    assert [line for line in piped.stdout.splitlines() if not named.search(line)] == [
+        line for line in direct.stdout.splitlines() if not named.search(line)
+    ]
+
+
+@pytest.mark.parametrize("command", ["grade", "rate"])
+def test_grade_and_rate_refuse_a_fifo_at_once(tmp_path: Path, command: str) -> None:
+    # They append records to the run file: a FIFO cannot take them, and opening one with no
+    # writer (or no reader) waited forever.
+    fifo = tmp_path / "run.jsonl"
+    os.mkfifo(fifo)
+    extra = ["--rater", "ann"] if command == "rate" else []
+    done = run_cli(command, str(fifo), *extra)
+    assert done.returncode == 2, done.stderr
+    assert f"{fifo}:0: cannot use the run file: it is a pipe, FIFO or device" in done.stderr
+    assert "Traceback" not in done.stderr

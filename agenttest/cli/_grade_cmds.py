@@ -60,8 +60,10 @@ def grade(
     count only when people's ratings (`agenttest rate`) in RUN_FILE and --calibrate-from
     calibrate it for that kind (docs/judges.md, "Calibration from your ratings").
     """
+    from agenttest._util.input_files import appendable
     from agenttest.grading import regrade
 
+    appendable(run_file, "the run file", "agenttest grade")
     options: dict[str, object] = {}
     if judge == "openvino":
         from agenttest.rating import judge_calibration

@@ -40,8 +40,10 @@ def rate(
     rater's verdict. Answer p(ass), f(ail), s(kip) or q(uit) per attempt; each answer is
     saved at once. Run the same command again to continue where you stopped.
     """
+    from agenttest._util.input_files import appendable
     from agenttest.rating import rate_run, stdin_answers
 
+    appendable(run, "the run file", "agenttest rate")
     rate_run(
         run,
         rater,

@@ -20,6 +20,7 @@ from typing import Any
 
 import msgspec
 
+from agenttest._util.input_files import appendable
 from agenttest.errors import RunAborted, UsageError
 from agenttest.sanitize import encodable
 
@@ -108,6 +109,8 @@ class RunWriter:
 
     def __init__(self, path: Path, *, create: bool) -> None:
         self.path = path
+        if not create:  # opening a FIFO to append would wait for a reader forever
+            appendable(path, "the run file")
         flags = os.O_WRONLY | os.O_APPEND | (os.O_CREAT | os.O_EXCL if create else 0)
         try:
             self._fd = os.open(path, flags, 0o644)
