@@ -17,8 +17,8 @@ from agenttest.batch import load_batch
 from .conftest import ROOT, run_cli
 
 
-def _schema(flag: str) -> jsonschema.Draft202012Validator:
-    done = run_cli("schema", flag)
+def _schema(*flags: str) -> jsonschema.Draft202012Validator:
+    done = run_cli("schema", *flags)
     assert done.returncode == 0, done.stderr
     return jsonschema.Draft202012Validator(json.loads(done.stdout))
 
@@ -42,6 +42,7 @@ def test_init_block_writes_a_commented_block_that_validates_strictly(tmp_path: P
     done = run_cli("validate", "--strict", str(path))
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("1 blocks valid (L1 1)")
+    assert _schema()  # blocks and overlays.is_valid(yaml.safe_load(path.read_text("utf-8")))
 
 
 def test_init_overlay_writes_an_overlay_the_shipped_battery_takes(tmp_path: Path) -> None:
@@ -50,6 +51,7 @@ def test_init_overlay_writes_an_overlay_the_shipped_battery_takes(tmp_path: Path
     done = run_cli("validate", "--strict", str(ROOT / "batteries"), "--overlay", str(path))
     assert done.returncode == 0, done.stderr
     assert "valid with overlay my-agent" in done.stdout
+    assert _schema()  # blocks and overlays.is_valid(yaml.safe_load(path.read_text("utf-8")))
 
 
 def test_init_agent_writes_a_config_that_loads_and_fits_its_schema(tmp_path: Path) -> None:
