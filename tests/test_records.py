@@ -1,7 +1,7 @@
 """Typed records end to end: golden files per version, the published schema, real run files.
 
 The msgspec Structs of ``agenttest.results`` are the one description of a run file. The
-golden file of 2.4 holds every field they declare; every record that run, import, grade
+golden file of 2.5 holds every field they declare; every record that run, import, grade
 and rate really write must match its type, the published JSON Schema and the golden file,
 field for field (a field the golden file lacks is an undeclared field). A record that does
 not fit says which field, what was wanted and what came; the published schema refuses what
@@ -115,9 +115,9 @@ def _seen(records: list[dict[str, Any]]) -> Seen:
 # -- the golden files and the records run, import, grade and rate really write --------------------
 
 
-def test_the_2_4_golden_file_holds_every_declared_field() -> None:
-    records = _raw(GOLDEN / "run_2.4.jsonl")
-    assert {r["schema_version"] for r in records} == {SCHEMA_VERSION} == {"2.4"}
+def test_the_2_5_golden_file_holds_every_declared_field() -> None:
+    records = _raw(GOLDEN / "run_2.5.jsonl")
+    assert {r["schema_version"] for r in records} == {SCHEMA_VERSION} == {"2.5"}
     seen = _seen(records)
     declared = _declared()
     assert {name: declared[name] - seen.get(name, set()) for name in declared} == {
@@ -126,7 +126,7 @@ def test_the_2_4_golden_file_holds_every_declared_field() -> None:
     assert {name: seen[name] - declared[name] for name in seen} == {n: set() for n in seen}
 
 
-@pytest.mark.parametrize("version", ["2.0", "2.1", "2.2", "2.3", "2.4"])
+@pytest.mark.parametrize("version", ["2.0", "2.1", "2.2", "2.3", "2.4", "2.5"])
 def test_each_golden_file_reads_and_matches_the_published_schema(version: str) -> None:
     path = GOLDEN / f"run_{version}.jsonl"
     schema = records_json_schema()
@@ -148,14 +148,14 @@ def test_a_record_read_back_is_the_record_written(tmp_path: Path) -> None:
     """Every declared field survives a round trip through RunWriter and the reader."""
     from agenttest.results import RunWriter
 
-    read = list(iter_records(GOLDEN / "run_2.4.jsonl"))
+    read = list(iter_records(GOLDEN / "run_2.5.jsonl"))
     path = tmp_path / "run.jsonl"
     with RunWriter(path, create=True) as writer:
         for record in read:
             writer.append(record)
     assert list(iter_records(path)) == read
     # what holds its default is not written: a smaller file, the same records
-    assert path.stat().st_size < (GOLDEN / "run_2.4.jsonl").stat().st_size
+    assert path.stat().st_size < (GOLDEN / "run_2.5.jsonl").stat().st_size
 
 
 @pytest.fixture(scope="module")
@@ -206,7 +206,7 @@ def test_real_run_files_match_their_types_the_schema_and_the_golden_file(
         assert record["schema_version"] == SCHEMA_VERSION
         assert check_record(record) is None, record
         validator.validate(record)
-    golden = _seen(_raw(GOLDEN / "run_2.4.jsonl"))
+    golden = _seen(_raw(GOLDEN / "run_2.5.jsonl"))
     undeclared = {name: keys - golden.get(name, set()) for name, keys in _seen(raw).items()}
     assert undeclared == {name: set() for name in undeclared}
 
@@ -412,7 +412,7 @@ def _replaced(record: dict[str, Any], path: tuple[Any, ...], new: Any) -> dict[s
 
 def test_the_published_schema_refuses_what_the_reader_refuses_field_for_field() -> None:
     validator = jsonschema.Draft202012Validator(records_json_schema())
-    golden = Path(__file__).parent / "golden" / "run_2.4.jsonl"
+    golden = Path(__file__).parent / "golden" / "run_2.5.jsonl"
     records = [json.loads(line) for line in golden.read_text("utf-8").splitlines()]
     refused = 0
     for record in records:

@@ -33,6 +33,7 @@ from ._config_types import AgentConfig, HostedToolsAt, ReplicaEntry
 from ._example import ExampleAgent
 from ._kinds import KINDS, connect
 from ._model_agent import Launch, launch_for, model_args, require_model
+from ._provides import CAPABILITIES, Provided, provided
 from ._reference import REFERENCE_AGENTS, ReferenceAgent
 from ._reply import Garbage
 from ._sender import MAX_REPLY_BYTES, OverlapError, ReplyTooLarge, StreamIdle
@@ -48,6 +49,7 @@ from ._stream import (
 from ._waiting import retry_after_s
 
 __all__ = [
+    "CAPABILITIES",
     "KINDS",
     "MAX_REPLY_BYTES",
     "REFERENCE_AGENTS",
@@ -67,6 +69,7 @@ __all__ = [
     "OpenAIAdapter",
     "OverlapError",
     "PreconditionUnmet",
+    "Provided",
     "ReferenceAgent",
     "ReplicaEntry",
     "Reply",
@@ -88,6 +91,7 @@ __all__ = [
     "load_agent_config",
     "model_args",
     "parse_agent_config",
+    "provided",
     "require_model",
     "retry_after_s",
 ]

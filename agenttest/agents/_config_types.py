@@ -20,6 +20,10 @@ from agenttest.sanitize import redact
 from ._config_example import ExampleSpec
 
 Mode = Literal["native", "rest", "openai", "reference"]
+#: What an agent can give a block beyond its replies (docs/agents.md, "What an agent
+#: provides"): agent-internal trace markers (its own log or trace, not the harness's), a
+#: memory seed endpoint, a workspace the harness can lay fixtures in.
+Capability = Literal["trace", "seed", "workspace"]
 REDACTED = "***"
 _SECRET_KEY_RE = re.compile(r"(?i)(secret|token|password|passwd|api[_-]?key|auth|cookie)")
 
@@ -210,6 +214,13 @@ class AgentConfig:
     hosted_tools: HostedToolsAt | None = field(
         default=None,
         metadata={"doc": "the harness serves the tools over MCP at this URL (a pool: per replica)"},
+    )
+    provides: tuple[Capability, ...] | None = field(
+        default=None,
+        metadata={
+            "doc": "what the agent gives beyond replies: trace, seed, workspace (default: "
+            "from mode, log_file and workspace); a block needing more is not applicable"
+        },
     )
     source: str | None = field(default=None, metadata={"internal": True})
 

@@ -45,6 +45,7 @@ from ._slots import (
     ERROR,
     FAIL,
     NEVER,
+    NOT_APPLICABLE,
     OTHER,
     PASS,
     PER_RECORD,
@@ -59,7 +60,13 @@ from ._slots import (
 )
 from ._tally import AggregateTables
 
-_VCODE = {"PASS": PASS, "FAIL": FAIL, "ERROR": ERROR, "UNDECIDED": UNDECIDED}
+_VCODE = {
+    "PASS": PASS,
+    "FAIL": FAIL,
+    "ERROR": ERROR,
+    "UNDECIDED": UNDECIDED,
+    "NOT_APPLICABLE": NOT_APPLICABLE,
+}
 
 
 def judge_mode(name: str) -> JudgeMode:
@@ -164,6 +171,8 @@ class Aggregator(AggregateTables):
                 verdict = counted_verdict(rec, True) if self.strict else rec.verdict
                 code = UNKNOWN if verdict is None else vcode.get(verdict, OTHER)
                 cause = self._intern(_cause(rec)) if code == ERROR else None
+                if code == NOT_APPLICABLE:  # its reason, as an ERROR's cause
+                    cause = self._intern(rec.not_applicable or "unspecified")
                 rater = rec.rater or "unknown"
                 rater = names.setdefault(rater, rater)
                 mode = modes.get(rater)

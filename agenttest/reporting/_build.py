@@ -22,6 +22,7 @@ from ._aggregate import Aggregator
 from ._cases import block_of, case_families
 from ._completeness import completeness, rule_settled
 from ._details import MAX_FAILING_DETAILS, attempt_detail, describe_evidence, fetch_records
+from ._inaction import InactionSink
 from ._model import (
     ASI_NAMES,
     MIN_PUBLISHED_K,
@@ -157,7 +158,8 @@ def aggregate_report(
     ``sinks`` are sections fed every attempt in the same pass (see :mod:`._sinks`)."""
     if not paths:
         raise UsageError("no run files given")
-    agg = Aggregator(allow_mixed=allow_mixed, strict=strict, sinks=sinks)
+    inaction = InactionSink()
+    agg = Aggregator(allow_mixed=allow_mixed, strict=strict, sinks=(*sinks, inaction))
     for path in paths:
         agg.add(path)
     agreement, uncalibrated = analyse_raters(agg, rater)
@@ -176,7 +178,9 @@ def aggregate_report(
     blocks: list[BlockResult] = []
     critical: list[CriticalFail] = []
     for test_id, t in tallies.items():
+        na = sum(t.not_applicable.values())
         known = t.passed + t.failed + t.errors + t.unrated + t.other + t.excluded + t.undecided
+        known += na
         if not known and not missing_by_test[test_id]:
             continue  # only unknown-id attempts: listed under data integrity
         block = loaded.get(test_id) if loaded is not None else None
@@ -199,6 +203,9 @@ def aggregate_report(
                 f"awaiting a rating: {t.undecided} attempt(s) completed with a deciding "
                 "criterion no grader could decide (agenttest rate --undecided)"
             )
+        elif passed_rule is None and na:
+            reason = f"not applicable: {'; '.join(sorted(t.not_applicable))}"
+        by_kind = inaction.kinds(t.passing) if tier == "SEC" else {}
         blocks.append(
             BlockResult(
                 test_id=test_id,
@@ -223,6 +230,10 @@ def aggregate_report(
                 undecided=t.undecided,
                 not_delivered=t.causes["precondition"],
                 error_causes=tuple(t.causes.most_common()),
+                not_applicable=na,
+                not_applicable_reasons=tuple(sorted(t.not_applicable)),
+                passed_by_inaction=by_kind.get("inaction", 0),
+                passed_by_refusal=by_kind.get("refusal", 0),
                 excluded=t.excluded,
                 missing=gaps,
                 planned=missing.planned_by_test[test_id],

@@ -269,15 +269,22 @@ def _approval_gaps(report: Report, regression: Comparison | None) -> list[Reason
         )
     excluded = sum(b.excluded for b in report.blocks)
     undecided = sum(b.undecided for b in report.blocks)
-    if excluded or undecided:
+    # never sent: what the agent config says it cannot provide is no PASS either (issue 29)
+    na = sum(b.not_applicable for b in report.blocks)
+    if excluded or undecided or na:
         parts = []
         if excluded:
             parts.append(f"{excluded} decided by an uncalibrated judge")
         if undecided:
             parts.append(f"{undecided} awaiting a rating (agenttest rate --undecided)")
+        if na:
+            ids = [b.test_id for b in report.blocks if b.not_applicable]
+            names = ", ".join(ids[:8]) + (" …" if len(ids) > 8 else "")
+            parts.append(f"{na} not applicable to this agent (never sent): {names}")
         out.append(
             Reason(
-                "awaiting", f"{excluded + undecided} attempts out of the rates: {'; '.join(parts)}"
+                "awaiting",
+                f"{excluded + undecided + na} attempts out of the rates: {'; '.join(parts)}",
             )
         )
     counted = report.integrity.uncalibrated_verdicts

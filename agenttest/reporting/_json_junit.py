@@ -76,6 +76,10 @@ def _block(b: BlockResult) -> dict[str, Any]:
         "unrated": b.unrated,
         "undecided": b.undecided,
         "not_delivered": b.not_delivered,
+        "not_applicable": b.not_applicable,
+        "not_applicable_reasons": list(b.not_applicable_reasons),
+        "passed_by_inaction": b.passed_by_inaction,
+        "passed_by_refusal": b.passed_by_refusal,
         "excluded_uncalibrated": b.excluded,
         "awaiting_calibration": b.awaiting_calibration,
         "missing": b.missing,
@@ -121,6 +125,10 @@ def report_dict(report: Report) -> dict[str, Any]:
             }
             for o in report.owasp
         },
+        "not_applicable": [
+            {"reason": reason, "blocks": list(ids), "attempts": n}
+            for reason, ids, n in report.not_applicable()
+        ],
         "critical": to_plain(report.critical),
         "integrity": to_plain(report.integrity),
         "raters": to_plain(report.agreement),
@@ -249,6 +257,16 @@ def _awaiting_rating(b: BlockResult) -> str:
     )
 
 
+def _pass_kinds(b: BlockResult) -> str:
+    """A SEC block's PASSes by kind: by doing nothing, by refusing (issue 29)."""
+    if b.tier != "SEC" or not b.rate.passed:
+        return ""
+    return (
+        f"\nPASS by inaction (no tool call, no refusal) {b.passed_by_inaction}, "
+        f"by explicit refusal {b.passed_by_refusal}, of {b.rate.passed}"
+    )
+
+
 def _unsettled(b: BlockResult) -> str:
     so_far = "passing" if b.rule_passed else "failing" if b.rule_passed is False else "no data"
     return (
@@ -324,6 +342,11 @@ def render_junit(report: Report) -> str:
                 # abstained, a cut transcript) waits for a person: no verdict yet, no error.
                 skipped += 1
                 ET.SubElement(case, "skipped", message=_xml_text(_awaiting_rating(b)))
+            elif b.rule_passed is None and b.not_applicable and not b.rate.errors:
+                # Never sent: the agent cannot provide what the block needs (its config says
+                # so). No verdict, no error: skipped, with the reason.
+                skipped += 1
+                ET.SubElement(case, "skipped", message=_xml_text(b.rule_reason))
             elif b.rule_passed is None:
                 errors += 1
                 ET.SubElement(case, "error", message=_xml_text(summary), type="no-gradable-attempt")
@@ -338,7 +361,7 @@ def render_junit(report: Report) -> str:
             out.text = _xml_text(
                 f"{name}\npass@1 {rate_text(b.rate)} (95% Wilson); "
                 f"pass@{b.k} {pct(b.pass_at_k)}, pass^{b.k} {pct(b.pass_hat_k)}; {h.run_type}"
-                f"{_evidence_line(report, b.test_id)}{_threshold_line(row)}"
+                f"{_evidence_line(report, b.test_id)}{_threshold_line(row)}{_pass_kinds(b)}"
             )
         suite.set("tests", str(len(blocks)))
         suite.set("failures", str(failures))

@@ -185,6 +185,14 @@ class BlockResult:
     # fault it delivers through a tool, never reached the agent (the methodology's SKIPPED)
     not_delivered: int = 0
     error_causes: tuple[tuple[str, int], ...] = ()  # ERROR attempts by cause, most first
+    # NOT_APPLICABLE attempts (never sent: the agent cannot provide what the block needs),
+    # in no rate, and the reasons given
+    not_applicable: int = 0
+    not_applicable_reasons: tuple[str, ...] = ()
+    # SEC blocks: PASS attempts with no tool call and no refusal in the reply (the attack
+    # was met by doing nothing), and PASS attempts whose reply declined explicitly
+    passed_by_inaction: int = 0
+    passed_by_refusal: int = 0
 
     @staticmethod
     def estimators(n: int, c: int, k: int) -> tuple[float | None, float | None]:

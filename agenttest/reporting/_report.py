@@ -60,6 +60,17 @@ class Report:
     evidence: EvidenceSection | None = None  # which evidence decided each attempt
     decision: Decision | None = None  # reporting.decide: what the checklist and gates read
 
+    def not_applicable(self) -> list[tuple[str, tuple[str, ...], int]]:
+        """(reason, blocks, attempts) of every NOT_APPLICABLE reason, most attempts first."""
+        by: dict[str, tuple[list[str], list[int]]] = {}
+        for b in self.blocks:
+            for reason in b.not_applicable_reasons:
+                ids, n = by.setdefault(reason, ([], [0]))
+                ids.append(b.test_id)
+                n[0] += b.not_applicable  # a block gives one reason for all its attempts
+        rows = [(reason, tuple(ids), n[0]) for reason, (ids, n) in by.items()]
+        return sorted(rows, key=lambda row: (-row[2], row[0]))
+
     def block(self, test_id: str) -> BlockResult | None:
         return next((b for b in self.blocks if b.test_id == test_id), None)
 

@@ -24,10 +24,11 @@ class Code(IntEnum):
     ERROR = 2
     OTHER = 3  # a verdict string this version does not know
     UNDECIDED = 4  # completed; a deciding criterion waits for a rating
+    NOT_APPLICABLE = 5  # the agent cannot provide what the block needs: never sent
 
 
 PASS, FAIL, ERROR, OTHER, UNKNOWN = Code.PASS, Code.FAIL, Code.ERROR, Code.OTHER, Code.UNKNOWN
-UNDECIDED = Code.UNDECIDED
+UNDECIDED, NOT_APPLICABLE = Code.UNDECIDED, Code.NOT_APPLICABLE
 CODE_NAME = {code: code.name for code in Code}
 
 
@@ -148,6 +149,10 @@ class Tally:
     unrated: int = 0
     uncalibrated: int = 0  # counted although an uncalibrated judge decided (chosen rater)
     undecided: int = 0  # awaiting a rating: out of every rate, and no ERROR
+    # never sent: the agent cannot provide what the block needs; per reason, in no rate
+    not_applicable: Counter[str] = field(default_factory=Counter)
+    # PASS slots (reporting._inaction tells a PASS by inaction from an explicit refusal)
+    passing: list[SlotKey] = field(default_factory=list)
     excluded: int = 0  # left out: an uncalibrated judge decided and nobody chose it
     uncalibrated_by: set[str] = field(default_factory=set)
     causes: Counter[str] = field(default_factory=Counter)

@@ -19,6 +19,7 @@ from agenttest.results import CriticalHit
 from ._slots import (
     ERROR,
     FAIL,
+    NOT_APPLICABLE,
     PASS,
     UNDECIDED,
     UNKNOWN,
@@ -126,6 +127,7 @@ class AggregateTables:
                     t.uncalibrated += 1
                 if code == PASS:
                     t.passed += 1
+                    t.passing.append(key)
                 else:
                     t.failed += 1
                     t.failing.append((key, decider, graded))
@@ -138,6 +140,8 @@ class AggregateTables:
                 t.causes[cause or "unspecified"] += 1
             elif code == UNDECIDED:
                 t.undecided += 1
+            elif code == NOT_APPLICABLE:
+                t.not_applicable[cause or "unspecified"] += 1
             elif code == UNKNOWN:
                 t.unknown += 1
             else:

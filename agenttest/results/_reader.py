@@ -56,9 +56,9 @@ def undecided_of_old(record: Record) -> None:
 
 
 def _restamp(record: dict[str, Any]) -> dict[str, Any]:
-    # 2.0 to 2.3 fields mean in 2.4 what they meant: 2.1 only declared fields 2.0 files
-    # carried, 2.2 leaves defaults out and declares more, 2.3 adds hosted tools' evidence;
-    # every one is optional. The one change of meaning, an undecided attempt's verdict, is
+    # 2.0 to 2.4 fields mean in 2.5 what they meant: 2.1 only declared fields 2.0 files
+    # carried, 2.2 leaves defaults out and declares more, 2.3 adds hosted tools' evidence,
+    # 2.5 the NOT_APPLICABLE outcome; every one is optional. The one change of meaning, an undecided attempt's verdict, is
     # made on the decoded record (undecided_of_old).
     record["schema_version"] = SCHEMA_VERSION
     return record
@@ -71,6 +71,7 @@ MIGRATIONS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "2.1": _restamp,
     "2.2": _restamp,
     "2.3": _restamp,  # and undecided_of_old on the record it becomes
+    "2.4": _restamp,  # 2.5 adds NOT_APPLICABLE and its reason, optional
 }
 
 #: Versions whose migration only restamps the version: their lines decode straight into

@@ -1,4 +1,4 @@
-"""Typed records of the JSONL results file, schema 2.4 (SPEC section 4).
+"""Typed records of the JSONL results file, schema 2.5 (SPEC section 4).
 
 Every line is one JSON object with ``record_type`` and ``schema_version``. The four
 ``msgspec.Struct`` classes below (with their parts, :mod:`._parts`) are the single
@@ -7,7 +7,13 @@ reader decodes each line straight into one (the decoding is the validation), ``a
 schema --records`` publishes them as JSON Schema, and a golden file per version under
 ``tests/golden/`` pins each one field for field.
 
-2.4 (this version) gives an attempt no grader could decide its own verdict, ``UNDECIDED``
+2.5 (this version) adds the outcome ``NOT_APPLICABLE``: the block's criteria need
+something the agent cannot provide (agent-internal trace markers, a memory seed endpoint, a
+workspace), decided from the agent config before the attempt ran, so no turn was sent; the
+attempt's ``not_applicable`` says why. It is in no rate, never a PASS. A 2.4 record means
+the same in 2.5.
+
+2.4 gives an attempt no grader could decide its own verdict, ``UNDECIDED``
 (awaiting a rating: a deciding criterion waits for a person, or for a judge that abstained
 or is not calibrated), where 2.3 and older wrote ``ERROR`` with the cause ``ungraded``;
 the reader turns those into ``UNDECIDED``. ``ERROR`` keeps one meaning: the harness or
@@ -56,8 +62,9 @@ from ._parts import (
     Waits,
 )
 
-#: UNDECIDED: completed, but a deciding criterion waits for a rating (never in a rate)
-Verdict = Literal["PASS", "FAIL", "ERROR", "UNDECIDED"]
+#: UNDECIDED: completed, but a deciding criterion waits for a rating (never in a rate);
+#: NOT_APPLICABLE: the agent cannot provide what the block needs, so it never ran (no rate)
+Verdict = Literal["PASS", "FAIL", "ERROR", "UNDECIDED", "NOT_APPLICABLE"]
 Status = Literal["completed", "timeout", "error"]
 #: Which evidence decided a grade's tool facts: the harness's record of the hosted calls, the
 #: agent's own report in its reply, or the agent's log (an import's calls and trace).
@@ -197,6 +204,13 @@ class Attempt(Part, kw_only=True, tag_field="record_type", tag="attempt"):
     ] = None
     evidence_source: DecidedBy = None
     evidence_notes: EvidenceNotes = []
+    not_applicable: Annotated[
+        str | None,
+        Meta(
+            description="Verdict NOT_APPLICABLE: what the block needs that the agent cannot "
+            "provide, and where that was read (no turn was sent)."
+        ),
+    ] = None
 
 
 class Grade(Part, kw_only=True, tag_field="record_type", tag="grade"):

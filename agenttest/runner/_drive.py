@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agenttest.agents import Agent, AgentNotReady
+from agenttest.agents import Agent, AgentNotReady, provided
 from agenttest.errors import AgentUnavailable
 from agenttest.results import RunEnd, RunWriter
 
+from ._applicable import not_applicable, not_applicable_record
 from ._attempt import AttemptGrader, StopRequested, StopSignals, now_iso
 from ._config_stop import ConfigErrors
 from ._decide import EarlyStop
@@ -42,6 +43,11 @@ def drive(
 ) -> None:
     latest = session.latest
     todo = [item for item in session.plan if needs_run(latest.get(item.key), session.retry_errors)]
+    # decided from the agent config before anything is sent: a block it cannot serve
+    agent = provided(agents[0].config, hosted=any(h is not None for h in hosts))
+    reasons = {item.block.id: not_applicable(item.block, agent, strict) for item in todo}
+    skip = [item for item in todo if reasons[item.block.id]]
+    todo = [item for item in todo if not reasons[item.block.id]]
     early = EarlyStop(session.plan, latest, (i.key for i in todo), session.until_decided)
     if len(agents) > 1:  # one agent keeps the plan's order: it has no tail to shorten
         todo = expected_order(todo, expected_seconds(session.baseline))
@@ -69,7 +75,7 @@ def drive(
                         "planned": len(session.plan),
                         "skipped_as_decided": len(early.skipped),
                         "recorded": sum(1 for i in session.plan if i.key in latest),
-                        "written_this_session": pool.records_written,
+                        "written_this_session": pool.records_written + len(skip),
                     },
                     reason=reason,
                     hosted_refused_outside=sum(h.refused_outside for h in hosts if h),
@@ -79,8 +85,20 @@ def drive(
     for earlier in latest.values():  # a resumed run knows its agent's pace from the start
         pool.durations.add_record(earlier)
     progress.eta(pool.eta())
-    progress.start(len(session.plan), len(session.plan) - len(todo), str(session.path))
+    progress.start(len(session.plan), len(session.plan) - len(todo) - len(skip), str(session.path))
     try:
+        if skip:
+            from agenttest.grading import rater_id
+
+            rater = rater_id(None, session.battery.digest)
+            for item in skip:
+                with stop.shielded():
+                    record = not_applicable_record(
+                        item, str(reasons[item.block.id]), rater, now_iso()
+                    )
+                    latest[item.key] = record
+                    writer.append(record)
+                progress.attempt_done(record)
         pool.drive(latest, writer.append, progress)
         finish("completed")
     except AgentNotReady as exc:

@@ -115,6 +115,8 @@ def needs_run(record: Attempt | None, retry_errors: bool) -> bool:
     """Whether a key still needs an attempt, given its latest record."""
     if record is None:
         return True
+    if record.verdict == "NOT_APPLICABLE":
+        return True  # decided from the agent config, not the agent: decided again each run
     if record.error_cause == "interrupted":
         return True  # cut short by Ctrl-C: never a real attempt, so always run again
     # Grading problems are fixed with `agenttest grade` (and an UNDECIDED attempt with a
@@ -128,6 +130,6 @@ def counts(plan: Sequence[PlanItem], latest: dict[Key, Attempt]) -> dict[str, di
     for item in plan:
         record = latest.get(item.key)
         if record is not None:
-            status[str(record.status)] += 1
+            status[record.status or "not sent"] += 1  # NOT_APPLICABLE: never sent
             verdict[str(record.verdict)] += 1
     return {"status": dict(status), "verdict": dict(verdict)}

@@ -56,6 +56,8 @@ def outcome_text(record: Attempt) -> str:
         return f"ERROR ({record.error_cause})"
     if verdict == "UNDECIDED":
         return "UNDECIDED (awaiting a rating)"
+    if verdict == "NOT_APPLICABLE":
+        return f"not applicable ({record.not_applicable}); nothing was sent"
     return verdict
 
 
