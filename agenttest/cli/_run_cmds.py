@@ -148,9 +148,28 @@ def run(
         hosted_tools=hosted_tools,
     )
     path = run_battery(request, announce=print_path, progress=make_progress(quiet))
+    if not quiet and not parity:
+        _summary(path)
     if parity:
         import sys
 
         from agenttest.reporting import parity_markdown
 
         sys.stderr.write(parity_markdown([path]))
+
+
+def _summary(path: Path) -> None:
+    """The run's few closing lines on stderr (stdout carries only the run file's path)."""
+    import sys
+
+    from agenttest.errors import AgentTestError
+    from agenttest.reporting import build_report, run_summary
+    from agenttest.runner import shown
+
+    try:
+        lines = run_summary(build_report([path], details=False), path)
+    except AgentTestError as exc:  # the run is written; only its summary could not be read
+        lines = [f"summary: not available ({exc}); agenttest report {path}"]
+    print(file=sys.stderr)
+    for line in lines:
+        print(shown(line), file=sys.stderr, flush=True)

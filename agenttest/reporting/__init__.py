@@ -43,6 +43,7 @@ from ._model import Comparison, Rate
 from ._parity import ParitySink, parity, render_parity_markdown
 from ._render import render_html, render_markdown, render_summary
 from ._report import Report
+from ._run_summary import run_summary
 from ._ttft import TtftSink
 from ._viewer import ViewerData, collect_attempts
 
@@ -163,5 +164,6 @@ __all__ = [
     "render_markdown",
     "render_summary",
     "report_dict",
+    "run_summary",
     "to_plain",
 ]
