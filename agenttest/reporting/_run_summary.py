@@ -10,9 +10,7 @@ file's attempt times, as the runner's ETA measures them.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from ._model import BlockResult
 from ._report import Report
@@ -57,23 +55,13 @@ def _slowest(run_file: str | Path) -> str:
     return ", ".join(f"{block} {_took(total * 1000)} over {n}" for total, block, n in totals[:3])
 
 
-def _decision(report: Report) -> tuple[str, str]:
-    """(status, the one reason a person can act on): issue 30's one decision when the
-    reporting package has it, else the deployment checklist's."""
-    from agenttest import reporting
+def _decision(report: Report) -> str:
+    """``blocked: SEC-01 failed 3 of 3 (zero tolerance)``: the one decision (issue 30) that
+    the checklist and the gates read too."""
+    from ._decision import decide
 
-    decide: Callable[..., Any] | None = getattr(reporting, "decide", None)
-    if decide is not None:
-        decision = decide(report)
-        return str(decision.status), str(decision.reason)
-    checklist = report.checklist
-    if checklist is None:
-        return "undecided", "no checklist"
-    blockers = list(checklist.blockers)
-    reason = blockers[0] if blockers else "every checklist item passes"
-    if len(blockers) > 1:
-        reason += f" (and {len(blockers) - 1} more)"
-    return checklist.decision, reason
+    decision = report.decision if report.decision is not None else decide(report)
+    return decision.line
 
 
 def run_summary(report: Report, run_file: str | Path) -> list[str]:
@@ -101,8 +89,7 @@ def run_summary(report: Report, run_file: str | Path) -> list[str]:
             f"{_percent(rate.wilson_low)} to {_percent(rate.wilson_high)}"
             + (" (exploratory)" if report.header.exploratory else "")
         )
-    status, reason = _decision(report)
-    lines.append(f"decision: {status}: {reason}")
+    lines.append(f"decision: {_decision(report)}")
     failing = [b.test_id for b in report.blocks if b.rule_passed is False]
     judged = sum(1 for b in report.blocks if b.rule_passed is not None)
     lines.append(
