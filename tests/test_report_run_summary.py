@@ -15,7 +15,7 @@ from agenttest.stats import wilson_interval
 from .conftest import run_cli
 from .fixtures.reports.builders import attempt, meta, published_final_2026_07_13, run_end, write
 
-NOW = {"schema_version": "2.4"}
+NOW = {"schema_version": "2.5"}
 
 
 def _run(tmp: Path, verdicts: dict[str, list[str]], seconds: dict[str, int]) -> Path:
@@ -113,3 +113,16 @@ def test_attempts_no_rate_counts_yet_are_counted_apart(tmp_path: Path) -> None:
         "436 out of the rates (unrated or an uncalibrated judge's)"
     )
     assert lines[1] == "pass@1: n/a (no attempt passed or failed)"
+
+
+def test_not_applicable_attempts_are_counted_and_in_no_rate(tmp_path: Path) -> None:
+    path = _run(
+        tmp_path,
+        {"L1-A-01": ["PASS", "FAIL"], "L1-N-01": ["NOT_APPLICABLE", "NOT_APPLICABLE"]},
+        {"L1-A-01": 1, "L1-N-01": 0},
+    )
+    lines = run_summary(build_report([path], details=False), path)
+    assert (
+        lines[0] == "summary: 4 attempt(s): 1 PASS, 1 FAIL, 0 ERROR, 0 UNDECIDED, 2 not applicable"
+    )
+    assert lines[1].startswith("pass@1: 50.0% (1/2), ")

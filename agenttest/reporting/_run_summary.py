@@ -12,7 +12,6 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from ._model import BlockResult
 from ._report import Report
 
 _LISTED = 5  # failing and slowest blocks named before "and N more"
@@ -34,12 +33,6 @@ def _percent(value: float | None) -> str:
 def _named(ids: list[str]) -> str:
     shown = ", ".join(ids[:_LISTED])
     return shown + (f" and {len(ids) - _LISTED} more" if len(ids) > _LISTED else "")
-
-
-def _not_applicable(block: BlockResult) -> int:
-    # issue 29's "not applicable" outcome: counted once the report carries it
-    value = getattr(block, "not_applicable", 0)
-    return value if isinstance(value, int) else 0
 
 
 def _slowest(run_file: str | Path) -> str:
@@ -68,7 +61,7 @@ def run_summary(report: Report, run_file: str | Path) -> list[str]:
     """The end-of-run summary of ``report`` (built from ``run_file``), one line each."""
     rate = report.overall.rate
     undecided = sum(b.undecided for b in report.blocks)
-    not_applicable = sum(_not_applicable(b) for b in report.blocks)
+    not_applicable = sum(b.not_applicable for b in report.blocks)
     counts = [f"{rate.passed} PASS", f"{rate.failed} FAIL", f"{rate.errors} ERROR"]
     counts.append(f"{undecided} UNDECIDED")
     if not_applicable:
