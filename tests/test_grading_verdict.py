@@ -583,7 +583,8 @@ def test_regrade_run_counts_every_verdict_unknown_attempts_and_torn_lines(
     path = _regrade_file(tmp_path)
     loaded = load_battery([tmp_path / "battery"])
     assert regrade_run(path, loaded) == {
-        "graded": 3, "PASS": 2, "FAIL": 0, "ERROR": 1, "UNDECIDED": 0, "unknown": 2,
+        "graded": 3, "PASS": 2, "FAIL": 0, "ERROR": 1, "UNDECIDED": 0, "NOT_APPLICABLE": 0,
+        "unknown": 2,
         "torn_lines": 1,
     }  # fmt: skip
     grades = _grades(path)

@@ -11,6 +11,7 @@ trace) still runs.
 
 from __future__ import annotations
 
+import io
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -18,6 +19,8 @@ from typing import Any
 
 from agenttest.agents import parse_agent_config, provided
 from agenttest.blocks import load_battery
+from agenttest.grading import regrade_run
+from agenttest.rating import rate_run
 from agenttest.reporting import build_report, decide, render
 from agenttest.results import Attempt, iter_records
 from agenttest.runner import RunRequest, run
@@ -177,3 +180,19 @@ def test_the_decision_never_approves_a_run_whose_blocks_were_not_applicable(
     assert any(
         "2 not applicable to this agent (never sent): SEC-05" in r.text for r in decision.reasons
     )
+
+
+def test_grading_a_run_again_leaves_its_not_applicable_attempts_alone(tmp_path: Path) -> None:
+    path, _ = _openai_run(tmp_path, ["L1-CHAT-01"])
+    counts = regrade_run(path, BATTERY)
+    assert (counts["graded"], counts["NOT_APPLICABLE"], counts["ERROR"]) == (0, 2, 0)
+    chat = build_report([path], details=False).block("L1-CHAT-01")
+    assert chat is not None and (chat.not_applicable, chat.rate.errors) == (2, 0)
+
+
+def test_a_person_is_never_asked_to_rate_an_attempt_that_was_never_sent(tmp_path: Path) -> None:
+    path, _ = _openai_run(tmp_path, ["L1-CHAT-01", "L1-CALC-01"])
+    screen = io.StringIO()
+    summary = rate_run(path, "ann", ["s"] * 6, screen)
+    assert summary.skipped == 2  # L1-CALC-01's two attempts; L1-CHAT-01's were never sent
+    assert "L1-CALC-01" in screen.getvalue() and "L1-CHAT-01" not in screen.getvalue()

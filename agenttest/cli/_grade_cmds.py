@@ -74,6 +74,8 @@ def grade(
     )
     counts = done.counts
     parts = " ".join(f"{k}={counts[k]}" for k in ("PASS", "FAIL", "ERROR", "UNDECIDED"))
+    if counts.get("NOT_APPLICABLE"):  # never sent, so not graded again
+        parts += f"; not applicable (not graded) {counts['NOT_APPLICABLE']}"
     print(f"{run_file}: appended {counts['graded']} grade record(s): {parts}; "
           f"unknown ids {counts['unknown']}; battery {done.digest}")  # fmt: skip
 

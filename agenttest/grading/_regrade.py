@@ -66,6 +66,9 @@ def regrade_run(
             if block is None:
                 counts["unknown"] += 1
                 continue
+            if attempt.verdict == "NOT_APPLICABLE":  # never sent: nothing to grade
+                counts["NOT_APPLICABLE"] += 1
+                continue
             outcome = grade_attempt(
                 block, attempt, judge=judge, battery_digest=battery.digest, strict=strict
             )
@@ -75,7 +78,16 @@ def regrade_run(
         counts["torn_lines"] = notes.torn
     return {
         key: counts.get(key, 0)
-        for key in ("graded", "PASS", "FAIL", "ERROR", "UNDECIDED", "unknown", "torn_lines")
+        for key in (
+            "graded",
+            "PASS",
+            "FAIL",
+            "ERROR",
+            "UNDECIDED",
+            "NOT_APPLICABLE",
+            "unknown",
+            "torn_lines",
+        )
     }
 
 

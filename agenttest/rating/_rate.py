@@ -284,7 +284,8 @@ def rate_run(
         raise UsageError("--sample must be at least 1")
     path = Path(path)
     collection = collect([path])
-    units = list(collection.units.values())
+    # a NOT_APPLICABLE attempt was never sent: there is no reply to rate
+    units = [u for u in collection.units.values() if u.attempt.verdict != "NOT_APPLICABLE"]
     if undecided:
         units = [u for u in units if u.awaiting()]
     if for_calibration:
