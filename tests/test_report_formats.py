@@ -12,7 +12,6 @@ import pytest
 
 from agenttest.reporting import build_report, render
 
-from ._patience import EVENTUALLY_S
 from .conftest import run_cli
 from .fixtures.reports.builders import attempt, meta, run_end, write
 
@@ -190,32 +189,14 @@ def test_blocks_decided_by_an_uncalibrated_judge_await_calibration(tmp_path: Pat
 
 def _tty_output(*args: str) -> str:
     """What `agenttest ARGS` prints when its stdout is a terminal (a pseudo-terminal)."""
-    import os
-    import pty
-    import subprocess
-    import sys
-
+    from ._terminal import in_terminal
     from .conftest import ROOT
 
-    main, child = pty.openpty()
-    env = {**os.environ, "COLUMNS": "160", "TERM": "xterm", "NO_COLOR": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agenttest", *args], cwd=ROOT, stdout=child, stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL, env=env,
-    )  # fmt: skip
-    os.close(child)
-    chunks = []
-    while True:
-        try:
-            data = os.read(main, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(main)
-    assert proc.wait(timeout=EVENTUALLY_S) == 0, proc.stderr.read() if proc.stderr else ""
-    return b"".join(chunks).decode("utf-8", "replace")
+    code, shown, errors = in_terminal(
+        *args, cwd=ROOT, columns=160, env={"NO_COLOR": "1"}, stderr_too=False
+    )
+    assert code == 0, errors
+    return shown
 
 
 def test_markdown_to_a_terminal_is_rendered_and_to_a_pipe_stays_plain(tmp_path: Path) -> None:
