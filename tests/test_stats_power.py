@@ -73,10 +73,15 @@ def test_minimum_detectable_drop_is_the_first_whole_point_with_the_power() -> No
 
 
 def test_attempts_to_detect_is_the_smallest_k_with_the_power() -> None:
-    k = attempts_to_detect(0.2, 0.85, blocks=20, baseline_attempts=100)
+    k = attempts_to_detect(0.2, 0.85, blocks=4, baseline_attempts=25)
     assert k is not None and k > 1
-    assert regression_power(20 * k, 100, 0.65, 0.85) >= 0.8
-    assert regression_power(20 * (k - 1), 100, 0.65, 0.85) < 0.8
+    assert regression_power(4 * k, 100, 0.65, 0.85) >= 0.8
+    assert regression_power(4 * (k - 1), 100, 0.65, 0.85) < 0.8
+    # against the night before at the same k, both sides grow
+    same = attempts_to_detect(0.2, 0.85, blocks=4)
+    assert same is not None
+    assert regression_power(4 * same, 4 * same, 0.65, 0.85) >= 0.8
+    assert regression_power(4 * (same - 1), 4 * (same - 1), 0.65, 0.85) < 0.8
 
 
 def test_a_small_baseline_bounds_the_gate_whatever_k() -> None:

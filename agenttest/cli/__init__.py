@@ -57,6 +57,7 @@ def _register() -> None:
         _hosted_cmds,
         _init_cmds,
         _judge_cmds,
+        _plan_cmds,
         _rate_cmds,
         _reference_cmds,
         _report_cmds,

@@ -7,7 +7,14 @@ from pathlib import Path
 import typer
 
 from . import app
-from ._options import allow_temp_option, strict_option
+from ._options import (
+    allow_temp_option,
+    k_option,
+    only_option,
+    overlay_option,
+    strict_option,
+    tier_option,
+)
 
 
 @app.command()
@@ -28,10 +35,10 @@ def run(
         help="With two --agent: run the same plan against both (attempts labelled by agent) "
         "and print the blocks whose decision differs.",
     ),
-    overlay: Path | None = typer.Option(None, "--overlay", help="Overlay for another agent."),
-    k: int | None = typer.Option(None, "--k", help="Attempts per block (default: each block's k)."),
-    only: list[str] = typer.Option([], "--only", help="Only these block ids (comma-separated)."),
-    tier: list[str] = typer.Option([], "--tier", help="Only these tiers (comma-separated)."),
+    overlay: Path | None = overlay_option(),
+    k: int | None = k_option(),
+    only: list[str] = only_option(),
+    tier: list[str] = tier_option(),
     out: Path = typer.Option(Path("reports"), "--out", help="Folder for the run file."),
     label: str | None = typer.Option(None, "--label", help="Appended to the file name."),
     resume: Path | None = typer.Option(
@@ -98,6 +105,12 @@ def run(
         help="With --agent example: extra example-agent options, e.g. fault injection "
         '"--busy-probability 0.3 --latency-s 2".',
     ),
+    dry_run: bool = typer.Option(
+        False,
+        "--dry-run",
+        help="Run nothing: print the plan (attempts, expected duration, the gate's power), "
+        "as `agenttest plan` does.",
+    ),
 ) -> None:
     """Run blocks k times each, one request at a time, appending every attempt to JSONL.
 
@@ -106,6 +119,24 @@ def run(
     """
     import shlex
 
+    if dry_run:
+        from agenttest.errors import UsageError
+
+        from ._plan_cmds import print_plan
+
+        if resume is not None:
+            raise UsageError("--dry-run plans a new run; a resumed run's plan is its file's")
+        print_plan(
+            paths or [],
+            k=k,
+            only=only,
+            tiers=tier,
+            overlay=overlay,
+            agent=agent[0] if agent else None,
+            replicas=replicas,
+            baseline=baseline,
+        )
+        return
     if paths and not quiet and resume is None:
         from ._blocks_cmds import say_what_is_loaded
 

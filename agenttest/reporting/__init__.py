@@ -41,6 +41,7 @@ from ._evidence import EvidenceSink
 from ._json_junit import render_json, render_junit, report_dict, to_plain
 from ._model import Comparison, Rate
 from ._parity import ParitySink, parity, render_parity_markdown
+from ._plan import Plan, PlannedBlock, gate_plan, plan_text
 from ._render import render_html, render_markdown, render_summary
 from ._report import Report
 from ._run_summary import run_summary
@@ -137,6 +138,8 @@ __all__ = [
     "Baseline",
     "Comparison",
     "Decision",
+    "Plan",
+    "PlannedBlock",
     "Rate",
     "Reason",
     "Report",
@@ -153,9 +156,11 @@ __all__ = [
     "decide_runs",
     "enforce",
     "evaluate_checklist",
+    "gate_plan",
     "is_baseline_file",
     "make_baseline",
     "parity_markdown",
+    "plan_text",
     "read_baseline",
     "render",
     "render_html",

@@ -130,7 +130,7 @@ def attempts_to_detect(
     drop: float,
     p0: float,
     blocks: int,
-    baseline_attempts: int,
+    baseline_attempts: int | None = None,
     *,
     alpha: float = 0.05,
     power: float = 0.8,
@@ -138,18 +138,37 @@ def attempts_to_detect(
 ) -> int | None:
     """Smallest k (attempts per block) at which ``blocks`` blocks catch a fall of ``drop``.
 
-    The run has ``blocks × k`` attempts at ``p0 − drop``, the baseline ``baseline_attempts``
-    at ``p0``. None when no k up to ``max_k`` does: the baseline then limits the gate, and
-    only a baseline with more attempts helps.
+    The run has ``blocks × k`` attempts at ``p0 − drop``; the baseline ``blocks ×
+    baseline_attempts`` at ``p0``, or ``blocks × k`` when None (a night compared with the
+    night before, at the same k). None when no k up to ``max_k`` does: with a fixed
+    baseline, that baseline then limits the gate, and only more baseline attempts help.
+    The power is taken to grow with k (it does, but for the test's small discreteness
+    wiggles), so k is found by doubling, then halving the interval.
     """
     fall = _check_rate(drop, "drop")
     base_rate = _check_rate(p0, "p0")
     count = as_count(blocks, "blocks")
-    if fall <= 0 or fall > base_rate or not count:
+    fixed = None if baseline_attempts is None else as_count(baseline_attempts, "baseline_attempts")
+    wanted = _check_level(power, "power")
+    ceiling = as_count(max_k, "max_k")
+    if fall <= 0 or fall > base_rate or not count or ceiling < 1:
         return None
     low_rate = max(0.0, base_rate - fall)
-    for k in range(1, as_count(max_k, "max_k") + 1):
-        got = regression_power(count * k, baseline_attempts, low_rate, base_rate, alpha=alpha)
-        if got >= power:
-            return k
-    return None
+
+    def enough(k: int) -> bool:
+        base = count * (k if fixed is None else fixed)
+        return regression_power(count * k, base, low_rate, base_rate, alpha=alpha) >= wanted
+
+    high = 1
+    while not enough(high):
+        if high >= ceiling:
+            return None
+        high = min(ceiling, high * 2)
+    low = high // 2  # not enough (or 0)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if enough(middle):
+            high = middle
+        else:
+            low = middle
+    return high
