@@ -4,6 +4,7 @@ or write anything."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -271,8 +272,25 @@ def _cases(out: Path) -> list[tuple[str, list[str], int, str]]:
             2,
             "no/such/battery:0: no such file or folder",
         ),
+        (
+            # a run file's battery.paths is anyone's to edit: a name too long for the file
+            # system was exit 4, "a bug in agenttest" (issue 32 #23)
+            "run file: a battery path of 300 000 characters",
+            ["grade", str(_with_battery_paths(out.parent / "long.jsonl", ["b" * 300_000]))],
+            2,
+            "b…:0: not a path: over 4,096 characters",
+        ),
     ]
     return cases
+
+
+def _with_battery_paths(path: Path, paths: list[str]) -> Path:
+    """A run file like the golden one whose ``run_meta`` records ``paths`` as its battery."""
+    meta, *rest = GOLDEN.read_text(encoding="utf-8").splitlines(keepends=True)
+    record = json.loads(meta)
+    record["battery"] = {**(record.get("battery") or {}), "paths": paths}
+    path.write_text(json.dumps(record) + "\n" + "".join(rest), encoding="utf-8")
+    return path
 
 
 def test_bad_input_catalogue(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -369,3 +387,29 @@ def test_grade_and_rate_refuse_a_fifo_at_once(tmp_path: Path, command: str) -> N
     assert done.returncode == 2, done.stderr
     assert f"{fifo}:0: cannot use the run file: it is a pipe, FIFO or device" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_battery_path_from_a_run_file_never_crawls_the_file_system(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `battery.paths: ["/"]` made report and grade walk every file on the machine. A folder
+    # with more entries than a battery could hold is refused; 60 stand in for the 100,000.
+    import agenttest.blocks._loader as loader
+
+    monkeypatch.setattr(loader, "MAX_BATTERY_ENTRIES", 60)
+    crowded = tmp_path / "crowded"
+    (crowded / "sub").mkdir(parents=True)
+    (crowded / "block.yaml").write_text((BLOCKS / "good" / "L2-FULL-01.yaml").read_text("utf-8"))
+    for i in range(60):
+        (crowded / "sub" / f"f{i}.txt").write_text("")
+    run = _with_battery_paths(tmp_path / "run.jsonl", [str(crowded)])
+    before = run.read_bytes()
+    assert main(["grade", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert f"{crowded}:0: not a battery folder: more than 60 files and folders" in err
+    assert main(["report", str(run), "--format", "json"]) == 0  # reported without a battery
+    capsys.readouterr()
+    long = _with_battery_paths(tmp_path / "long.jsonl", ["b" * 300_000])
+    assert main(["report", str(long), "--format", "json"]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+    assert run.read_bytes() == before  # nothing appended

@@ -27,6 +27,8 @@ from ._kinds import (
 from ._kinds_world import ticket_file
 from ._lint_hosted import hosting_gaps
 from ._loader import (
+    MAX_BATTERY_ENTRIES,
+    MAX_PATH_CHARS,
     Battery,
     load_battery,
     load_block_file,
@@ -68,6 +70,8 @@ __all__ = [
     "CRITERION_TYPES",
     "FAULT_KINDS",
     "HOSTED_ROLES",
+    "MAX_BATTERY_ENTRIES",
+    "MAX_PATH_CHARS",
     "ORIGINS",
     "TAGS",
     "TIERS",

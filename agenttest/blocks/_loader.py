@@ -51,23 +51,63 @@ def _fold_id(test_id: str) -> str:
     return test_id.translate(table).upper()
 
 
+#: Entries a battery folder may hold (files and folders, at any depth): a battery is a few
+#: hundred files; a path like ``/`` (a run file's ``battery.paths`` is data anyone may edit,
+#: and ``report`` follows it) would otherwise crawl the whole file system.
+MAX_BATTERY_ENTRIES = 100_000
+#: A longer path is no path (the kernel's PATH_MAX); shown cut in a problem.
+MAX_PATH_CHARS = 4096
+
+
 def iter_yaml_files(paths: Sequence[str | Path]) -> tuple[list[Path], list[Problem]]:
     files: list[Path] = []
     problems: list[Problem] = []
     for raw in paths:
+        shown = str(raw) if len(str(raw)) <= 200 else str(raw)[:200] + "…"
+        if len(str(raw)) > MAX_PATH_CHARS:
+            problems.append(Problem(shown, 0, f"not a path: over {MAX_PATH_CHARS:,} characters"))
+            continue
         path = Path(raw)
-        if path.is_file():
-            files.append(path)
-        elif path.is_dir():
-            for sub in sorted(path.rglob("*")):
-                rel = sub.relative_to(path).parts
-                if any(part in SKIPPED_DIRS or part.startswith(".") for part in rel[:-1]):
-                    continue
-                if sub.is_file() and sub.suffix in YAML_SUFFIXES and not sub.name.startswith("."):
-                    files.append(sub)
-        else:
-            problems.append(Problem(str(path), 0, "no such file or folder"))
+        try:
+            if path.is_file():
+                files.append(path)
+            elif path.is_dir():
+                found = _walk(path)
+                if found is None:
+                    problems.append(
+                        Problem(
+                            shown,
+                            0,
+                            f"not a battery folder: more than {MAX_BATTERY_ENTRIES:,} files "
+                            "and folders under it",
+                        )
+                    )
+                else:
+                    files.extend(found)
+            else:
+                problems.append(Problem(shown, 0, "no such file or folder"))
+        except OSError as exc:  # a name too long for the file system, a loop, ...
+            problems.append(Problem(shown, 0, f"cannot read: {exc.strerror or exc}"))
     return files, problems
+
+
+def _walk(folder: Path) -> list[Path] | None:
+    """The block files under ``folder`` in path order (hidden and skipped folders left out),
+    or None when it holds more than :data:`MAX_BATTERY_ENTRIES` entries."""
+    import os
+
+    found: list[Path] = []
+    seen = 0
+    for top, dirs, names in os.walk(folder):  # symlinked folders are not entered
+        seen += len(dirs) + len(names)
+        if seen > MAX_BATTERY_ENTRIES:
+            return None
+        dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS and not d.startswith(".")]
+        for name in names:
+            sub = Path(top, name)
+            if sub.suffix in YAML_SUFFIXES and not name.startswith(".") and sub.is_file():
+                found.append(sub)
+    return sorted(found)
 
 
 def unparsed_files(paths: Sequence[str | Path]) -> list[Path]:

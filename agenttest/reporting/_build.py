@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from agenttest.blocks import Battery, load_battery
+from agenttest.blocks import MAX_PATH_CHARS, Battery, load_battery
 from agenttest.errors import AgentTestError, UsageError
 from agenttest.results import Attempt, Grade
 from agenttest.stats import percentile
@@ -50,6 +50,15 @@ class UnknownRater(UsageError):
     """``--rater`` names a rater that graded nothing in the given run files."""
 
 
+def _exists(path: str) -> bool:
+    """Whether a path a run file recorded names something: the file is anyone's to edit, so
+    a name too long for the file system is no battery, not an error of agenttest's."""
+    try:
+        return len(path) <= MAX_PATH_CHARS and Path(path).exists()
+    except OSError:
+        return False
+
+
 def _resolve_battery(agg: Aggregator, battery: BatteryArg) -> tuple[Battery | None, list[str]]:
     notes: list[str] = []
     loaded: Battery | None = None
@@ -60,7 +69,7 @@ def _resolve_battery(agg: Aggregator, battery: BatteryArg) -> tuple[Battery | No
             paths = run.meta.battery.paths if run.meta.battery is not None else []
             if not paths:
                 continue
-            if not all(Path(str(p)).exists() for p in paths):
+            if not all(_exists(str(p)) for p in paths):
                 continue
             try:
                 loaded = load_battery([str(p) for p in paths])
