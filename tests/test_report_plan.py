@@ -9,7 +9,7 @@ import pytest
 from scipy import stats as sps
 
 from agenttest.blocks import load_battery
-from agenttest.reporting import PlannedBlock, gate_plan, plan_text
+from agenttest.reporting import PlannedBlock, gate_plan, plan_text, wall_durations
 from agenttest.runner import Durations, estimate_time
 
 from .conftest import ROOT, run_cli
@@ -73,6 +73,32 @@ def test_the_duration_comes_from_the_baseline_runs_attempts(tmp_path: Path) -> N
     assert "expected duration on 1 replica: 0:00:54 (" in text
     assert "from 10 attempt(s) of base.jsonl" in text
     assert "unknown (no baseline run" in plan_text(gate_plan(blocks))
+
+
+def test_the_harness_time_between_attempts_counts_but_a_pause_does_not(tmp_path: Path) -> None:
+    # Three attempts of 1 s each, 4 s of grading and setting up after each; then the run
+    # was stopped for an hour and resumed. Each attempt costs the night 5 s, not 1 s.
+    times = [(0, 1), (5, 6), (10, 11), (3611, 3612)]
+    records = [meta("base", [], tester="alice")]
+    for run, (start, end) in enumerate(times, start=1):
+        records.append(
+            attempt(
+                "L1-A",
+                run,
+                "PASS",
+                started_at=f"2026-07-13T08:{start // 60:02d}:{start % 60:02d}+00:00"
+                if start < 3600
+                else "2026-07-13T09:00:11+00:00",
+                completed_at=f"2026-07-13T08:{end // 60:02d}:{end % 60:02d}+00:00"
+                if end < 3600
+                else "2026-07-13T09:00:12+00:00",
+            )
+        )
+    base = write(tmp_path / "base.jsonl", [*records, run_end()])
+    durations = wall_durations(base)
+    assert sorted(durations.seconds) == [1.0, 1.0, 5.0, 5.0]  # first and after the pause: own
+    plan = gate_plan([PlannedBlock("L1-A", "L1", 4)], durations=durations, timing_source="b")
+    assert plan.estimate is not None and plan.estimate.expected_s == pytest.approx(12)
 
 
 def test_the_fall_caught_is_the_first_with_80_percent_power() -> None:

@@ -44,9 +44,9 @@ def print_plan(
     """Load the selection, read the baseline, and print the plan (text or JSON)."""
     from agenttest.blocks import load_battery
     from agenttest.errors import UsageError
-    from agenttest.reporting import PlannedBlock, gate_plan, plan_text, to_plain
+    from agenttest.reporting import PlannedBlock, gate_plan, plan_text, to_plain, wall_durations
     from agenttest.reporting._baseline import baseline_side, is_baseline_file
-    from agenttest.runner import Durations, select_blocks, split_list
+    from agenttest.runner import select_blocks, split_list
 
     if not paths:
         raise UsageError("name the block files or folders to plan, e.g. `agenttest plan batteries`")
@@ -64,7 +64,7 @@ def print_plan(
     if baseline is not None:
         side, _ = baseline_side([baseline], None, False)
         if not is_baseline_file(baseline):
-            durations = Durations.from_run_file(baseline)
+            durations = wall_durations(baseline)
     count = replicas or _agent_replicas(agent)
     result = gate_plan(
         planned,

@@ -41,7 +41,7 @@ from ._evidence import EvidenceSink
 from ._json_junit import render_json, render_junit, report_dict, to_plain
 from ._model import Comparison, Rate
 from ._parity import ParitySink, parity, render_parity_markdown
-from ._plan import Plan, PlannedBlock, gate_plan, plan_text
+from ._plan import Plan, PlannedBlock, gate_plan, plan_text, wall_durations
 from ._render import render_html, render_markdown, render_summary
 from ._report import Report
 from ._run_summary import run_summary
@@ -171,4 +171,5 @@ __all__ = [
     "report_dict",
     "run_summary",
     "to_plain",
+    "wall_durations",
 ]

@@ -25,6 +25,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agenttest.stats import attempts_to_detect, minimum_detectable_drop
@@ -76,6 +77,44 @@ class Plan:
     detect: float | None
     rows: tuple[PowerRow, ...]  # per tier, then overall
     notes: tuple[str, ...]
+
+
+#: A gap between one attempt's end and the next one's start longer than this is a pause (a
+#: run resumed later), not the harness's own work between attempts, and is not counted.
+PAUSE_S = 60.0
+
+
+def wall_durations(path: str | Path) -> Durations:
+    """The wall time each attempt of a run file took on its replica, harness included.
+
+    An attempt's own start-to-end time leaves out what the harness does between attempts
+    (grading, laying the world, resetting the agent): with a fast agent that is most of a
+    night. So each attempt is credited from the previous attempt's end on the same replica
+    (its own start for the first, and after a pause longer than :data:`PAUSE_S`). The
+    estimate itself is the runner's (:func:`agenttest.runner.estimate_time`).
+    """
+    from agenttest.results import Attempt, iter_records, parse_timestamp
+    from agenttest.runner import Durations, attempt_seconds
+
+    lanes: dict[int | None, list[tuple[float, float, Attempt]]] = {}
+    durations = Durations()
+    for record in iter_records(Path(path)):
+        if not isinstance(record, Attempt):
+            continue
+        start, end = parse_timestamp(record.started_at), parse_timestamp(record.completed_at)
+        if start is None or end is None or end < start:
+            durations.add_record(record)  # no times to chain: its latency, if any
+            continue
+        lanes.setdefault(record.replica, []).append((end, start, record))
+    for lane in lanes.values():
+        previous: float | None = None
+        for end, start, record in sorted(lane, key=lambda item: item[0]):
+            chained = previous is not None and 0 <= start - previous <= PAUSE_S
+            own = attempt_seconds(record) or 0.0
+            seconds = end - previous if chained and previous is not None else own
+            durations.add(record.test_id, seconds, record.replica)
+            previous = end
+    return durations
 
 
 def _rates(baseline: Side | None) -> tuple[dict[str, tuple[int, int]], tuple[int, int] | None]:
