@@ -273,3 +273,52 @@ def test_the_agent_config_schema_takes_the_shipped_configs_and_refuses_what_the_
             by_loader = False
         assert validator.is_valid(config) == by_loader, config
     assert parse(json.dumps(good), tmp_path)  # the good one loads
+
+
+# -- openai.tools: the tool definitions a plain chat-completions agent is offered (issue 31) -------
+
+
+def test_the_openai_example_offers_the_example_agents_tools_and_names_a_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agenttest.example_agent import openai_tools
+
+    monkeypatch.delenv("AGENTTEST_WORKSPACE", raising=False)
+    shipped = load_agent_config(EXAMPLES / "openai.yaml")
+    assert shipped.openai is not None and shipped.openai.params["tools"] == openai_tools()
+    assert shipped.workspace and shipped.workspace.startswith(str(Path.home()))
+    monkeypatch.setenv("AGENTTEST_WORKSPACE", str(tmp_path / "ws"))
+    assert load_agent_config(EXAMPLES / "openai.yaml").workspace == str(tmp_path / "ws")
+
+
+def test_openai_tools_are_read_from_a_file_next_to_the_config(tmp_path: Path) -> None:
+    tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+    (tmp_path / "listed.json").write_text(json.dumps([tool]), encoding="utf-8")
+    (tmp_path / "served.json").write_text(json.dumps({"tools": [tool]}), encoding="utf-8")
+    head = "model: m\nbase_url: http://h:1\nmode: openai\nopenai:\n"
+    for name in ("listed.json", "served.json"):  # a list, or what GET /v1/tools serves
+        cfg = parse_agent_config(f"{head}  tools: {name}\n", str(tmp_path / "a.yaml"))
+        assert cfg.openai is not None and cfg.openai.params["tools"] == [tool]
+        assert cfg.openai.params["tool_choice"] == "auto"
+
+
+@pytest.mark.parametrize(
+    ("content", "extra", "said"),
+    [
+        (None, "", "cannot be read"),
+        ("{not json", "", "is not JSON"),
+        ('{"tools": 3}', "", "a list of tool definitions"),
+        ('[{"type": "function", "function": {}}]', "", "tool 1 has no function.name"),
+        ("[]", "  params: {tools: []}\n", "give the tools once"),
+    ],
+)
+def test_a_bad_openai_tools_file_is_a_located_problem(
+    tmp_path: Path, content: str | None, extra: str, said: str
+) -> None:
+    if content is not None:
+        (tmp_path / "tools.json").write_text(content, encoding="utf-8")
+    text = f"model: m\nbase_url: http://h:1\nmode: openai\nopenai:\n  tools: tools.json\n{extra}"
+    with pytest.raises(InputError) as caught:
+        parse_agent_config(text, str(tmp_path / "a.yaml"))
+    (line,) = caught.value.lines()
+    assert line.startswith(f"{tmp_path / 'a.yaml'}:5: `openai.tools`") and said in line, line

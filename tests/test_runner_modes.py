@@ -178,3 +178,40 @@ def test_openai_mode_a_requested_tool_call_is_not_graded_as_run(tmp_path: Path) 
     assert p2.passed is True  # precondition: the reply itself was read and graded
     assert p1.passed is False, p1
     assert attempt.verdict == "FAIL"
+
+
+def test_the_shipped_openai_config_sends_the_tools_and_prepares_fixtures(
+    tmp_path: Path,
+) -> None:
+    # issue 31: `examples/agents/openai.yaml` offered no tools and named no workspace, so six
+    # of 21 L1 blocks were ERROR `fixture` and no model could ever call a tool
+    import httpx
+
+    from agenttest.example_agent import serve
+
+    from ._patience import EVENTUALLY_S
+    from .conftest import ROOT, run_cli
+
+    def chat(_method: str, body: Any) -> tuple[int, Any]:
+        message = {"role": "assistant", "content": "notes.txt says: meeting at 10."}
+        return 200, {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+
+    battery = tmp_path / "battery"
+    battery.mkdir()
+    shutil.copy(BATTERIES / "L1" / "L1-FILE-01.yaml", battery)
+    routes = {"/v1/models": lambda m, b: (200, {"data": [{"id": "m"}]}),
+              "/v1/chat/completions": chat}  # fmt: skip
+    with RouteServer(routes) as server:
+        env = {"LLM_BASE_URL": server.url, "AGENTTEST_WORKSPACE": str(tmp_path / "ws")}
+        result = run_cli("run", str(battery), "--agent", str(ROOT / "examples/agents/openai.yaml"),
+                         "--k", "1", "--out", str(tmp_path / "out"), "--allow-temp", "--quiet",
+                         env=env)  # fmt: skip
+        sent = [b["body"] for b in server.state.bodies if b["path"] == "/v1/chat/completions"]
+    assert result.returncode == 0, result.stderr
+    (attempt,) = [r for r in iter_records(Path(result.stdout.strip())) if isinstance(r, Attempt)]
+    assert attempt.error_cause != "fixture", attempt.error
+    assert list((tmp_path / "ws").iterdir()), "the block's fixture files were written"
+    # what the model was offered is what the example agent serves at GET /v1/tools
+    with serve(workspace=tmp_path / "agent").start() as agent:
+        served = httpx.get(agent.url + "/v1/tools", timeout=EVENTUALLY_S).json()["tools"]
+    assert sent and sent[0]["tools"] == served

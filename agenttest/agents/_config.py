@@ -30,6 +30,7 @@ from agenttest._util.located_yaml import Located, load_located
 from agenttest.errors import InputError, Problem
 
 from . import _config_example
+from ._config_tools import tools_of
 from ._config_types import AgentConfig, OpenAI, Rest, Store
 
 # ``${NAME}`` (required) or ``${NAME:-default}`` (the default when unset or empty, as in sh)
@@ -102,8 +103,9 @@ def parse_agent_config(text: str, filename: str, base_dir: Path | None = None) -
         for key, child in list(headers.value.items()):
             if _substitute(conv, child, f"headers.{key}"):
                 del headers.value[key]
-    if "base_url" in top:
-        _substitute(conv, top["base_url"], "base_url")
+    for key in ("base_url", "workspace"):
+        if key in top:
+            _substitute(conv, top[key], key)
     _replica_urls(conv, top)
     example = top.get("example")
     if example is not None and isinstance(example.value, dict) and "model_url" in example.value:
@@ -117,6 +119,10 @@ def parse_agent_config(text: str, filename: str, base_dir: Path | None = None) -
         raise InputError(problems or [Problem(filename, located.line, "invalid agent config")])
     assert isinstance(cfg, AgentConfig)
     base = base_dir if base_dir is not None else Path(filename).resolve().parent
+    if cfg.openai is not None and cfg.openai.tools is not None:
+        params, bad = tools_of(cfg.openai.tools, params, openai_node, base, filename)
+        if bad:
+            raise InputError(bad)
     given = top["readiness"].value if "readiness" in top else {}
     given = {"ready_field" if k == "field" else k for k in given}
     defaults = {k: v for k, v in _MODE_READINESS.get(cfg.mode, {}).items() if k not in given}

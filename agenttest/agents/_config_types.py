@@ -142,6 +142,10 @@ class OpenAI:
     params: Mapping[str, Any] = field(
         default_factory=dict, metadata={"doc": "extra request fields (temperature, tools, ...)"}
     )
+    tools: str | None = field(
+        default=None,
+        metadata={"doc": "a JSON/YAML file of tool definitions to offer (as GET /v1/tools)"},
+    )
     choices: str | None = field(
         default="choices.0.message.choices",
         metadata={"doc": "dotted path in the completion to offered choices"},
