@@ -433,7 +433,7 @@ def test_a_dead_model_server_is_exit_3_with_its_url_and_cause(tmp_path: Path, an
     # nothing ran: no run file full of ERROR attempts
     assert not list(tmp_path.glob("named/*.jsonl")) and not list(tmp_path.glob("listed/*.jsonl"))
     assert batch.returncode == 3, batch.stdout + batch.stderr
-    (line,) = [x for x in batch.stdout.splitlines() if x.startswith("gemma: aborted")]
+    (line,) = [x for x in batch.stdout.splitlines() if " gemma: aborted: " in x]
     assert url in line and cause in line, line
 
 
