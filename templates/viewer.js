@@ -13,7 +13,7 @@
     (BASE[a.block] = BASE[a.block] || []).push(a);
   });
   var PAGE = 100;
-  var state = { list: [], shown: 0 };
+  var state = { list: [], shown: 0, sort: "number", desc: false };
   var $ = function (id) { return document.getElementById(id); };
   var f = {
     tier: $("f-tier"), block: $("f-block"), verdict: $("f-verdict"),
@@ -154,6 +154,18 @@
     return text.length > limit ? text.slice(0, limit - 1) + "\u2026" : text;
   }
 
+  function lastReply(a) {
+    var last = "";
+    a.turns.forEach(function (t) { if (t.reply) { last = t.reply; } });
+    return last;
+  }
+
+  /* a rater is named by its rules' and judges' digests: the row shows 8 hex digits of each
+     (enough to tell them apart), the cell's title the whole name */
+  function shortRater(name) {
+    return String(name).replace(/sha256:([0-9a-f]{8})[0-9a-f]*/g, "$1");
+  }
+
   /* the row's last column: the last reply, or while searching the first text that matched,
      with where it is ("trace", "tool result") and a little of the text around the hit */
   function excerpt(cell, a, q) {
@@ -172,15 +184,54 @@
         return cell;
       }
     }
-    var last = "";
-    a.turns.forEach(function (t) { if (t.reply) { last = t.reply; } });
+    var last = lastReply(a);
     if (!last) { add(cell, "span", "empty", a.turns.length ? "(empty reply)" : "(no turn)"); }
     return marked(cell, shorten(last, 90), q);
+  }
+
+  /* Sorting: a header button sorts by its column, a second press reverses; ties keep the
+     attempts' own order (tier, block, run id, attempt). Verdicts sort worst first. */
+  var VERDICT_RANK = { FAIL: 0, ERROR: 1, UNDECIDED: 2, AWAITING: 3, UNRATED: 4, PASS: 5 };
+  var TIER_RANK = {};
+  ALL.forEach(function (a, i) { if (!(a.tier in TIER_RANK)) { TIER_RANK[a.tier] = i; } });
+  var COLLATE = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+  var KEYS = {
+    number: function (a) { return a.index; },
+    block: function (a) { return a.block; },
+    verdict: function (a) { return a.verdict in VERDICT_RANK ? VERDICT_RANK[a.verdict] : 9; },
+    run: function (a) { return a.run; },
+    tier: function (a) { return TIER_RANK[a.tier]; },
+    rater: function (a) { return a.rater; },
+    tokens: function (a) { return a.tokens; },
+    reply: function (a) { return lastReply(a); }
+  };
+
+  function compare(x, y) {
+    var key = KEYS[state.sort] || KEYS.number, a = key(x), b = key(y), order = 0;
+    if (a === null || b === null) {  /* no value: last either way */
+      if (a !== b) { return a === null ? 1 : -1; }
+    } else if (typeof a === "string") {
+      order = COLLATE.compare(a, b);
+    } else {
+      order = a - b;
+    }
+    return (state.desc ? -order : order) || x.index - y.index;
+  }
+
+  function sortBy(key, desc) {
+    if (!KEYS[key]) { return; }
+    state.sort = key;
+    state.desc = desc;
+    root.querySelectorAll("table.attempts thead th[data-sort]").forEach(function (th) {
+      var on = th.getAttribute("data-sort") === key;
+      if (on) { th.setAttribute("aria-sort", desc ? "descending" : "ascending"); } else { th.removeAttribute("aria-sort"); }
+    });
   }
 
   function refresh() {
     var w = wanted();
     state.list = ALL.filter(function (a) { return matches(a, w); });
+    state.list.sort(compare);
     state.shown = 0;
     var body = $("v-rows");
     while (body.firstChild) { body.removeChild(body.firstChild); }
@@ -199,6 +250,9 @@
   function row(a, q) {
     var tr = el("tr", "attempt");
     tr.id = "attempt-" + a.index;
+    var link = add(add(tr, "td", "num"), "a", "number", a.index);
+    link.href = "#attempt-" + a.index;
+    link.title = "attempt " + a.index + ": link to it";
     var first = add(tr, "td", "id");
     var open = marked(add(first, "button", "open"), a.block, q);
     open.type = "button";
@@ -206,7 +260,7 @@
     add(tr, "td", verdictClass(a.verdict), verdictText(a.verdict));
     add(tr, "td", "num", a.run);
     add(tr, "td", null, a.tier);
-    add(tr, "td", "rater", a.rater);
+    add(tr, "td", "rater", shortRater(a.rater)).title = a.rater;
     add(tr, "td", "num", a.tokens === null ? "\u2013" : a.tokens);
     excerpt(add(tr, "td", "excerpt"), a, q);
     open.addEventListener("click", function () { toggle(tr, a); });
@@ -236,7 +290,7 @@
     root.querySelectorAll("table.attempts thead th").forEach(function (th) {
       if (th.offsetParent !== null) { n += 1; }
     });
-    return n || 7;
+    return n || 8;
   }
 
   function pre(parent, label, text, q) {
@@ -344,9 +398,47 @@
         add(add(wrap, "div", "attempt-view"), "p", "facts", "The baseline has no attempt of " + a.block + ".");
       }
     } else {
-      wrap.appendChild(attemptView(a, "Attempt", q));
+      wrap.appendChild(attemptView(a, "Attempt " + a.index, q));
     }
+    wrap.insertBefore(linkTo(a), wrap.firstChild);
     return wrap;
+  }
+
+  /* the attempt's address, to copy: the page without its filters, and #attempt-N */
+  function linkTo(a) {
+    var box = el("p", "copy-link");
+    var url = location.href.split("#")[0].split("?")[0] + "#attempt-" + a.index;
+    var field = add(box, "input", "link");
+    field.readOnly = true;
+    field.value = url;
+    field.setAttribute("aria-label", "link to attempt " + a.index);
+    var button = add(box, "button", null, "Copy link");
+    button.type = "button";
+    button.addEventListener("click", function () {
+      var done = function () { button.textContent = "Copied"; };
+      var fallback = function () {  /* file:// pages may not reach the clipboard API */
+        field.select();
+        try { if (document.execCommand("copy")) { done(); } } catch (e) { /* selected: Ctrl+C */ }
+      };
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(url).then(done, fallback);
+      } else {
+        fallback();
+      }
+    });
+    return box;
+  }
+
+  function note(text) {
+    var n = $("v-note");
+    if (!n) {
+      n = el("p", "facts unknown");
+      n.id = "v-note";
+      n.setAttribute("role", "status");
+      $("v-count").parentNode.insertBefore(n, $("v-count"));
+    }
+    n.textContent = text;
+    n.hidden = !text;
   }
 
   /* #attempt-N opens that attempt; #view-BLOCK filters to a block; any other anchor inside
@@ -354,6 +446,7 @@
   function follow() {
     var id;
     try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
+    note("");
     if (!id) { return; }
     if (id.indexOf("view-") === 0) {
       f.block.value = id.slice(5);
@@ -362,8 +455,15 @@
       return;
     }
     if (id.indexOf("attempt-") === 0) {
-      var n = Number(id.slice(8)), a = ALL[n];
-      if (!a) { return; }
+      /* attempts are numbered from 1, as shown; reports made before issue 31 used hidden
+         0-based numbers, so an old link to #attempt-N opens the attempt before it here */
+      var n = Number(id.slice(8)), a = n >= 1 ? ALL[n - 1] : undefined;
+      if (!a || String(n) !== id.slice(8)) {
+        note("There is no attempt " + id.slice(8) + " in this report: attempts are numbered 1 to " +
+          ALL.length + ". Links from reports made before attempt numbers were shown counted from 0.");
+        root.scrollIntoView();
+        return;
+      }
       if (!$(id)) {
         ["tier", "block", "verdict", "rater", "q"].forEach(function (k) { f[k].value = ""; });
         f.critical.checked = false;
@@ -393,9 +493,28 @@
       if (params.has(k)) { f[k].value = params.get(k); }
     });
     if (params.get("critical") === "1") { f.critical.checked = true; }
+    var sort = params.get("sort") || "";  /* ?sort=tokens, ?sort=-tokens (descending) */
+    var key = sort.replace(/^-/, "");
+    if (KEYS[key]) { sortBy(key, sort.charAt(0) === "-"); } else { sortBy("number", false); }
   }
 
-  ALL.forEach(function (a, i) { a.index = i; });
+  ALL.forEach(function (a, i) { a.index = i + 1; });
+  sortBy("number", false);  /* the number shown: 1 is the first */
+  root.querySelectorAll("table.attempts thead th[data-sort]").forEach(function (th) {
+    var button = th.querySelector("button");
+    button.addEventListener("click", function () {
+      var key = th.getAttribute("data-sort");
+      sortBy(key, key === state.sort ? !state.desc : false);
+      refresh();
+    });
+  });
+  /* a click on an attempt's number opens it even when the address already names it */
+  $("v-rows").addEventListener("click", function (e) {
+    var link = e.target;
+    if (link.className !== "number") { return; }
+    e.preventDefault();
+    if (location.hash === link.getAttribute("href")) { follow(); } else { location.hash = link.getAttribute("href"); }
+  });
   ["tier", "block", "verdict", "rater"].forEach(function (k) { f[k].addEventListener("change", refresh); });
   f.critical.addEventListener("change", refresh);
   var timer = null;

@@ -95,7 +95,7 @@ def _rows(b: Browser) -> list[list[str]]:
     return list(
         b.js(
             "Array.from(document.querySelectorAll('#v-rows tr.attempt')).map("
-            "r => Array.from(r.cells).slice(0, 3).map(c => c.textContent))"
+            "r => Array.from(r.cells).slice(1, 4).map(c => c.textContent))"
         )
     )
 
@@ -225,7 +225,7 @@ def test_at_phone_width_the_verdicts_stay_visible(tmp_path: Path) -> None:
         assert b.js("document.documentElement.clientWidth") == 412
         rights = b.js(
             "Array.from(document.querySelectorAll('#block-table tbody td:nth-child(2),"
-            " #v-rows tr.attempt td:nth-child(2)')).map(c => c.getBoundingClientRect().right)"
+            " #v-rows tr.attempt td:nth-child(3)')).map(c => c.getBoundingClientRect().right)"
         )
         assert len(rights) == 3 + 4  # three blocks, four attempts
         assert all(0 < right <= 412 for right in rights), rights

@@ -40,13 +40,16 @@ def _run(tmp: Path) -> Path:
         trace="ROUTE files\nPLAN read the quokka notes",
     )  # fmt: skip
     failing = [{"id": "P1", "tag": "STATE", "kind": "pass", "type": "tool_called", "passed": False,
-                "says": "the weather tool ran",
-                "evidence": {"turn": 1, "note": "0 call(s) of weather counted; calls seen: none"}}]  # fmt: skip
+                "says": "the weather tool ran for the city the user named, with the units the "
+                        "user asked for, and its answer was read back without inventing a figure",
+                "evidence": {"turn": 1, "note": "0 call(s) of weather counted (calls that "
+                             "succeeded); wanted at least 1; calls seen: none; "
+                             "read_file(notes/weather-2026-12-05.md) failed: permission denied"}}]  # fmt: skip
     records = [
         meta("run-a", [], tester="alice"),
         attempt("L1-A", 1, "PASS", response="İİİ İstanbul'da needle var"),
-        attempt("L1-A", 2, "PASS", response="Die Straße ist lang"),
-        attempt("L1-B", 1, "PASS", turns=[tool], tokens=30),
+        attempt("L1-A", 2, "PASS", response="Die Straße ist lang", cost_tokens=10),
+        attempt("L1-B", 1, "PASS", turns=[tool], cost_tokens=30),
         attempt("L1-C", 1, "FAIL", response="", criteria=failing, rater=LONG_RATER),
         attempt("L2-D", 1, "PASS", tier="L2", response="un cafe\u0301 noir"),
         run_end(),
@@ -136,3 +139,129 @@ def test_marks_cover_exactly_the_matched_characters_after_dotted_i_sharp_s_and_m
         assert _marks(b, "#v-rows mark") == ["cafe\u0301"]
         _open_first(b)
         assert _marks(b, ".attempt-view pre mark") == ["cafe\u0301"]
+
+
+def _numbers(b: Browser) -> list[str]:
+    return list(
+        b.js("Array.from(document.querySelectorAll('#v-rows a.number')).map(x => x.textContent)")
+    )
+
+
+def test_attempts_are_numbered_from_one_and_a_number_links_to_its_attempt(
+    tmp_path: Path,
+) -> None:
+    page = _page(tmp_path)
+    with Browser(1280, 900) as b:
+        b.open(page.as_uri())
+        assert _numbers(b) == ["1", "2", "3", "4", "5"]
+        assert b.js("document.querySelector('#v-rows a.number').getAttribute('href')") == (
+            "#attempt-1"
+        )
+        # the first attempt is #attempt-1: opened, with its number and a link to copy
+        b.open("about:blank")  # a new fragment alone loads nothing: start afresh
+        b.open(page.as_uri() + "#attempt-1")
+        assert b.js("document.querySelector('.attempt-view h4').textContent") == (
+            "Attempt 1 \u00b7 PASS"
+        )
+        assert "İstanbul" in b.js("document.querySelector('.attempt-view').textContent")
+        assert b.js("document.querySelector('.copy-link input').value") == (
+            page.as_uri() + "#attempt-1"
+        )
+        # a number clicked in a filtered, re-sorted list opens that attempt, not a position
+        b.open(page.as_uri() + "?verdict=FAIL")
+        assert _numbers(b) == ["4"]
+        b.js("document.querySelector('#v-rows a.number').click()")
+        assert b.js("location.hash") == "#attempt-4"
+        assert b.js("document.querySelector('.attempt-view h4').textContent") == (
+            "Attempt 4 \u00b7 FAIL"
+        )
+        # an old 0-based link names no attempt: said so, nothing opened in its place
+        b.open(page.as_uri() + "#attempt-0")
+        assert "numbered 1 to 5" in b.js("document.getElementById('v-note').textContent")
+        assert b.js("document.querySelectorAll('.attempt-view').length") == 0
+
+
+def _sort(b: Browser, column: str) -> None:
+    b.js(f"document.querySelector('th[data-sort={column}] button').click()")
+
+
+def test_a_column_header_sorts_and_a_second_press_reverses(tmp_path: Path) -> None:
+    with Browser(1280, 900) as b:
+        b.open(_page(tmp_path).as_uri())
+        assert _numbers(b) == ["1", "2", "3", "4", "5"]
+        _sort(b, "verdict")  # worst first
+        assert _blocks(b)[0] == "L1-C"
+        assert b.js("document.querySelector('th[data-sort=verdict]').ariaSort") == "ascending"
+        _sort(b, "tier")
+        _sort(b, "tier")  # descending: L2 first
+        assert _blocks(b)[0] == "L2-D"
+        assert b.js("document.querySelector('th[data-sort=tier]').ariaSort") == "descending"
+        assert b.js("document.querySelector('th[data-sort=verdict]').ariaSort") is None
+        _sort(b, "tokens")  # fewest first; attempts without a count after, in their order
+        assert _numbers(b) == ["2", "3", "1", "4", "5"]
+        _sort(b, "tokens")  # reversed, and attempts without a count still last
+        assert _numbers(b) == ["3", "2", "1", "4", "5"]
+        # the header buttons are buttons: reachable with Tab, pressed with Enter or Space
+        assert b.js("document.querySelector('th[data-sort=block] button').tagName") == "BUTTON"
+        b.js("document.querySelector('th[data-sort=block] button').focus()")
+        assert b.js("document.activeElement.textContent") == "Block"
+        # a sort can be preset from the address
+        b.open(_page(tmp_path).as_uri() + "?sort=-number")
+        assert _numbers(b) == ["5", "4", "3", "2", "1"]
+
+
+def test_the_viewer_comes_first_and_every_section_is_linked_from_the_top(tmp_path: Path) -> None:
+    with Browser(1280, 900) as b:
+        b.open(_page(tmp_path).as_uri())
+        links = b.js(
+            "Array.from(document.querySelectorAll('nav.contents a')).map(a => a.getAttribute('href'))"
+        )
+        headings = b.js("Array.from(document.querySelectorAll('h2[id]')).map(h => '#' + h.id)")
+        assert links == headings and links[0] == "#attempts"
+        # the viewer starts on the first screen
+        assert b.js("document.getElementById('attempts').getBoundingClientRect().top") < 900
+        # the section links stay in view while the page scrolls, and lead to their section
+        b.js("document.querySelector('nav.contents a[href=\"#raters\"]').click()")
+        assert b.js("window.scrollY") > 900
+        assert b.js("document.querySelector('nav.contents').getBoundingClientRect().top") >= 0
+        top = b.js("document.getElementById('raters').getBoundingClientRect().top")
+        bottom = b.js("document.querySelector('header.top').getBoundingClientRect().bottom")
+        assert bottom <= top < 900
+
+
+def test_evidence_wraps_between_words_a_long_rater_stays_narrow_and_empty_says_so(
+    tmp_path: Path,
+) -> None:
+    with Browser(1280, 900) as b:
+        b.open(_page(tmp_path).as_uri() + "?verdict=FAIL")
+        assert b.js("document.querySelector('#v-rows .excerpt').textContent") == "(empty reply)"
+        width = b.js("document.querySelector('table.attempts').getBoundingClientRect().width")
+        rater = b.js("document.querySelector('#v-rows td.rater').getBoundingClientRect().width")
+        assert rater < width / 8
+        assert b.js("document.querySelector('#v-rows td.rater').title") == LONG_RATER
+        _open_first(b)
+        assert b.js("document.querySelector('.attempt-view pre.empty').textContent") == (
+            "(empty reply)"
+        )
+        # and in the failing attempts' section, which needs no script
+        assert b.js("document.querySelector('#fail-L1-C pre.empty').textContent") == (
+            "(empty reply)"
+        )
+        # every word of the evidence sits whole on one line: no line starts inside a word
+        broken = b.js(
+            """(() => {
+              const cell = document.querySelector('.attempt-view td.evidence');
+              const text = cell.firstChild, range = document.createRange(), cut = [];
+              let top = null;
+              for (let i = 0; i < text.length; i++) {
+                range.setStart(text, i); range.setEnd(text, i + 1);
+                const r = range.getClientRects()[0];
+                if (!r) continue;
+                if (top !== null && r.top > top + 2 && /\\w/.test(text.data[i - 1])
+                    && /\\w/.test(text.data[i])) cut.push(i);
+                top = r.top;
+              }
+              return cut;
+            })()"""
+        )
+        assert broken == []

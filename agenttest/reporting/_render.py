@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from typing import Any
 
 from agenttest._resources import templates_dir
@@ -98,6 +99,45 @@ def render_summary(report: Report) -> str:
     return str(_environment(False).get_template("report_summary.md.j2").render(context))
 
 
+#: nav labels for the longer headings (any other section is listed by its heading)
+SHORT_LABELS = {
+    "attempts": "Attempts",
+    "latency": "Latency",
+    "owasp": "OWASP",
+    "critical": "Critical",
+    "failing": "Failing",
+    "integrity": "Integrity",
+    "raters": "Raters",
+    "calibration": "Calibration",
+    "regression": "Regression",
+    "checklist": "Checklist",
+    "trust": "Strict checks",
+    "ttft": "First text",
+    "usage": "Tokens",
+    "evidence": "Evidence",
+    "parity": "Parity",
+    "cases": "Cases",
+    "awaiting": "Awaiting",
+}
+_HEADING = re.compile(r'<h2 id="([^"<>]+)">(.*?)</h2>', re.S)
+_CONTENTS = "<!--agenttest:contents-->"
+
+
+def contents(page: str) -> str:
+    """The report's navigation: one link per section heading of the rendered page, in order.
+
+    Read from the page itself, so a section added to a template (or left out because it has
+    nothing to show) is listed or not without a second list to keep in step. Headings come
+    from the templates, where agent text is escaped, so no ``<h2`` can come from an agent.
+    """
+    links = []
+    for anchor, heading in _HEADING.findall(page):
+        label = SHORT_LABELS.get(anchor) or re.sub(r"<[^>]*>", "", heading).strip()
+        links.append(f'<a href="#{anchor}">{label}</a>')
+    return '<nav class="contents" aria-label="Report sections">' + "".join(links) + "</nav>"
+
+
 def render_html(report: Report) -> str:
     context = {**_context(report), **_viewer_context(report)}
-    return str(_environment(True).get_template("report.html.j2").render(context))
+    page = str(_environment(True).get_template("report.html.j2").render(context))
+    return page.replace(_CONTENTS, contents(page), 1)
