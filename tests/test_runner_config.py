@@ -12,7 +12,7 @@ from agenttest.agents import load_agent_config, parse_agent_config
 from agenttest.cli._progress import RichProgress, make_progress
 from agenttest.errors import InputError
 from agenttest.results import Attempt
-from agenttest.runner import LineProgress, Progress
+from agenttest.runner import Estimate, LineProgress, Progress
 
 from .conftest import ROOT, run_cli
 
@@ -170,9 +170,12 @@ def test_progress_kinds() -> None:
     assert isinstance(line, LineProgress)
     line.start(2, 0, "run.jsonl")
     line.attempt_started("L1-A-01", 1, 2)
+    line.eta(Estimate(1.0, 2.0, 4.0))  # the runner's estimate after the attempt, with its range
     line.attempt_done(Attempt(test_id="L1-A-01", run=1, verdict="ERROR", error_cause="busy"))
     lines = stream.getvalue().splitlines()
-    assert len(lines) == 3 and lines[2].endswith("[1/2] L1-A-01 run 1: ERROR (busy)")
+    assert len(lines) == 3 and lines[2].endswith(
+        "[1/2] L1-A-01 run 1: ERROR (busy) | eta 0:00:02 (0:00:01 to 0:00:04)"
+    )
     assert lines[0][:4].isdigit() and lines[0][10] == " "  # a timestamp first
 
 
