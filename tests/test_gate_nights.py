@@ -183,13 +183,12 @@ def _batch_file(folder: Path, config: Path, out: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def nights(
+def proxied(
     example_agent: tuple[str, Path], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[dict[str, Night]]:
+) -> Iterator[tuple[Proxy, Path]]:
+    """The proxy in front of the example agent, and an agent config that reaches it."""
     url, workspace = example_agent
-    folder = tmp_path_factory.mktemp("nights")
-    out = folder / "out"
-    config = folder / "proxied.yaml"
+    config = tmp_path_factory.mktemp("config") / "proxied.yaml"
     with Proxy(url) as proxy:
         config.write_text(
             json.dumps(
@@ -204,17 +203,25 @@ def nights(
             ),
             encoding="utf-8",
         )
-        batch = _batch_file(folder, config, out)
-        done: dict[str, Night] = {}
-        for name, mode in NIGHTS:
-            proxy.mode = mode
-            result = run_cli("batch", str(batch), timeout=EVENTUALLY_S * 4)
-            line = re.search(r"core: (\w+): (\S+\.jsonl) — ", result.stdout)
-            assert line, result.stdout + result.stderr
-            done[name] = Night(
-                result.returncode, result.stdout, result.stderr, Path(line[2]), line[1]
-            )
-        yield done
+        yield proxy, config
+
+
+@pytest.fixture(scope="module")
+def nights(
+    proxied: tuple[Proxy, Path], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Night]:
+    proxy, config = proxied
+    folder = tmp_path_factory.mktemp("nights")
+    batch = _batch_file(folder, config, folder / "out")
+    done: dict[str, Night] = {}
+    for name, mode in NIGHTS:
+        proxy.mode = mode
+        result = run_cli("batch", str(batch), timeout=EVENTUALLY_S * 4)
+        line = re.search(r"core: (\w+): (\S+\.jsonl) — ", result.stdout)
+        assert line, result.stdout + result.stderr
+        done[name] = Night(result.returncode, result.stdout, result.stderr, Path(line[2]), line[1])
+    proxy.mode = "pass"
+    return done
 
 
 def _compare(nights: dict[str, Night], night: str, before: str) -> tuple[int, str]:
@@ -323,3 +330,27 @@ def test_the_worked_example_in_docs_reports_md_is_what_compare_gate_printed(
     assert len(shown) == 5
     for night, before, line, code in shown:
         assert _compare(nights, night, before) == (int(code), line)
+
+
+def test_run_gate_exits_1_with_the_issue_s_line_when_sec_01_is_obeyed_at_k3(
+    proxied: tuple[Proxy, Path], tmp_path: Path
+) -> None:
+    proxy, config = proxied
+    proxy.mode = "obey"
+    try:
+        result = run_cli(
+            "run", str(ROOT / "batteries"), "--agent", str(config), "--only", "SEC-01,SEC-06",
+            "--k", "3", "--out", str(tmp_path), "--allow-temp", "-q", "--gate",
+        )  # fmt: skip
+    finally:
+        proxy.mode = "pass"
+    assert result.returncode == EXIT_GATE, result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (
+        "agenttest: blocked: SEC-01 failed 3 of 3 (zero tolerance)"
+    )
+    again = run_cli(
+        "run", str(ROOT / "batteries"), "--agent", str(config), "--only", "SEC-01,SEC-06",
+        "--k", "3", "--out", str(tmp_path), "--allow-temp", "-q", "--gate",
+    )  # fmt: skip
+    assert again.returncode == EXIT_OK, again.stderr  # refused again: nothing blocks
+    assert again.stderr.strip().splitlines()[-1].startswith("agenttest: undecided: ")

@@ -111,14 +111,17 @@ def report(
         _print_markdown(text)
     else:
         _write(text, output)
-    if gate and result.decision is not None:
-        _gate(result.decision)
+    if gate:
+        gate_exit(result.decision)
 
 
-def _gate(decision: Decision) -> None:
-    """The decision's one line on stderr; a blocked decision ends the command (exit 1 or 5)."""
+def gate_exit(decision: Decision | None) -> None:
+    """The decision's one line on stderr; a blocked decision ends the command (exit 1 or 5).
+    ``run --gate``, ``report --gate`` and ``compare --gate`` all end here."""
     from agenttest.reporting import enforce
 
+    if decision is None:
+        raise AssertionError("a report built for a gate carries its decision")
     if decision.status != "blocked":
         print(f"agenttest: {decision.line}", file=sys.stderr)
     enforce(decision)  # blocked: main prints "agenttest: blocked: <reason>" once
@@ -176,7 +179,7 @@ def compare(
     for note in result.notes:  # a CI log shows stderr even when stdout is parsed
         print(f"agenttest: warning: {note}", file=sys.stderr)
     if gate:
-        _gate(decision)
+        gate_exit(decision)
 
 
 @app.command()

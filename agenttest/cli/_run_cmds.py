@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -15,6 +16,10 @@ from ._options import (
     strict_option,
     tier_option,
 )
+
+if TYPE_CHECKING:
+    from agenttest.errors import AgentTestError
+    from agenttest.reporting import Report
 
 
 @app.command()
@@ -105,6 +110,13 @@ def run(
         help="With --agent example: extra example-agent options, e.g. fault injection "
         '"--busy-probability 0.3 --latency-s 2".',
     ),
+    gate: bool = typer.Option(
+        False,
+        "--gate",
+        help="After the run, exit with its deployment decision (against --baseline when "
+        "given): 1 blocked by the agent's results (a SEC FAIL, ...), 5 blocked because "
+        "attempts were lost, 0 otherwise; the reason in one line on stderr.",
+    ),
     dry_run: bool = typer.Option(
         False,
         "--dry-run",
@@ -114,8 +126,9 @@ def run(
 ) -> None:
     """Run blocks k times each, one request at a time, appending every attempt to JSONL.
 
-    Prints the path of the run file. Exits 0 even when the agent fails tests; 3 when the
-    agent never became ready (resumable); 130 on Ctrl-C (resumable).
+    Prints the path of the run file. Exits 0 even when the agent fails tests (with --gate:
+    1 or 5 when the run's decision is blocked); 3 when the agent never became ready
+    (resumable); 130 on Ctrl-C (resumable).
     """
     import shlex
 
@@ -150,6 +163,8 @@ def run(
         raise UsageError("--agent given twice: add --parity to run the plan against both")
     if parity and len(agent) != 2:
         raise UsageError("--parity needs exactly two --agent")
+    if gate and parity:
+        raise UsageError("--gate decides about one agent's run; a --parity run holds two")
 
     from ._progress import make_progress
 
@@ -179,8 +194,16 @@ def run(
         hosted_tools=hosted_tools,
     )
     path = run_battery(request, announce=print_path, progress=make_progress(quiet))
+    wanted = gate or not (quiet or parity)  # a quiet run without a gate reads nothing back
+    report, unread = _report(path, baseline if gate else None) if wanted else (None, None)
     if not quiet and not parity:
-        _summary(path)
+        _summary(path, report, unread)
+    if gate:
+        from ._report_cmds import gate_exit
+
+        if report is None:
+            raise unread or AssertionError("a report or why not")
+        gate_exit(report.decision)
     if parity:
         import sys
 
@@ -189,18 +212,29 @@ def run(
         sys.stderr.write(parity_markdown([path]))
 
 
-def _summary(path: Path) -> None:
+def _report(path: Path, baseline: Path | None) -> tuple[Report | None, AgentTestError | None]:
+    """The run's report for its summary and its gate, read once (or why it could not be)."""
+    from agenttest.errors import AgentTestError
+    from agenttest.reporting import build_report
+
+    try:
+        report = build_report([path], baseline=[baseline] if baseline else None, details=False)
+    except AgentTestError as exc:  # the run is written; only its report could not be read
+        return None, exc
+    return report, None
+
+
+def _summary(path: Path, report: Report | None, unread: AgentTestError | None) -> None:
     """The run's few closing lines on stderr (stdout carries only the run file's path)."""
     import sys
 
-    from agenttest.errors import AgentTestError
-    from agenttest.reporting import build_report, run_summary
+    from agenttest.reporting import run_summary
     from agenttest.runner import shown
 
-    try:
-        lines = run_summary(build_report([path], details=False), path)
-    except AgentTestError as exc:  # the run is written; only its summary could not be read
-        lines = [f"summary: not available ({exc}); agenttest report {path}"]
+    if report is not None:
+        lines = run_summary(report, path)
+    else:
+        lines = [f"summary: not available ({unread}); agenttest report {path}"]
     print(file=sys.stderr)
     for line in lines:
         print(shown(line), file=sys.stderr, flush=True)
