@@ -52,7 +52,7 @@ def test_quantiles_per_block_and_histogram(tmp_path: Path) -> None:
     assert section.histogram == ((0, 50, 1), (100, 250, 2), (250, 500, 2))
     md = render(build_report([path], battery=None), "md")
     assert "## Time to first text (streamed turns)" in md
-    assert "| L1-CALC-01 | 4 | 250 ms | 385 ms | 400 ms | 260 ms |" in md
+    assert "| L1-CALC-01 | 4 | 250 ms | 385 ms | 400 ms | 260 ms | 0 |" in md
     html = render(build_report([path], battery=None), "html")
     assert 'id="ttft"' in html and "385 ms" in html
 
@@ -61,3 +61,33 @@ def test_section_left_out_when_nothing_streamed() -> None:
     assert ttft_section([GOLDEN]) is None
     md = render(build_report([GOLDEN], battery=None), "md")
     assert "Time to first text" not in md
+
+
+def silent(final: int) -> dict[str, Any]:
+    """A streamed turn that sent no text at all: only its final event, with nothing in it."""
+    return {"prompt": "p", "response": "", "tool_calls": [], "trace": "", "latency_ms": 999,
+            "timeline": {"final_ms": final, "order": ["final"]}}  # fmt: skip
+
+
+def test_a_turn_with_no_text_has_no_time_to_first_text(tmp_path: Path) -> None:
+    # issue 31: the final event's time was reported as the first text of a turn that had none
+    whole = {**streamed(0), "response": "all at once", "timeline": {"final_ms": 700}}
+    path = run_file(
+        tmp_path,
+        [
+            ("L1-CALC-01", 1, [streamed(100), silent(50)]),
+            ("L1-CALC-01", 2, [whole]),  # text that came with the final event: its time
+            ("L1-CHAT-02", 1, [silent(20)]),
+            ("L1-CHAT-02", 2, [silent(30)]),
+        ],
+    )
+    section = ttft_section([path])
+    assert section is not None
+    calc, chat = section.rows
+    assert (calc.turns, calc.no_text, calc.p50_ms, calc.max_ms) == (2, 1, 400, 700)
+    assert (chat.turns, chat.no_text, chat.p50_ms, chat.max_ms) == (0, 2, None, None)
+    assert section.streamed_turns == 2 and section.no_text_turns == 3
+    assert section.histogram == ((100, 250, 1), (500, 1000, 1))
+    md = render(build_report([path], battery=None), "md")
+    assert "| L1-CHAT-02 | 0 | n/a | n/a | n/a | 25 ms | 2 |" in md, md
+    assert "3 streamed turn(s) had no text at all: their time to first text is n/a" in md

@@ -4,7 +4,9 @@ Self-contained on purpose: an attempt sink (see :mod:`._sinks`) fed by the repor
 pass over the run files, keeping only the numbers it needs, so the section can be added
 to or dropped from the report without widening the aggregator. Only streamed turns count: a turn without a
 timeline has no first-text time of its own (its whole answer time is in the latency
-section already). A resumed or retried attempt replaces the earlier record of its slot.
+section already). A streamed turn with no text at all has no time to first text: it is
+counted apart and shown as ``n/a``, never given its final event's time (issue 31). A
+resumed or retried attempt replaces the earlier record of its slot.
 """
 
 from __future__ import annotations
@@ -25,19 +27,21 @@ TTFT_EDGES = (0, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000)
 @dataclass(frozen=True)
 class TtftRow:
     test_id: str
-    turns: int  # streamed turns measured
-    p50_ms: float
-    p95_ms: float
-    max_ms: int
+    turns: int  # streamed turns measured (with text)
+    p50_ms: float | None  # None (n/a): no streamed turn of the block had any text
+    p95_ms: float | None
+    max_ms: int | None
     final_p50_ms: float | None  # median time to the final event, for contrast
+    no_text: int = 0  # streamed turns with no text at all: no time to first text
 
 
 @dataclass(frozen=True)
 class TtftSection:
     rows: tuple[TtftRow, ...]
     histogram: tuple[tuple[int, int | None, int], ...]  # (from ms, to ms or None, turns)
-    streamed_turns: int
+    streamed_turns: int  # with text, measured
     unstreamed_turns: int
+    no_text_turns: int = 0  # streamed, with no text at all (n/a)
 
     @property
     def total(self) -> int:
@@ -55,33 +59,40 @@ def quantile(values: Sequence[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
-def _first_text(tl: Timeline) -> int | None:
-    # no delta: the text came with the final event
-    return tl.first_text_ms if tl.first_text_ms is not None else tl.final_ms
+def _first_text(tl: Timeline, response: str | None) -> int | None:
+    if tl.first_text_ms is not None:
+        return tl.first_text_ms
+    # no delta: the text came with the final event; no text at all has no first text
+    return tl.final_ms if response else None
 
 
-Times = tuple[Sequence[int], Sequence[int], int]  # first-text ms, final ms, turns not streamed
+#: first-text ms, final ms, turns not streamed, streamed turns with no text
+Times = tuple[Sequence[int], Sequence[int], int, int]
 
 #: The times of an attempt that streamed nothing, shared (most attempts): no lists per slot.
-_UNSTREAMED: dict[int, Times] = {n: ((), (), n) for n in range(8)}
+_UNSTREAMED: dict[int, Times] = {n: ((), (), n, 0) for n in range(8)}
 
 
 def _times(attempt: Attempt) -> Times:
     """Only the numbers are kept: a report must not hold every transcript in memory."""
     firsts: list[int] = []
     finals: list[int] = []
-    unstreamed = 0
+    unstreamed = no_text = 0
     for turn in attempt.turns:
         tl = turn.timeline
-        if tl is None or (ms := _first_text(tl)) is None:
+        if tl is None or (tl.first_text_ms is None and tl.final_ms is None):
             unstreamed += 1 if turn.response is not None else 0
             continue
-        firsts.append(ms)
         if tl.final_ms is not None:
             finals.append(tl.final_ms)
-    if not firsts and unstreamed in _UNSTREAMED:  # no first text, so no final either
+        ms = _first_text(tl, turn.response)
+        if ms is None:
+            no_text += 1
+        else:
+            firsts.append(ms)
+    if not finals and not firsts and unstreamed in _UNSTREAMED:  # nothing streamed
         return _UNSTREAMED[unstreamed]
-    return firsts, finals, unstreamed
+    return firsts, finals, unstreamed, no_text
 
 
 class TtftSink:
@@ -105,11 +116,14 @@ class TtftSink:
         """The section, or None when no attempt streamed (then the report leaves it out)."""
         per_block: dict[str, list[int]] = {}
         finals: dict[str, list[int]] = {}
+        silent: dict[str, int] = {}
         unstreamed = 0
-        for (_run, test_id, _number), (firsts, ends, skipped) in self.latest.items():
+        for (_run, test_id, _number), (firsts, ends, skipped, none) in self.latest.items():
             unstreamed += skipped
-            if firsts:
+            if firsts or none:
                 per_block.setdefault(test_id, []).extend(firsts)
+            if none:
+                silent[test_id] = silent.get(test_id, 0) + none
             if ends:
                 finals.setdefault(test_id, []).extend(ends)
         if not per_block:
@@ -118,10 +132,11 @@ class TtftSink:
             TtftRow(
                 test_id,
                 len(values),
-                quantile(values, 0.5),
-                quantile(values, 0.95),
-                max(values),
+                quantile(values, 0.5) if values else None,
+                quantile(values, 0.95) if values else None,
+                max(values) if values else None,
                 quantile(finals[test_id], 0.5) if finals.get(test_id) else None,
+                silent.get(test_id, 0),
             )
             for test_id, values in sorted(per_block.items())
         )
@@ -134,7 +149,7 @@ class TtftSink:
             (lo, hi, c) for lo, hi, c in zip(TTFT_EDGES, uppers, counts, strict=True) if c
         )
         streamed = sum(len(v) for v in per_block.values())
-        return TtftSection(rows, histogram, streamed, unstreamed)
+        return TtftSection(rows, histogram, streamed, unstreamed, sum(silent.values()))
 
 
 def ttft_section(paths: Sequence[str | Path]) -> TtftSection | None:
@@ -155,15 +170,26 @@ def render_ttft_markdown(section: TtftSection | None) -> str:
         "",
         f"{section.streamed_turns} streamed turn(s); {section.unstreamed_turns} turn(s) "
         "not streamed are left out (their whole answer time is under latency).",
-        "",
-        "| Block | Turns | p50 | p95 | max | p50 to final event |",
-        "|---|---:|---:|---:|---:|---:|",
     ]
+    if section.no_text_turns:
+        lines.append(
+            f"{section.no_text_turns} streamed turn(s) had no text at all: their time to "
+            "first text is n/a (in the No text column, not in the times)."
+        )
+    lines += [
+        "",
+        "| Block | Turns | p50 | p95 | max | p50 to final event | No text |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+
+    def shown(ms: float | None) -> str:
+        return duration(ms) if ms is not None else "n/a"
+
     for r in section.rows:
         final = duration(r.final_p50_ms) if r.final_p50_ms is not None else "–"
         lines.append(
-            f"| {r.test_id} | {r.turns} | {duration(r.p50_ms)} | {duration(r.p95_ms)} | "
-            f"{duration(r.max_ms)} | {final} |"
+            f"| {r.test_id} | {r.turns} | {shown(r.p50_ms)} | {shown(r.p95_ms)} | "
+            f"{shown(r.max_ms)} | {final} | {r.no_text} |"
         )
     lines += ["", "| Time to first text | Turns |", "|---|---:|"]
     for lo, hi, count in section.histogram:
