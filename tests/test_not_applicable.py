@@ -196,3 +196,34 @@ def test_a_person_is_never_asked_to_rate_an_attempt_that_was_never_sent(tmp_path
     summary = rate_run(path, "ann", ["s"] * 6, screen)
     assert summary.skipped == 2  # L1-CALC-01's two attempts; L1-CHAT-01's were never sent
     assert "L1-CALC-01" in screen.getvalue() and "L1-CHAT-01" not in screen.getvalue()
+
+
+def test_resume_decides_a_not_applicable_block_again_with_the_corrected_config(
+    tmp_path: Path,
+) -> None:
+    routes = {"/v1/models": lambda m, b: (200, {"data": []}), "/v1/chat/completions": _chat}
+    with RouteServer(routes) as server:
+        config = tmp_path / "openai.yaml"
+        config.write_text(agent_yaml(server.url, mode="openai"), encoding="utf-8")
+        first = RunRequest(
+            paths=[str(ROOT / "batteries")],
+            agent=str(config),
+            only=["L1-CHAT-01"],
+            k=1,
+            out=tmp_path / "out",
+            allow_temp=True,
+            quiet=True,
+            judge="none",
+        )
+        path = run(first)
+        assert [a.verdict for a in _attempts(path)["L1-CHAT-01"]] == ["NOT_APPLICABLE"]
+        log = tmp_path / "model.log"
+        log.write_text("", encoding="utf-8")
+        # the server keeps a log after all: the block applies, and --resume runs it
+        config.write_text(
+            agent_yaml(server.url, mode="openai", log_file=str(log)), encoding="utf-8"
+        )
+        run(RunRequest(resume=path, allow_temp=True, quiet=True, judge="none"))
+        sent = [b for b in server.state.bodies if b["path"] == "/v1/chat/completions"]
+    assert [a.verdict for a in _attempts(path)["L1-CHAT-01"]][-1] != "NOT_APPLICABLE"
+    assert len(sent) == 1
