@@ -91,3 +91,6 @@ def test_a_turn_with_no_text_has_no_time_to_first_text(tmp_path: Path) -> None:
     md = render(build_report([path], battery=None), "md")
     assert "| L1-CHAT-02 | 0 | n/a | n/a | n/a | 25 ms | 2 |" in md, md
     assert "3 streamed turn(s) had no text at all: their time to first text is n/a" in md
+    html = render(build_report([path], battery=None), "html")
+    row = '<td>L1-CHAT-02</td><td class="num">0</td>' + '<td class="num">n/a</td>' * 3
+    assert row + '<td class="num">25 ms</td><td class="num">2</td>' in html
