@@ -19,6 +19,7 @@ from agenttest.reporting import (
     render,
 )
 
+from ._doc_sessions import documented_session, replay
 from .conftest import run_cli
 from .fixtures.reports.builders import attempt, meta, run_end, write
 
@@ -159,3 +160,17 @@ def test_a_baseline_file_is_given_alone(tmp_path: Path) -> None:
 def test_the_library_makes_the_same_file(tmp_path: Path) -> None:
     made = baseline_from_runs([_baseline_run(tmp_path)])
     assert [b.test_id for b in made.blocks if b.threshold is not None] == ["L1-A", "L1-B"]
+
+
+def test_the_documented_worked_example_prints_what_the_docs_show(tmp_path: Path) -> None:
+    session = documented_session("reports.md", "$ agenttest baseline base.jsonl")
+    names = ["L1-CALC-01", "L1-CALC-02", "L1-CHAT-01", "L1-CHAT-02", "L1-SYS-01", "L1-SYS-02"]
+    _run(
+        tmp_path / "base.jsonl",
+        {**dict.fromkeys(names, (5, 0, 0)), "L2-MEM-01": (4, 1, 0), "L2-MEM-02": (3, 0, 2)},
+    )
+    _run(
+        tmp_path / "tonight.jsonl",
+        {**dict.fromkeys(names, (2, 1, 0)), "L2-MEM-01": (3, 0, 0), "L2-MEM-02": (3, 0, 0)},
+    )
+    assert replay(session, tmp_path) == session

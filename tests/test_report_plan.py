@@ -12,6 +12,7 @@ from agenttest.blocks import load_battery
 from agenttest.reporting import PlannedBlock, gate_plan, plan_text, wall_durations
 from agenttest.runner import Durations, estimate_time
 
+from ._doc_sessions import documented_session, replay
 from .conftest import ROOT, run_cli
 from .fixtures.reports.builders import attempt, meta, run_end, write
 
@@ -144,3 +145,8 @@ def test_a_fall_that_is_not_one_is_refused(bad: str) -> None:
     refused = run_cli("plan", str(BATTERY), "--tier", "L1", "--detect", bad)
     assert refused.returncode == 2
     assert f"--detect {bad}: give the fall in points" in refused.stderr
+
+
+def test_the_documented_plan_is_what_plan_prints() -> None:
+    session = documented_session("reports.md", "$ agenttest plan batteries --only")
+    assert replay(session, ROOT) == session
