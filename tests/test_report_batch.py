@@ -209,6 +209,31 @@ def test_a_stop_after_a_complete_run_says_the_exact_commands_that_write_its_repo
     assert json.loads(summaries[-1].read_text())["jobs"][0]["status"] == "interrupted"
 
 
+def test_a_ctrl_c_as_the_run_ends_says_how_to_write_the_reports(tmp_path: Path) -> None:
+    # the run file was complete when Ctrl-C came, outside the runner's own stop handling
+    # (its agent was being stopped): a KeyboardInterrupt, not the runner's Interrupted
+    nightly = _batch_file(tmp_path, NIGHTLY)
+    runner = FakeRunner([30])
+
+    def finished_then_stopped(job: Job) -> Path:
+        runner(job)
+        raise KeyboardInterrupt
+
+    said: list[str] = []
+    with pytest.raises(Interrupted, match="interrupted during job core"):
+        run_batch(nightly, executor=finished_then_stopped, say=said.append)
+    (run_file,) = (tmp_path / "out").glob("run_*core*.jsonl")
+    assert (
+        said[0]
+        == "core: interrupted; its run file is complete but has no reports. Write them with:"
+    )
+    assert (
+        said[1]
+        == f"  agenttest report {run_file} --format md --output {run_file.with_suffix('.md')}"
+    )
+    assert len(said) == 5  # one command per format
+
+
 def test_a_stop_during_a_run_says_how_to_resume_not_how_to_report(tmp_path: Path) -> None:
     nightly = _batch_file(tmp_path, NIGHTLY)
 

@@ -246,10 +246,14 @@ def run_batch(
             started = time.time() - 1
             try:
                 outcome.run_file = run_one(job)
-            except Interrupted as exc:
+            except (Interrupted, KeyboardInterrupt) as exc:
+                # a Ctrl-C outside the runner's own handling (while it ends the file or
+                # stops the agent) is a KeyboardInterrupt: the run file may be complete
                 outcome.status, outcome.exit_code = "interrupted", 130
-                _interrupted(job, _newest_of(job, started), say, str(exc))
+                _interrupted(job, _newest_of(job, started), say, str(exc) or "interrupted")
                 _summary(batch, outcomes)
+                if isinstance(exc, KeyboardInterrupt):
+                    raise Interrupted(f"interrupted during job {job.label}") from None
                 raise
             except UsageError as exc:
                 # A refused job names what to fix, FILE:LINE by FILE:LINE, not only a count.
