@@ -273,6 +273,13 @@ def _cases(out: Path) -> list[tuple[str, list[str], int, str]]:
             "no/such/battery:0: no such file or folder",
         ),
         (
+            # two runs under one id: the order of the arguments decided the report (#17)
+            "run files: two runs under one run_id",
+            ["report", *map(str, _one_run_id_twice(out.parent))],
+            2,
+            "both say they are run r-same but hold different attempts for L1-CALC-01 run 1",
+        ),
+        (
             # a run file's battery.paths is anyone's to edit: a name too long for the file
             # system was exit 4, "a bug in agenttest" (issue 32 #23)
             "run file: a battery path of 300 000 characters",
@@ -282,6 +289,40 @@ def _cases(out: Path) -> list[tuple[str, list[str], int, str]]:
         ),
     ]
     return cases
+
+
+def _one_run_id_twice(folder: Path) -> tuple[Path, Path]:
+    """Two run files of one ``run_id`` whose attempt 1 are two different attempts."""
+    return tuple(  # type: ignore[return-value]
+        write(
+            folder / f"same-{verdict}.jsonl",
+            [
+                meta("r-same", []),
+                attempt("L1-CALC-01", 1, verdict, k=1, started_at=f"2026-07-13T08:0{i}:00+00:00"),
+                run_end(),
+            ],
+        )
+        for i, verdict in enumerate(("PASS", "FAIL"))
+    )
+
+
+def test_a_copy_of_a_run_merges_with_it_in_either_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A copy taken mid-run (attempt 1 lost) and the run itself, whose --retry-errors run 1
+    # again: one run, merged the same whichever file comes first (#17).
+    lost = attempt("L1-CALC-01", 1, "ERROR", k=1)
+    retried = attempt("L1-CALC-01", 1, "PASS", k=1, started_at="2026-07-13T09:00:00+00:00")
+    second = attempt("L1-CALC-01", 2, "FAIL", k=1)
+    run = write(tmp_path / "run.jsonl", [meta("r-1", []), lost, second, retried, run_end()])
+    copy = write(tmp_path / "copy.jsonl", [meta("r-1", []), lost, second])
+    shown = []
+    for files in ((run, copy), (copy, run)):
+        assert main(["report", *map(str, files), "--format", "json"]) == 0
+        summary = json.loads(capsys.readouterr().out)
+        block = summary["blocks"]["L1-CALC-01"]
+        shown.append((block["passed"], block["failed"], block["errors"]))
+    assert shown == [(1, 1, 0), (1, 1, 0)]  # the retry's PASS, whichever file comes first
 
 
 def _with_battery_paths(path: Path, paths: list[str]) -> Path:

@@ -101,6 +101,20 @@ def _cause(rec: Attempt | Grade) -> str:
     return str(rec.error_cause or rec.status or "unspecified")
 
 
+class RunIdConflict(UsageError):
+    """Two run files name one run (``run_id``) but hold different attempts or verdicts for
+    one slot: two runs under one id, or an edited copy. Exit 2."""
+
+    def __init__(self, first: str, second: str, key: SlotKey, what: str) -> None:
+        run_id, test_id, number = key  # (a --parity run's id carries @agent)
+        super().__init__(
+            f"{first} and {second} both say they are run {run_id} but hold different {what} "
+            f"for {test_id} run {number}: they are not copies of one run, and the "
+            "report would depend on the order they were given in. Report them one at a "
+            "time, or compare them with `agenttest compare`."
+        )
+
+
 class Aggregator(AggregateTables):
     """Reads run files one record at a time into its tables; see the module docstring for
     what it keeps, :mod:`._tally` for what the tables answer."""
@@ -121,6 +135,7 @@ class Aggregator(AggregateTables):
         self.usage: dict[SlotKey, TokenCounts] = {}
         self._names: dict[str, str] = {}
         self._modes: dict[str, JudgeMode] = {}
+        self._replaced: dict[SlotKey, set[int]] = {}  # started_at hashes retries replaced
 
     def _judged(self, rater: str, rec: Attempt | Grade) -> bool:
         mode = self._modes.get(rater)
@@ -182,10 +197,9 @@ class Aggregator(AggregateTables):
                 slot = new_slot(Slot, (code, rec.latency_ms, cause, rater, index, ordinal,
                                        hash(rec.started_at), judged))  # fmt: skip
                 held = slots.setdefault(key, slot)
-                if held is not slot:
-                    if is_retry(held.started, slot.started):
-                        self._supersede(key)
-                    slots[key] = slot  # the same attempt again (a copy) keeps its grades
+                if held is not slot and not self._replace(key, held, slot, path):
+                    count += 1
+                    continue
                 trust.add(key, test_id, rec)
                 if rec.critical:
                     self.critical[(key, rater)] = list(rec.critical)
@@ -252,9 +266,31 @@ class Aggregator(AggregateTables):
             return
         self.skipped.setdefault((run_id, test_id), set()).update(note.skipped)
 
+    def _replace(self, key: SlotKey, held: Slot, slot: Slot, path: str | Path) -> bool:
+        """A second attempt record for a slot: whether it takes the slot.
+
+        In one file a record with another ``started_at`` is a retry and supersedes the
+        slot; the same attempt again (a copy) takes it and keeps its grades. Two files of one
+        run (one ``run_id``: a copy made mid-run and the run itself) may both hold an
+        attempt: the same one, or one the other file's retry has since replaced (passed
+        over). Any other pair is two runs under one id, and which one the report showed
+        depended on the order of the arguments: refused (:class:`RunIdConflict`)."""
+        if held.file != slot.file:
+            if slot.started != held.started:
+                if slot.started in self._replaced.get(key, ()):
+                    return False  # a copy of an attempt that a retry replaced
+                raise RunIdConflict(self.files[held.file].path, str(path), key, "attempts")
+            if slot.code != held.code:
+                raise RunIdConflict(self.files[held.file].path, str(path), key, "verdicts")
+        if is_retry(held.started, slot.started):
+            self._supersede(key)
+        self.slots[key] = slot
+        return True
+
     def _supersede(self, key: SlotKey) -> None:
         """A later attempt replaces the slot's attempt, with its verdicts and grades."""
         self.superseded += 1
+        self._replaced.setdefault(key, set()).add(self.slots[key].started)
         old_rater = self.slots[key].rater
         self.critical.pop((key, old_rater), None)
         for rater in self.grades.pop(key, {}):
