@@ -314,6 +314,24 @@ FAULTS: dict[str, Fault] = {
         Behaviour(raw_turns={1: _json_reply(_SURROGATE)}),
         check=lambda attempts: _check_repaired(attempts, "surrogate", "\ufffd cut emoji \ufffd"),
     ),
+    # a stream's events are repaired as a whole reply is, and the repair is noted (#26):
+    # text deltas with a cut emoji pair, a final event's reply with NaN
+    "lone surrogates in streamed text": Fault(
+        Behaviour(
+            raw_turns={
+                1: _sse_reply(
+                    b'{"type": "text", "delta": "echo \\ud83d cut"}',
+                    b'{"type": "text", "delta": " emoji \\ud800"}',
+                    b'{"type": "final"}',
+                )
+            }
+        ),
+        check=lambda attempts: _check_repaired(attempts, "surrogate", "\ufffd cut emoji \ufffd"),
+    ),
+    "NaN in a streamed final reply": Fault(
+        Behaviour(raw_turns={1: _sse_reply(b'{"type": "final", "reply": ' + _NAN + b"}")}),
+        check=lambda attempts: _check_repaired(attempts, "NaN/Infinity", None),
+    ),
     "NaN and Infinity": Fault(
         Behaviour(raw_turns={1: _json_reply(_NAN)}),
         check=lambda attempts: _check_repaired(attempts, "NaN/Infinity", None),

@@ -168,7 +168,13 @@ class RestAdapter(Adapter):
     def parse_stream(self, session_id: str, prompt: str, streamed: Streamed) -> Reply:
         calls = [self._tool_call(item) for item in streamed.tool_calls]
         if streamed.final is None:  # a final event without `reply`: the deltas are the reply
-            reply = Reply(streamed.text, calls, "", choices=self._choices(streamed.choices))
+            reply = Reply(
+                streamed.text,
+                calls,
+                "",
+                choices=self._choices(streamed.choices),
+                notes=list(streamed.notes),
+            )
         else:
             data, notes = streamed_final(streamed)
             reply = self._read(data, notes, lambda: str(streamed.final)[:200])

@@ -170,6 +170,7 @@ def read_choices(value: Any, fields: ChoiceFields) -> list[dict[str, str]] | Non
 def streamed_final(streamed: Streamed) -> tuple[Any, list[str]]:
     """The final event's reply, made storable like a whole body."""
     try:
-        return encodable(streamed.final)
+        data, notes = encodable(streamed.final)
     except TooDeep as exc:
         raise Garbage(f"the final event's reply is {exc}") from None
+    return data, streamed.notes + notes  # the events' repairs too (the final's are in them)

@@ -120,6 +120,8 @@ class Streamed:
     choices: list[Any] | None
     final: Any
     timeline: Timeline
+    #: what was repaired in its events to store them (lone surrogates, NaN), once each
+    notes: list[str] = field(default_factory=list)
 
 
 class StreamDecoder:
@@ -129,7 +131,8 @@ class StreamDecoder:
         self.framing = framing
         self.dialect = dialect
         self._sse = SSEParser() if framing == "sse" else None
-        self._ndjson = NDJSONParser() if framing == "ndjson" else None
+        self._repairs: list[str] = []  # every event's repair notes (json_event)
+        self._ndjson = NDJSONParser(self._repairs) if framing == "ndjson" else None
         self.timeline = Timeline()
         self._last_ms: int | None = None
         self._text: list[str] = []
@@ -173,10 +176,10 @@ class StreamDecoder:
             if ev.data.strip() == "[DONE]":
                 self._finish_openai(ms)
                 return
-            for kind in self._oa.add(json_event(ev.data)):
+            for kind in self._oa.add(json_event(ev.data, self._repairs)):
                 self.timeline.mark(kind, ms)
             return
-        self._native(json_event(ev.data), ev.event, ms)
+        self._native(json_event(ev.data, self._repairs), ev.event, ms)
 
     def _native(self, obj: Any, sse_name: str | None, ms: int) -> None:
         if self._done:
@@ -237,4 +240,24 @@ class StreamDecoder:
             choices=self._choices,
             final=self._final,
             timeline=self.timeline,
+            notes=stream_notes(self._repairs),
         )
+
+
+#: Distinct repair notes a stream keeps (a stream of 10,000 events each with a cut emoji
+#: would otherwise note it 10,000 times).
+MAX_STREAM_NOTES = 10
+
+
+def stream_notes(repairs: list[str]) -> list[str]:
+    """Each distinct repair once, with the number of events it was made in."""
+    counts: dict[str, int] = {}
+    for note in repairs:
+        counts[note] = counts.get(note, 0) + 1
+    out = [
+        f"{note} (in {n} stream events)" if n > 1 else f"{note} (in a stream event)"
+        for note, n in list(counts.items())[:MAX_STREAM_NOTES]
+    ]
+    if len(counts) > MAX_STREAM_NOTES:
+        out.append(f"{len(counts) - MAX_STREAM_NOTES} more kinds of repair in stream events")
+    return out

@@ -141,11 +141,14 @@ class SSEParser:
 class NDJSONParser:
     """One JSON value per line; blank lines are skipped."""
 
-    def __init__(self) -> None:
+    def __init__(self, notes: list[str] | None = None) -> None:
         self._lines = _Lines(crlf_only=True)
+        self._notes = notes  # what was repaired in the events (json_event)
 
     def feed(self, chunk: bytes) -> list[Any]:
-        return [json_event(_decode(raw)) for raw in self._lines.feed(chunk) if raw.strip()]
+        return [
+            json_event(_decode(raw), self._notes) for raw in self._lines.feed(chunk) if raw.strip()
+        ]
 
     def close(self) -> list[Any]:
         """A last line without its newline still counts (many servers omit it); one that
@@ -153,15 +156,20 @@ class NDJSONParser:
         rest = self._lines.pending
         if not rest.strip():
             return []
+        text = _decode(rest)  # not UTF-8: garbage, as on every other line
         try:
-            return [json.loads(rest)]
+            json.loads(text)
         except ValueError:
             raise StreamTruncated(f"the stream ended inside an event: {rest[:80]!r}") from None
+        except RecursionError:
+            pass  # garbage, said by json_event
+        return [json_event(text, self._notes)]  # bounded and repaired like every event
 
 
-def json_event(text: str) -> Any:
+def json_event(text: str, notes: list[str] | None = None) -> Any:
     """One event's JSON, bounded like a whole reply: nesting beyond reason is the agent's
-    garbage (it was a RecursionError, blamed on the harness), not a harness failure."""
+    garbage (it was a RecursionError, blamed on the harness), not a harness failure. What
+    was repaired to store it is added to ``notes``, as a whole reply's repairs are noted."""
     from agenttest.sanitize import TooDeep, encodable
 
     try:
@@ -171,6 +179,9 @@ def json_event(text: str) -> Any:
     except ValueError:
         raise StreamError(f"stream event is not JSON: {text[:120]!r}") from None
     try:
-        return encodable(value)[0]
+        fixed, repaired = encodable(value)
     except TooDeep as exc:
         raise StreamError(f"stream event is {exc}") from None
+    if notes is not None:
+        notes.extend(repaired)
+    return fixed
