@@ -9,7 +9,7 @@ in the same run:
 * the time to build and render it in Python (best of ``--repeat``);
 * in headless Chromium (when installed): the time from navigation to the end of the load
   event, best of ``--repeat`` loads (the viewer lists its first 100 rows at load), the time to open one attempt,
-  and the time to filter by verdict and to search all replies.
+  and the time to filter by verdict and to search every text of every attempt.
 
     python benchmarks/viewer_size.py [--repeat 3] [--data DIR]
 """
@@ -131,7 +131,7 @@ def main() -> None:
             )
             print(
                 f"viewer actions   : open an attempt {with_viewer['open_ms']:.1f} ms, "
-                f"filter by verdict {with_viewer['filter_ms']:.1f} ms, search every reply "
+                f"filter by verdict {with_viewer['filter_ms']:.1f} ms, search every text "
                 f"{with_viewer['search_ms']:.1f} ms ({with_viewer['rows']})"
             )
 

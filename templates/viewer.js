@@ -33,61 +33,7 @@
     return e;
   }
 
-  /* Search is case- and accent-insensitive and Unicode-correct: each character with its
-     combining marks is one unit, folded on its own (NFKD, marks dropped, upper then lower
-     case: "İ" and "ı" are "i", "ß" is "ss", "é" is "e"), and every folded code unit
-     remembers the unit it came from. A hit in the folded text therefore maps back to whole
-     characters of the text shown: offsets never come from a string of another length
-     (issue 32 #24: toLowerCase() turns "İ" into two code units and shifted every mark after it). */
-  var UNIT = /\P{M}\p{M}*|\p{M}+/gu, MARKS = /\p{M}/gu, ASCII = /^[\x00-\x7f]*$/;
-
-  function foldUnit(u) {
-    var f = u.normalize("NFKD").replace(MARKS, "").toUpperCase().toLowerCase();
-    return f.normalize("NFKD").replace(MARKS, "").replace(/\u03c2/g, "\u03c3");
-  }
-
-  /* {text, from, to}: the folded text and, per folded code unit, the span it came from */
-  function folded(text, spans) {
-    if (ASCII.test(text)) { return { text: text.toLowerCase(), from: null, to: null }; }
-    var out = [], from = [], to = [], m;
-    UNIT.lastIndex = 0;
-    while ((m = UNIT.exec(text)) !== null) {
-      var f = foldUnit(m[0]);
-      out.push(f);
-      if (spans) {
-        for (var i = 0; i < f.length; i++) { from.push(m.index); to.push(m.index + m[0].length); }
-      }
-    }
-    return { text: out.join(""), from: spans ? from : null, to: spans ? to : null };
-  }
-
-  function fold(text) { return folded(String(text || ""), false).text; }
-
-  /* the spans of the shown text that match the folded query q, in order */
-  function hits(text, q) {
-    var f = folded(text, true), out = [], at = 0, hit;
-    while (q && (hit = f.text.indexOf(q, at)) !== -1) {
-      var end = hit + q.length;
-      var start = f.from ? f.from[hit] : hit, stop = f.to ? f.to[end - 1] : end;
-      if (out.length && start < out[out.length - 1][1]) { start = out[out.length - 1][1]; }
-      if (stop > start) { out.push([start, stop]); }
-      at = end;
-    }
-    return out;
-  }
-
-  /* text with every hit of q wrapped in <mark>, built as nodes, never as markup */
-  function marked(parent, text, q) {
-    text = String(text === undefined || text === null ? "" : text);
-    var at = 0;
-    hits(text, q).forEach(function (h) {
-      parent.appendChild(document.createTextNode(text.slice(at, h[0])));
-      add(parent, "mark", null, text.slice(h[0], h[1]));
-      at = h[1];
-    });
-    parent.appendChild(document.createTextNode(text.slice(at)));
-    return parent;
-  }
+  var fold = agenttestText.fold, hits = agenttestText.hits, marked = agenttestText.marked;
 
   function callTexts(out, label, calls) {
     calls.forEach(function (c) {

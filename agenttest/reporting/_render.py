@@ -21,6 +21,9 @@ from ._format import ci, duration, md_fence, md_inline, pct, pvalue, rate_text, 
 from ._report import Report
 from ._viewer import script_json
 
+#: the attempt viewer's script files (templates/), inlined in this order
+VIEWER_SCRIPTS = ("viewer_text.js", "viewer.js")
+
 
 def _environment(html: bool) -> Any:
     import jinja2
@@ -70,7 +73,10 @@ def _viewer_context(report: Report) -> dict[str, Any]:
     """The viewer's script, its data and the CSP that lets exactly that script run."""
     from markupsafe import Markup
 
-    script = (templates_dir() / "viewer.js").read_text(encoding="utf-8")
+    # the viewer's files in order, one script under one hash
+    script = "\n".join(
+        (templates_dir() / name).read_text(encoding="utf-8") for name in VIEWER_SCRIPTS
+    )
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
     data = report.viewer
     raters = sorted({a["rater"] for a in data["attempts"]}) if data else []
