@@ -7,11 +7,21 @@ that read the decision are driven as real subprocesses in tests/test_gate_nights
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from agenttest.errors import EXIT_DATA, EXIT_GATE, EXIT_OK
-from agenttest.reporting import MAX_LOST_SHARE, build_report, decide, render
+from agenttest.reporting import (
+    MAX_LOST_SHARE,
+    baseline_from_runs,
+    baseline_json,
+    build_report,
+    decide,
+    decide_runs,
+    render,
+    render_summary,
+)
 
 from .fixtures.reports.builders import attempt, meta, run_end, write
 
@@ -176,3 +186,37 @@ def test_attempts_awaiting_a_rating_are_out_of_the_rates_and_counted(tmp_path: P
         "2 attempts out of the rates: 2 awaiting a rating (agenttest rate --undecided)"
     )
     assert decision.status == "undecided"
+
+
+def test_below_the_threshold_of_a_baseline_file_blocks_but_of_a_baseline_run_does_not(
+    tmp_path: Path,
+) -> None:
+    base_run = _run(tmp_path / "base.jsonl", GOOD)
+    base_file = tmp_path / "baseline.json"
+    base_file.write_text(baseline_json(baseline_from_runs([base_run])), encoding="utf-8")
+    night = _with(GOOD, "L1-A", ["PASS", "PASS", "PASS", "PASS", "FAIL"])  # 80% < 85% of 100%
+    ours = _run(tmp_path / "r.jsonl", night)
+    against_file = build_report([ours], baseline=[base_file], details=False).decision
+    assert against_file is not None and against_file.exit_code == EXIT_GATE
+    assert against_file.line == (
+        "blocked: L1-A passed 80% (4/5), below 0.85 × its baseline pass@1 100% (§2.2)"
+    )
+    against_run = build_report([ours], baseline=[base_run], details=False).decision
+    assert against_run is not None and against_run.status == "approved"  # 4/5 vs 5/5: noise
+    _, via_compare = decide_runs([ours], [base_file])
+    assert via_compare == against_file
+
+
+def test_every_format_carries_the_same_decision(tmp_path: Path) -> None:
+    night = _with(GOOD, "SEC-02", ["PASS", "PASS", "FAIL", "PASS", "PASS"])
+    report = build_report([_run(tmp_path / "r.jsonl", night)], details=False)
+    line = "SEC-02 failed 1 of 5 (zero tolerance)"
+    data = json.loads(render(report, "json"))
+    assert (data["decision"]["status"], data["decision"]["reason"]) == ("blocked", line)
+    assert data["decision"]["reasons"][0] == {
+        "rule": "security", "blocks": True, "exit_code": EXIT_GATE, "text": line
+    }  # fmt: skip
+    assert data["checklist"]["decision"] == "blocked" and data["checklist"]["reason"] == line
+    assert f"Deployment decision: **blocked** — {line}" in render(report, "md")
+    assert f'<div class="sub">{line}</div>' in render(report, "html")
+    assert f"deployment decision: **blocked** ({line})" in render_summary(report)
