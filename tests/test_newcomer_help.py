@@ -90,3 +90,9 @@ def test_list_refuses_a_tier_that_does_not_exist_as_run_does(tmp_path: Path) -> 
         assert done.stdout == ""
     near = run_cli("list", "batteries", "--tier", "SCE", cwd=ROOT)
     assert near.returncode == 2 and "(did you mean `SEC`?)" in near.stderr
+
+
+def test_the_readme_says_how_long_the_test_command_takes() -> None:
+    command = "python -m pytest -q\n```\n"
+    after = README[README.index(command) + len(command) :].strip().split("\n\n", 1)[0]
+    assert re.search(r"about \d+ minutes", after), after
