@@ -265,3 +265,27 @@ def test_evidence_wraps_between_words_a_long_rater_stays_narrow_and_empty_says_s
             })()"""
         )
         assert broken == []
+
+
+def test_the_per_block_table_sorts_by_a_column_too(tmp_path: Path) -> None:
+    def blocks() -> list[str]:
+        return list(
+            b.js(
+                "Array.from(document.querySelectorAll('#block-table tbody tr'))"
+                ".map(r => r.cells[0].getAttribute('data-text'))"
+            )
+        )
+
+    with Browser(1280, 900) as b:
+        b.open(_page(tmp_path).as_uri())
+        assert blocks() == ["L1-A", "L1-B", "L1-C", "L2-D"]
+        pass_at_1 = "document.querySelectorAll('#block-table thead th button')[4]"
+        assert b.js(pass_at_1 + ".textContent").startswith("pass@1")
+        b.js(pass_at_1 + ".click()")  # lowest first, ties in the page's order
+        assert blocks() == ["L1-C", "L1-A", "L1-B", "L2-D"]
+        b.js(pass_at_1 + ".click()")
+        assert blocks() == ["L1-A", "L1-B", "L2-D", "L1-C"]
+        assert b.js(pass_at_1 + ".parentElement.ariaSort") == "descending"
+        b.js("document.querySelectorAll('#block-table thead th button')[0].click()")
+        b.js("document.querySelectorAll('#block-table thead th button')[0].click()")
+        assert blocks() == ["L2-D", "L1-C", "L1-B", "L1-A"]

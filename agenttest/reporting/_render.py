@@ -22,7 +22,7 @@ from ._report import Report
 from ._viewer import script_json
 
 #: the attempt viewer's script files (templates/), inlined in this order
-VIEWER_SCRIPTS = ("viewer_text.js", "viewer.js")
+VIEWER_SCRIPTS = ("viewer_text.js", "viewer.js", "viewer_tables.js")
 
 
 def _environment(html: bool) -> Any:
