@@ -9,7 +9,13 @@ import pytest
 from scipy import stats as sps
 
 from agenttest.blocks import load_battery
-from agenttest.reporting import PlannedBlock, gate_plan, plan_text, wall_durations
+from agenttest.reporting import (
+    PlannedBlock,
+    baseline_side,
+    gate_plan,
+    plan_text,
+    wall_durations,
+)
 from agenttest.runner import Durations, estimate_time
 
 from ._doc_sessions import documented_session, replay
@@ -119,8 +125,6 @@ def test_the_fall_caught_is_the_first_with_80_percent_power() -> None:
 
 def test_detect_names_the_smallest_k_that_catches_the_fall(tmp_path: Path) -> None:
     base = _baseline_run(tmp_path / "base.jsonl", {"L1-A": (4, 5), "L1-B": (4, 5)})
-    from agenttest.reporting._baseline import baseline_side
-
     side, _ = baseline_side([base], None, False)
     blocks = [PlannedBlock("L1-A", "L1", 3), PlannedBlock("L1-B", "L1", 3)]
     plan = gate_plan(blocks, baseline=side, against=5, detect=0.6)

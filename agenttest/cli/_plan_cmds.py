@@ -44,8 +44,15 @@ def print_plan(
     """Load the selection, read the baseline, and print the plan (text or JSON)."""
     from agenttest.blocks import load_battery
     from agenttest.errors import UsageError
-    from agenttest.reporting import PlannedBlock, gate_plan, plan_text, to_plain, wall_durations
-    from agenttest.reporting._baseline import baseline_side, is_baseline_file
+    from agenttest.reporting import (
+        PlannedBlock,
+        baseline_side,
+        gate_plan,
+        is_baseline_file,
+        plan_text,
+        to_plain,
+        wall_durations,
+    )
     from agenttest.runner import select_blocks, split_list
 
     if not paths:

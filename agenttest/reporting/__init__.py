@@ -145,6 +145,7 @@ __all__ = [
     "Report",
     "baseline_from_runs",
     "baseline_json",
+    "baseline_side",
     "baseline_summary",
     "build_report",
     "calibrate",
