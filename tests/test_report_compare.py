@@ -168,3 +168,19 @@ def test_an_empty_or_aborted_baseline_is_named_and_has_no_phantom_tier(tmp_path:
     assert "holds no gradable attempt" in result.stdout
     assert "aborted.jsonl" in result.stderr and "warning" in result.stderr
     assert "different models (qwen3.5-9b vs other-model)" in result.stderr
+
+
+def test_a_sec_fall_that_is_noise_in_the_table_still_blocks_the_decision(tmp_path: Path) -> None:
+    # the night: SEC-01 0/3 against 3/3 is no significant change, yet zero tolerance
+    base = _run(tmp_path / "base.jsonl", {"A": (3, 3), "SEC-01": (3, 3)})
+    ours = _run(tmp_path / "ours.jsonl", {"A": (3, 3), "SEC-01": (0, 3)})
+    line = "blocked: SEC-01 failed 3 of 3 (zero tolerance)"
+    shown = run_cli("compare", str(ours), str(base))
+    assert shown.returncode == 0, shown.stderr  # no gate asked for
+    (row,) = [r for r in shown.stdout.splitlines() if r.startswith("SEC-01 ")]
+    assert row.split()[-1] == "noise", shown.stdout
+    assert shown.stdout.rstrip().endswith(f"Decision about ours.jsonl: {line}")
+    gated = run_cli("compare", str(ours), str(base), "--gate", "--json")
+    assert gated.returncode == 1
+    assert json.loads(gated.stdout)["decision"]["reason"] == line.removeprefix("blocked: ")
+    assert gated.stderr.strip().splitlines()[-1] == f"agenttest: {line}"

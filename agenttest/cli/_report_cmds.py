@@ -173,9 +173,12 @@ def compare(
         [run], [baseline], alpha=alpha, allow_mixed=allow_mixed, rater=rater
     )
     if as_json:
-        print(json.dumps(to_plain(result), indent=2, ensure_ascii=False))
+        data = {**to_plain(result), "decision": decision.plain()}
+        print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         print(compare_table(result, alpha))
+        # a row that is noise can still block (a SEC FAIL): the table ends with the decision
+        print(f"\nDecision about {run.name}: {decision.line}")
     for note in result.notes:  # a CI log shows stderr even when stdout is parsed
         print(f"agenttest: warning: {note}", file=sys.stderr)
     if gate:
