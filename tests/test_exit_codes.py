@@ -20,12 +20,14 @@ import pytest
 
 from agenttest.errors import (
     EXIT_AGENT,
+    EXIT_DATA,
     EXIT_GATE,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     AgentTestError,
+    GateFailed,
     InputError,
     Interrupted,
     Problem,
@@ -106,6 +108,11 @@ def test_exit_code_for_maps_the_whole_tree() -> None:
     assert exit_code_for(SystemExit(EXIT_GATE)) == EXIT_GATE
     assert exit_code_for(SystemExit(None)) == EXIT_OK
     assert exit_code_for(ValueError("a bug")) == EXIT_INTERNAL
+    # a gate's decision: blocked by the agent's results, or by data that cannot carry one
+    assert exit_code_for(GateFailed("blocked: SEC-01 failed 3 of 3")) == EXIT_GATE
+    assert exit_code_for(GateFailed("blocked: 56 of 102 attempts lost", EXIT_DATA)) == EXIT_DATA
+    codes = {EXIT_OK, EXIT_GATE, EXIT_USAGE, EXIT_AGENT, EXIT_INTERNAL, EXIT_DATA, EXIT_INTERRUPTED}
+    assert len(codes) == 7  # every outcome keeps its own code
 
 
 def test_every_runner_exception_is_in_the_tree() -> None:
