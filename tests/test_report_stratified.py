@@ -130,4 +130,20 @@ def test_compare_prints_the_stratified_rows_and_the_thresholds(tmp_path: Path) -
     assert "2 stratified regression(s)" in shown.stdout
     data = json.loads(run_cli("compare", str(ours), str(base), "--json").stdout)
     assert [s["cls"] for s in data["stratified"]] == ["regression", "regression"]
+    assert set(data["stratified"][0]) == {  # the keys docs/reports.md ("JSON") names
+        "name",
+        "scope",
+        "blocks",
+        "informative",
+        "method",
+        "diff",
+        "low",
+        "high",
+        "odds_ratio",
+        "or_low",
+        "or_high",
+        "p",
+        "p_adjusted",
+        "cls",
+    }
     assert data["blocks"][0]["threshold"] == pytest.approx(0.85)
