@@ -47,6 +47,10 @@
     var out = [["block", a.block], ["run", a.run_id]];
     a.turns.forEach(function (t) {
       out.push(["prompt", t.prompt], ["reply", t.reply]);
+      t.steps.forEach(function (s) {
+        out.push(["model step", s.text]);
+        s.calls.forEach(function (c) { out.push(["model step call", c]); });
+      });
       callTexts(out, "tool", t.calls);
       callTexts(out, "served tool", t.hosted_calls);
       t.trace.forEach(function (line) { out.push(["trace", line]); });
@@ -308,6 +312,17 @@
       if (t.reply) { pre(box, "reply", t.reply, q); } else {
         add(box, "p", "lbl", "reply");
         add(box, "pre", "empty", "(empty reply)");
+      }
+      if (t.steps.length) {
+        /* what the model returned at each request (a model-driven agent loop) */
+        add(box, "p", "lbl", "model responses");
+        var steps = add(box, "ol", "calls");
+        t.steps.forEach(function (s) {
+          var li = add(steps, "li");
+          add(li, "span", "facts", s.head);
+          if (s.text) { marked(add(li, "pre", "result"), s.text, q); } else { add(li, "pre", "empty", "(no text)"); }
+          s.calls.forEach(function (c) { marked(add(li, "code"), c, q); });
+        });
       }
       if (t.calls.length) {
         add(box, "p", "lbl", t.hosted_calls.length ? "tool calls the agent reported" : "tool calls");

@@ -459,3 +459,45 @@ def test_a_model_that_stops_answering_after_the_start_keeps_the_agent_unready(
     (line,) = [x for x in result.stderr.splitlines() if "not ready" in x]
     assert f"model server {url} does not answer: HTTP 500" in line, line
     assert chats == []
+
+
+def _talkative(_method: str, body: Any) -> tuple[int, Any]:
+    """A model that says something before its call, then answers with nothing at all (cut
+    off at its token limit): the empty answer a run must be able to explain."""
+    if not [m for m in body["messages"] if m["role"] == "tool"]:
+        call = {"id": "c1", "type": "function", "function": {
+            "name": "calculator", "arguments": json.dumps({"expression": "1850*0.18"})}}  # fmt: skip
+        message: dict[str, Any] = {"role": "assistant", "content": "Let me compute that.",
+                                   "tool_calls": [call]}  # fmt: skip
+        finish = "tool_calls"
+    else:
+        message, finish = {"role": "assistant", "content": ""}, "length"
+    return 200, {"choices": [{"index": 0, "message": message, "finish_reason": finish}]}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_every_model_response_is_recorded_per_step(tmp_path: Path, stream: bool) -> None:
+    # issue 31: 17 empty answers of 21 and nothing showed what the model had returned
+    from agenttest.reporting import build_report, render
+
+    battery = _battery(tmp_path, "L1-CALC-01")
+    routes = {"/v1/models": _routes()["/v1/models"], "/v1/chat/completions": _talkative}
+    with RouteServer(routes) as server:
+        result = run_cli("run", str(battery), "--agent", "example", "--model-url",
+                         server.url + "/v1", "--k", "1", "--out", str(tmp_path / "out"),
+                         "--allow-temp", "--quiet", *(["--stream"] if stream else []))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    path = Path(result.stdout.strip())
+    _meta, (attempt,) = _records(path)
+    (turn,) = attempt.turns
+    assert turn.response == ""
+    steps = [(s.text, [(c.name, c.arguments) for c in s.tool_calls], s.finish_reason)
+             for s in turn.model_steps]  # fmt: skip
+    assert steps == [
+        ("Let me compute that.", [("calculator", {"expression": "1850*0.18"})], "tool_calls"),
+        ("", [], "length"),
+    ]
+    # the model's words are evidence for a person: never trace lines a marker could match
+    assert "Let me compute" not in turn.trace
+    html = render(build_report([path], battery=None, viewer=True), "html")
+    assert "Let me compute that." in html and "finish: length" in html

@@ -38,6 +38,7 @@ from ._reply import (
     parse_json,
     parse_json_noted,
     read_choices,
+    read_steps,
     read_usage,
     streamed_final,
     text_of,
@@ -210,6 +211,7 @@ class RestAdapter(Adapter):
             notes=notes,
             usage=usage,
             choices=self._choices(dig(data, spec.choices)) if spec.choices else None,
+            model_steps=read_steps(dig(data, "model_steps")) if self.native else None,
         )
 
     def _tool_call(self, item: Any) -> ToolCall:

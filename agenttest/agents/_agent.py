@@ -23,7 +23,7 @@ from agenttest.errors import AgentUnavailable, AttemptError
 
 # Waits: time spent waiting on the agent per attempt, kept apart from the answer latency;
 # the agent counts into the very record part the attempt stores.
-from agenttest.results import ToolCall
+from agenttest.results import ModelStep, ToolCall
 from agenttest.results import Waits as Waits  # re-exported: the protocol's word
 
 from ._config_types import AgentConfig
@@ -55,6 +55,7 @@ class Reply:
     choices: list[dict[str, str]] | None = None  # offered answers: [{label, value}]
     stream_text: str | None = None  # streamed replies: the text as the deltas said it
     timeline: dict[str, Any] | None = None  # streamed replies: when each part arrived
+    model_steps: list[ModelStep] | None = None  # a model-driven loop: the model's responses
 
 
 class TurnLost(AttemptError):

@@ -13,6 +13,7 @@ from typing import Any
 
 from agenttest._util.lenient import lenient
 from agenttest.errors import AttemptError
+from agenttest.results import ModelStep, ToolCall
 from agenttest.sanitize import TooDeep, encodable
 
 from ._config_types import ChoiceFields
@@ -174,3 +175,32 @@ def streamed_final(streamed: Streamed) -> tuple[Any, list[str]]:
     except TooDeep as exc:
         raise Garbage(f"the final event's reply is {exc}") from None
     return data, streamed.notes + notes  # the events' repairs too (the final's are in them)
+
+
+def read_steps(value: Any) -> list[ModelStep] | None:
+    """A native reply's ``model_steps``: what a model-driven loop's model returned at each
+    request (``[{text, tool_calls: [{name, arguments}], finish_reason}]``), read leniently:
+    evidence for a person, never graded, so an odd entry is shown as well as it can be."""
+    if not isinstance(value, list):
+        return None
+    check_call_count(value)
+    steps = []
+    for item in value:
+        item = item if isinstance(item, Mapping) else {"text": text_of(item)}
+        text, finish = item.get("text"), item.get("finish_reason")
+        calls = item.get("tool_calls")
+        calls = calls if isinstance(calls, list) else []
+        check_call_count(calls)
+        steps.append(
+            ModelStep(
+                text=text if isinstance(text, str) else None,
+                tool_calls=[
+                    ToolCall(
+                        name=text_of(dig(c, "name")), arguments=arguments_of(dig(c, "arguments"))
+                    )
+                    for c in calls
+                ],
+                finish_reason=finish if isinstance(finish, str) else None,
+            )
+        )
+    return steps

@@ -77,6 +77,7 @@ class TurnResult(msgspec.Struct, omit_defaults=True):
     trace: str
     usage: dict[str, int] | None = None  # token counts, when a model was asked
     choices: list[dict[str, str]] | None = None  # answers to tap: [{label, value}]
+    model_steps: list[dict[str, Any]] | None = None  # what the model returned, per request
 
     def as_json(self) -> dict[str, Any]:
         """The reply as JSON values (``usage`` and ``choices`` only when there are any)."""
@@ -113,6 +114,7 @@ class Turn:
         self.usage: dict[str, int] | None = None
         self.turkish = False  # the brain sets it; confirmations are asked in that language
         self.choices: list[dict[str, str]] | None = None  # offered with a question
+        self.steps: list[dict[str, Any]] = []  # a model brain's responses, one per request
 
     def mark(self, event: str, detail: str = "") -> None:
         self.lines.append(f"{event} {_one_line(detail)}".rstrip())
@@ -350,7 +352,8 @@ class Agent:
         session.history.append((message, response))
         if session.pending is not None and turn.choices is None:
             turn.choices = confirm_choices(session.pending.turkish)
-        return TurnResult(response, turn.calls, "\n".join(turn.lines), turn.usage, turn.choices)
+        return TurnResult(response, turn.calls, "\n".join(turn.lines), turn.usage, turn.choices,
+                          turn.steps or None)  # fmt: skip
 
     def _answer_pending(self, turn: Turn, session: Session, message: str) -> str | None:
         pending, session.pending = session.pending, None

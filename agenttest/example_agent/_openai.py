@@ -50,6 +50,7 @@ class Completion(msgspec.Struct):
 
 class FirstChoice(msgspec.Struct):
     message: object  # an object, else the model sent a malformed message
+    finish_reason: object = None
 
 
 class Message(msgspec.Struct):
@@ -87,6 +88,20 @@ class Answer(msgspec.Struct):
 
     message: Message
     calls: list[ToolCall]
+    finish_reason: str | None = None
+
+    def step(self) -> dict[str, Any]:
+        """What the model returned, as the reply's ``model_steps`` entry (issue 31)."""
+        calls = []
+        for call in self.calls:
+            name, arguments = _parse_call(call)
+            raw = call.function.arguments
+            calls.append({"name": name, "arguments": {"_raw": str(raw)} if arguments is None
+                          else arguments})  # fmt: skip
+        step: dict[str, Any] = {"text": self.message.content, "tool_calls": calls}
+        if self.finish_reason is not None:
+            step["finish_reason"] = self.finish_reason
+        return step
 
 
 class OpenAIBrain:
@@ -161,6 +176,7 @@ class OpenAIBrain:
             tools = self._tools(turn)
             for _ in range(self.max_steps):
                 answer = self._complete(messages, usage, tools)
+                turn.steps.append(answer.step())
                 content = answer.message.content or ""
                 if not answer.calls:
                     messages.append({"role": "assistant", "content": content})
@@ -273,7 +289,8 @@ class OpenAIBrain:
             calls = [msgspec.convert(call, ToolCall) for call in message.tool_calls or []]
         except msgspec.ValidationError as exc:
             raise BrainError("model endpoint sent a malformed message") from exc
-        return Answer(message, calls)
+        finish = first.finish_reason if isinstance(first.finish_reason, str) else None
+        return Answer(message, calls, finish)
 
 
 def model_unready(

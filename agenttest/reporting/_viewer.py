@@ -19,6 +19,7 @@ from agenttest.results import (
     CriterionResult,
     CriticalHit,
     Grade,
+    ModelStep,
     ToolCall,
     TurnRecord,
 )
@@ -42,9 +43,18 @@ class ViewerCall(TypedDict):
     requested: bool  # asked for and not run
 
 
+class ViewerStep(TypedDict):
+    """What a model-driven agent's model returned at one request (TurnRecord.model_steps)."""
+
+    head: str  # "step 2 · finish: length"
+    text: str
+    calls: list[str]  # name(arguments)
+
+
 class ViewerTurn(TypedDict):
     prompt: str
     reply: str
+    steps: list[ViewerStep]
     calls: list[ViewerCall]
     more_calls: int  # calls past MAX_CALLS, not shown
     hosted_calls: list[ViewerCall]  # the harness's record (hosted tools), first MAX_CALLS
@@ -122,11 +132,21 @@ def _call(call: ToolCall) -> ViewerCall:
     }
 
 
+def _step(number: int, step: ModelStep) -> ViewerStep:
+    finish = step.finish_reason or "not given"
+    return {
+        "head": f"step {number} \u00b7 finish: {finish}",
+        "text": clip(step.text, REPLY_LIMIT)[0] if step.text is not None else "",
+        "calls": [f"{_value(c.name)}({_value(c.arguments)})" for c in step.tool_calls[:MAX_CALLS]],
+    }
+
+
 def _turn(turn: TurnRecord) -> ViewerTurn:
     calls = turn.tool_calls
     return {
         "prompt": clip(turn.prompt, PROMPT_LIMIT)[0],
         "reply": clip(turn.response, REPLY_LIMIT)[0],
+        "steps": [_step(i, step) for i, step in enumerate(turn.model_steps[:MAX_CALLS], 1)],
         "calls": [_call(c) for c in calls[:MAX_CALLS]],
         "more_calls": max(0, len(calls) - MAX_CALLS),
         "hosted_calls": [_call(c) for c in turn.hosted_calls[:MAX_CALLS]],

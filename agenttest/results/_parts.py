@@ -97,6 +97,22 @@ class Stored(Part, kw_only=True):
     error: Annotated[str | None, Meta(description="Why it could not be read back.")] = None
 
 
+class ModelStep(Part, kw_only=True):
+    """One request of a model-driven agent loop (the bundled agent with ``--model-url``)
+    and what the model returned: evidence for a person, never graded (what the agent did
+    is in the tool calls and the trace; what it answered is the reply)."""
+
+    text: Annotated[
+        str | None, Meta(description="The model's message text; null when it sent none.")
+    ] = None
+    tool_calls: Annotated[
+        list[ToolCall], Meta(description="The calls it asked for: name and arguments.")
+    ] = []
+    finish_reason: Annotated[
+        str | None, Meta(description="Why the model stopped (stop, tool_calls, length, ...).")
+    ] = None
+
+
 class TurnRecord(Part, kw_only=True):
     """One prompt sent and what came back."""
 
@@ -130,6 +146,10 @@ class TurnRecord(Part, kw_only=True):
         str | None, Meta(description="Streamed replies: the text as its deltas arrived.")
     ] = None
     timeline: Timeline | None = None
+    model_steps: Annotated[
+        list[ModelStep],
+        Meta(description="Model-driven agents: what the model returned at each request."),
+    ] = []
     choose: Choose | None = None
     stored: Stored | None = None
     envelope: Annotated[

@@ -10,8 +10,10 @@ schema --records`` publishes them as JSON Schema, and a golden file per version 
 2.5 (this version) adds the outcome ``NOT_APPLICABLE``: the block's criteria need
 something the agent cannot provide (agent-internal trace markers, a memory seed endpoint, a
 workspace), decided from the agent config before the attempt ran, so no turn was sent; the
-attempt's ``not_applicable`` says why. It is in no rate, never a PASS. A 2.4 record means
-the same in 2.5.
+attempt's ``not_applicable`` says why. It is in no rate, never a PASS. A turn's
+``model_steps`` (:class:`ModelStep`) records what the model of a model-driven agent loop
+returned at each request (text, asked-for calls, finish reason), never graded. A 2.4
+record means the same in 2.5.
 
 2.4 gives an attempt no grader could decide its own verdict, ``UNDECIDED``
 (awaiting a rating: a deciding criterion waits for a person, or for a judge that abstained

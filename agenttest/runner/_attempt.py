@@ -356,6 +356,7 @@ class AttemptRunner:
         turn.notes = list(reply.notes)
         turn.choices = reply.choices or []
         turn.stream_text = reply.stream_text
+        turn.model_steps = reply.model_steps or []
         turn.timeline = Timeline(**reply.timeline) if reply.timeline is not None else None
         if self.read_back and reply.stream_text is not None:
             try:
