@@ -101,6 +101,7 @@ def test_a_misspelt_key_or_format_is_answered_with_the_word_meant(tmp_path: Path
         line.startswith(f"{nightly}:7: `formats` may hold") and "(did you mean `html`?)" in line
         for line in lines
     )
+    assert [p.line for p in info.value.problems] == [1, 6, 7]  # top to bottom
     done = run_cli("batch", str(nightly))
     assert done.returncode == 2
     assert f"{nightly}:6: unknown job key `tier` (did you mean `tiers`?)" in done.stderr

@@ -137,6 +137,8 @@ def test_a_misspelt_key_and_a_misspelt_criterion_type_show_together(tmp_path: Pa
         line.startswith(f"{block}:12: unknown criterion type `no_tool_cals`") for line in lines
     )
     assert not any("P2" in line for line in lines)
+    numbers = [problem.line for problem in info.value.problems]
+    assert numbers == sorted(numbers)  # top to bottom, as the file is fixed
 
 
 def test_a_battery_problem_shows_beside_another_files_problem(tmp_path: Path) -> None:

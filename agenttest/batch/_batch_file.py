@@ -95,7 +95,7 @@ def load_batch(path: str | Path) -> Batch:
                 node.key_lines.get(key, node.line), f"unknown key `{key}`{suggest(key, TOP_KEYS)}"
             )
     if problems:
-        raise InputError(problems)
+        raise InputError(sorted(problems, key=lambda p: p.line))  # top to bottom
     lock = top["lock"].value if "lock" in top else None
     lock_path = base / lock if isinstance(lock, str) else base / default_out / LOCK_NAME
     return Batch(path, tuple(jobs), lock_path, base / default_out, float(alpha))

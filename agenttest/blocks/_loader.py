@@ -147,11 +147,17 @@ def load_block_file(path: Path) -> tuple[Block | None, list[Problem], Located | 
     raw = conv.record(Block, body, "")
     if raw is MISSING:
         check_criteria_alone(conv, body)
-        return None, problems + conv.problems + case_problems, located
+        return None, _in_order(name, problems + conv.problems + case_problems), located
     block = dataclasses.replace(raw, source=SourceRef(name, located.line), cases=cases)
     check_block(conv, block, located)
-    found = problems + conv.problems + case_problems + check_variables(block)
+    found = _in_order(name, problems + conv.problems + case_problems + check_variables(block))
     return (None if found else block), found, located
+
+
+def _in_order(name: str, problems: list[Problem]) -> list[Problem]:
+    """A block file's problems top to bottom, as its reader fixes them, then those of the
+    case files it names (stable: a line's own problems keep the order they were found in)."""
+    return sorted(problems, key=lambda p: (p.file != name, p.file, p.line))
 
 
 def load_overlay(path: str | Path) -> tuple[Overlay | None, list[Problem], Located | None]:
