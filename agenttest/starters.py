@@ -111,7 +111,7 @@ jobs:
     tiers: [L1]                    # leave out to run every tier
     k: 1                           # attempts per block (leave out: each block's own k)
     formats: [md, html, json, junit]
-    gate: false                    # true: a significant regression makes the batch exit 1
+    gate: false                    # true: a blocked decision makes the batch exit 1 or 5
 """
 
 STARTERS: dict[str, str] = {"agent": _AGENT, "overlay": _OVERLAY, "block": _BLOCK, "batch": _BATCH}

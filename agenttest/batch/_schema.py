@@ -50,7 +50,11 @@ JOB_KEYS: dict[str, tuple[dict[str, Any], str]] = {
     "only": (_PATHS, "only these block ids"),
     "out": ({"type": "string"}, "this job's folder (default: the top-level out)"),
     "formats": (_FORMATS, "report formats (default: md, html, json, junit)"),
-    "gate": ({"type": "boolean"}, "a significant regression makes the batch exit 1"),
+    "gate": (
+        {"type": "boolean"},
+        "exit with the job's decision when it is blocked: 1 (a SEC FAIL, a significant "
+        "regression, ...) or 5 (attempts lost)",
+    ),
     "allow_temp": ({"type": "boolean"}, "allow writing under /tmp and other temp folders"),
 }
 REQUIRED_JOB_KEYS = ("label", "batteries", "agent")
