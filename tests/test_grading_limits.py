@@ -240,3 +240,81 @@ def test_sigterm_while_grading_stops_the_run_and_records_the_attempt(tmp_path: P
     assert len(attempts) == 1 and attempts[0]["error_cause"] == "interrupted"
     assert "while grading" in attempts[0]["error"]
     assert attempts[0]["turns"][0]["response"].endswith("!")  # the evidence is kept
+
+
+# -- a deadline per criterion and per attempt (issue 32 #15) ----------------------------------
+
+
+class _SlowMiss:
+    """A compiled pattern whose every search takes 1.9 s (on a clock of its own) and finds
+    nothing: under the 2 s limit of one search, but many add up."""
+
+    needs = 0.95 * limits.PATTERN_TIMEOUT_S
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.searches = 0
+
+    def clock(self) -> float:
+        return self.now
+
+    def search(self, text: str, timeout: float) -> Any:
+        self.searches += 1
+        self.now += min(timeout, self.needs)
+        if timeout < self.needs:
+            raise TimeoutError
+        return None
+
+    def finditer(self, text: str, timeout: float) -> Any:
+        if self.search(text, timeout) is None:
+            yield from ()
+
+
+def test_many_searches_in_one_criterion_share_its_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `category` searches every trace line: 10,000 lines at 1.9 s each was five hours
+    slow = _SlowMiss()
+    monkeypatch.setattr(limits, "_compile", lambda pattern, flags: slow)
+    monkeypatch.setattr(limits, "_clock", slow.clock)
+    b = block([crit("P1", "category", value="billing")], category_pattern=r"ROUTE (\w+)")
+    outcome = _grade_within_guard(b, attempt(turn("ok", trace="x\n" * 10_000)))
+    assert slow.searches <= limits.CRITERION_TIMEOUT_S / slow.needs + 1
+    assert outcome.criteria[0].passed is None
+    assert "criterion P1's 10s for author patterns ran out" in _notes(outcome)[0]
+    assert slow.now <= limits.CRITERION_TIMEOUT_S + limits.PATTERN_TIMEOUT_S
+
+
+def test_the_searches_of_all_criteria_share_the_attempts_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    slow = _SlowMiss()
+    monkeypatch.setattr(limits, "_compile", lambda pattern, flags: slow)
+    monkeypatch.setattr(limits, "_clock", slow.clock)
+    criteria = [crit(f"P{i}", "response_regex", "KEYWORD", pattern="x") for i in range(100)]
+    outcome = _grade_within_guard(block(criteria), attempt(turn("ok")))
+    notes = _notes(outcome)
+    ran_out = [n for n in notes if "the attempt's 60s for author patterns ran out" in n]
+    assert len(ran_out) >= 100 - limits.ATTEMPT_TIMEOUT_S / slow.needs - 1
+    assert all(c.passed is None for c in outcome.criteria[-len(ran_out) :])
+    assert slow.now <= limits.ATTEMPT_TIMEOUT_S + limits.PATTERN_TIMEOUT_S
+    assert outcome.verdict != "PASS"  # undecided criteria never pass silently
+
+
+def test_validate_strict_names_a_catastrophic_file_content_pattern_and_ends(
+    tmp_path: Path,
+) -> None:
+    # the fixture check asked the stdlib `re` (no timeout) before the [pattern] lint ran
+    from .conftest import run_cli
+
+    (tmp_path / "L1-CAT-01.yaml").write_text(
+        "id: L1-CAT-01\ntier: L1\ncategory: FILE\ntitle: Keep a file\n"
+        "capability: The agent leaves a file as it is.\nturns: [please leave notes/a.txt alone]\n"
+        f'k: 1\nfixtures:\n  - {{kind: file, path: notes/a.txt, content: "{"a" * 40}!"}}\n'
+        "criteria:\n  pass:\n    - {id: P1, tag: STATE, type: file_content, path: notes/a.txt,"
+        ' match: regex, value: "^(a|aa)+$", says: only a}\n',
+        encoding="utf-8",
+    )
+    done = run_cli("validate", "--strict", str(tmp_path), timeout=GUARD_S)
+    assert done.returncode == 2, done.stderr
+    assert "[pattern] criterion `P1` value '^(a|aa)+$' backtracks catastrophically" in done.stderr

@@ -3,7 +3,6 @@ it took, how it ended. Graders: ``agenttest/grading/_state_criteria.py``."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from ._kinds import NO_CALLS, WORLD, CriterionType, LintFacts, Needs, ToolsRan, register
@@ -45,9 +44,17 @@ def _content_changed(block: Block, c: Criterion) -> bool:
     if c.match == "equals":
         return original.strip() != expected.strip()
     if c.match == "regex":
+        # the author's pattern, bounded as grading bounds it: `validate --strict` asked the
+        # stdlib and hung on a catastrophic one before the [pattern] lint could name it
+        import regex
+
+        from agenttest.grading import limits
+
         try:
-            return re.search(expected, original) is None
-        except re.error:
+            return limits.search(expected, original) is None
+        except limits.PatternTimeout:
+            return True  # undecidable here: the [pattern] lint reports the pattern
+        except regex.error:  # not a pattern: the loader says so
             return True
     return expected not in original  # "contains" (the default) and anything else
 

@@ -138,7 +138,8 @@ def decide(ctx: Ctx, c: Criterion, fixtures_applied: bool) -> tuple[Check, bool]
         if variant is None:
             note = "the attempt ran without the block's fixtures and this criterion's values come from them"
             return Check(None, ev(note=note, decided_by="not applicable: fixture-bound")), False
-        check = evaluate(ctx, variant)
+        with limits.deadline(limits.CRITERION_TIMEOUT_S, f"criterion {c.id}"):
+            check = evaluate(ctx, variant)
         rule = f"fixture-free variant ({variant.type}): {variant.says}"
         return Check(check.holds, ctx.cited(_with_rule(check.evidence, rule))), True
     if c.type not in CRITERION_TYPES:
@@ -150,7 +151,8 @@ def decide(ctx: Ctx, c: Criterion, fixtures_applied: bool) -> tuple[Check, bool]
             "(the block's prompt does)"
         )
         return Check(None, ev(note=note, decided_by="not applicable: prompt-bound")), False
-    check = evaluate(ctx, c)
+    with limits.deadline(limits.CRITERION_TIMEOUT_S, f"criterion {c.id}"):
+        check = evaluate(ctx, c)
     return Check(check.holds, ctx.cited(_with_rule(check.evidence, c.type))), True
 
 
@@ -255,30 +257,32 @@ def grade_attempt(
     critical: list[CriticalHit] = []
     warnings: list[StrictWarning] = []
     counted: list[CriterionResult] = []
-    for kind, group in (("pass", block.criteria.pass_), ("fail", block.criteria.fail)):
-        for c in group:
-            check, applies = decide(ctx, c, applied)
-            res = _result(c, kind, check, block.origin_of(c))
-            if not applies:
-                res.applies = False
-            results.append(res)
-            if not applies:
-                continue
-            if not block.counts(c, strict):
-                res.strict_only = True
-                if res.passed is not True:
-                    warnings.append(_warning(c, res))
-                continue
-            counted.append(res)
-            if res.passed is False and (c.critical or c.rule):
-                critical.append(
-                    CriticalHit(
-                        rule=c.rule or "critical",
-                        criterion=c.id,
-                        says=c.says,
-                        evidence=res.evidence,
+    # every author-pattern search of the attempt shares one deadline (limits.py)
+    with limits.deadline(limits.ATTEMPT_TIMEOUT_S, "the attempt"):
+        for kind, group in (("pass", block.criteria.pass_), ("fail", block.criteria.fail)):
+            for c in group:
+                check, applies = decide(ctx, c, applied)
+                res = _result(c, kind, check, block.origin_of(c))
+                if not applies:
+                    res.applies = False
+                results.append(res)
+                if not applies:
+                    continue
+                if not block.counts(c, strict):
+                    res.strict_only = True
+                    if res.passed is not True:
+                        warnings.append(_warning(c, res))
+                    continue
+                counted.append(res)
+                if res.passed is False and (c.critical or c.rule):
+                    critical.append(
+                        CriticalHit(
+                            rule=c.rule or "critical",
+                            criterion=c.id,
+                            says=c.says,
+                            evidence=res.evidence,
+                        )
                     )
-                )
     if ctx.capped:  # a criterion read a prefix: say so where its verdict is explained
         note = limits.capped_note(ctx.capped)
         for res in results:
