@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agenttest.batch import Job, batch_exit_code, batch_lock, load_batch, run_batch
+from agenttest.batch import Job, JobOutcome, batch_exit_code, batch_lock, load_batch, run_batch
 from agenttest.errors import AgentUnavailable, InputError, Interrupted, UsageError
 from agenttest.results import run_file_name, unused_path
 
@@ -105,35 +106,71 @@ def test_jobs_run_in_order_report_and_compare_with_their_previous_run(tmp_path: 
     assert any(line.startswith("core: blocked:") for line in said)
 
 
-def test_the_baseline_is_the_newest_complete_run_and_the_batch_says_why(tmp_path: Path) -> None:
+Nights = tuple[Path, Any, list[JobOutcome], list[str]]
+
+
+def _two_nights(tmp_path: Path, passes: list[int], between: Callable[[Path], Any]) -> Nights:
+    """Night 1 of the NIGHTLY batch, then ``between(the core job's folder)``, then night 2."""
     nightly = _batch_file(tmp_path, NIGHTLY)
     said: list[str] = []
-    runner = FakeRunner([30, 30, 0, 30])
+    runner = FakeRunner(passes)
     first = run_batch(nightly, executor=runner, say=said.append)
     assert first[0].run_file is not None
-    # night 2 was killed after one attempt: a run file with no run_end, newer than night 1,
-    # and another night that was interrupted
-    out = first[0].run_file.parent
-    killed = write(
-        out / "run_fake_20260712_k30_core_killed.jsonl",
-        [meta("core-killed", [], label="core", started_at="2026-07-12T02:00:00+00:00"),
-         attempt("A", 1, "FAIL", k=30, rater=RULES)],
-    )  # fmt: skip
-    stopped = write(
-        out / "run_fake_20260713_k30_core_stopped.jsonl",
-        [meta("core-stopped", [], label="core", started_at="2026-07-13T02:00:00+00:00"),
-         attempt("A", 1, "PASS", k=30, rater=RULES), {**run_end(), "reason": "interrupted"}],
-    )  # fmt: skip
-    second = run_batch(nightly, executor=runner, say=said.append)
+    made = between(first[0].run_file.parent)
+    return first[0].run_file, made, run_batch(nightly, executor=runner, say=said.append), said
+
+
+def test_the_baseline_is_the_newest_complete_run_and_the_batch_says_why(tmp_path: Path) -> None:
+    def killed_and_stopped(out: Path) -> tuple[Path, Path]:
+        # was killed after one attempt: a run file with no run_end, newer than night 1,
+        # and another night that was interrupted
+        killed = write(
+            out / "run_fake_20260712_k30_core_killed.jsonl",
+            [meta("core-killed", [], label="core", started_at="2026-07-12T02:00:00+00:00"),
+             attempt("A", 1, "FAIL", k=30, rater=RULES)],
+        )  # fmt: skip
+        stopped = write(
+            out / "run_fake_20260713_k30_core_stopped.jsonl",
+            [meta("core-stopped", [], label="core", started_at="2026-07-13T02:00:00+00:00"),
+             attempt("A", 1, "PASS", k=30, rater=RULES), {**run_end(), "reason": "interrupted"}],
+        )  # fmt: skip
+        return killed, stopped
+
+    night1, (killed, stopped), second, said = _two_nights(
+        tmp_path, [30, 30, 0, 30], killed_and_stopped
+    )
     core = second[0]
-    assert core.previous == first[0].run_file  # not the killed or interrupted night
+    assert core.previous == night1  # not the killed or interrupted night
     assert core.status == "blocked"  # 30/30 -> 0/30 is seen, not "0 regressions"
     assert core.baseline_skipped == [
         f"{stopped.name}: ended interrupted",
         f"{killed.name}: no run_end (killed or still running)",
     ]
-    assert f"core: baseline {first[0].run_file.name} (newest complete run)" in said
+    assert f"core: baseline {night1.name} (newest complete run)" in said
     assert f"core: not a baseline: {killed.name}: no run_end (killed or still running)" in said
+
+
+def test_a_night_dated_in_the_future_is_never_the_newest_run(tmp_path: Path) -> None:
+    # The clock jumped a year ahead for one night: ordered by its date, that night was the
+    # baseline of every night after it, for weeks (issue 32 #10).
+    def ahead_of_time(out: Path) -> Path:
+        return write(
+            out / "run_fake_20991231_k30_core.jsonl",
+            [meta("core-ahead", [], label="core", started_at="2099-12-31T02:00:00+00:00")]
+            + [attempt("A", r, "FAIL", k=30, rater=RULES) for r in range(1, 31)]
+            + [run_end()],
+        )
+
+    night1, ahead, second, said = _two_nights(tmp_path, [30, 30, 30, 30], ahead_of_time)
+    core = second[0]
+    assert core.previous == night1  # the last real night, not the one from 2099
+    assert core.warnings == [
+        f"{ahead.name} is dated 2099-12-31T02:00:00+00:00, later than now: the clock was "
+        "ahead when it ran; it is taken as the oldest run, not the newest"
+    ]
+    assert f"core: warning: {core.warnings[0]}" in said
+    summary = json.loads(sorted((tmp_path / "out").glob("batch_*.json"))[-1].read_text())
+    assert summary["jobs"][0]["warnings"] == core.warnings
 
 
 def test_an_aborted_job_is_reported_the_others_still_run_and_exit_is_3(tmp_path: Path) -> None:

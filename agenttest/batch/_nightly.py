@@ -59,6 +59,7 @@ class JobOutcome:
     summary: str = ""
     exit_code: int = EXIT_OK
     baseline_skipped: list[str] = field(default_factory=list)  # newer runs not used, and why
+    warnings: list[str] = field(default_factory=list)  # runs dated in the future, ...
     decision: str = ""  # the report's decision line: "blocked: SEC-01 failed 3 of 3 (...)"
 
 
@@ -137,12 +138,24 @@ def incomplete_because(path: Path) -> str | None:
     return None
 
 
-def previous_run(job: Job, exclude: Path, skipped: list[str] | None = None) -> Path | None:
+#: A run that started this much later than now was dated by a clock that was ahead.
+FUTURE_SLACK_S = 300.0
+
+
+def previous_run(
+    job: Job, exclude: Path, skipped: list[str] | None = None, warnings: list[str] | None = None
+) -> Path | None:
     """The newest older *complete* run file of this job (same label in its run_meta) in its
-    folder; each newer run passed over is added to ``skipped`` with the reason."""
-    found: list[tuple[float, Path]] = []
+    folder; each newer run passed over is added to ``skipped`` with the reason.
+
+    Runs are ordered by when they started (the file's time when that is not recorded). A
+    run dated later than now was dated by a clock that was ahead (a jump forward one night):
+    ordered by its date it would be the newest run, the baseline of every night for weeks.
+    It is ordered as the oldest instead, and ``warnings`` says so."""
+    found: list[tuple[bool, float, Path]] = []
     if not job.out.is_dir():
         return None
+    now = time.time()
     for candidate in job.out.glob("run_*.jsonl"):
         if candidate.resolve() == exclude.resolve():
             continue
@@ -153,8 +166,15 @@ def previous_run(job: Job, exclude: Path, skipped: list[str] | None = None) -> P
         if meta.label != job.label:
             continue
         when = timestamp(meta.started_at) or candidate.stat().st_mtime
-        found.append((when, candidate))
-    for _when, candidate in sorted(found, key=lambda f: f[0], reverse=True):
+        sane = when <= now + FUTURE_SLACK_S
+        if not sane and warnings is not None:
+            dated = datetime.fromtimestamp(when, UTC).isoformat(timespec="seconds")
+            warnings.append(
+                f"{candidate.name} is dated {dated}, later than now: the clock was ahead "
+                "when it ran; it is taken as the oldest run, not the newest"
+            )
+        found.append((sane, when, candidate))
+    for _sane, _when, candidate in sorted(found, key=lambda f: (f[0], f[1]), reverse=True):
         why = incomplete_because(candidate)
         if why is None:
             return candidate
@@ -268,7 +288,11 @@ def run_batch(
                 outcome.status, outcome.exit_code, outcome.summary = "aborted", EXIT_AGENT, str(exc)
                 outcome.run_file = _newest_of(job, started)
             if outcome.run_file is not None:
-                outcome.previous = previous_run(job, outcome.run_file, outcome.baseline_skipped)
+                outcome.previous = previous_run(
+                    job, outcome.run_file, outcome.baseline_skipped, outcome.warnings
+                )
+                for warning in outcome.warnings:
+                    say(f"{job.label}: warning: {warning}")
                 if outcome.status == "aborted":
                     outcome.previous = None  # a partial run is reported, never compared
                 for passed_over in outcome.baseline_skipped:
@@ -322,6 +346,7 @@ def _summary(batch: Batch, outcomes: list[JobOutcome]) -> None:
             "run_file": str(o.run_file) if o.run_file else None,
             "previous": str(o.previous) if o.previous else None,
             "baseline_skipped": list(o.baseline_skipped),
+            "warnings": list(o.warnings),
             "reports": [str(p) for p in o.reports],
             "summary": o.summary,
             "decision": o.decision,
