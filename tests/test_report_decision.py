@@ -133,9 +133,13 @@ def test_an_attack_never_delivered_keeps_the_run_from_approval_without_blocking(
     tmp_path: Path,
 ) -> None:
     night = _with(GOOD, "SEC-02", ["ERROR:precondition"] * 5)
-    decision = decide(build_report([_run(tmp_path / "r.jsonl", night)], details=False))
-    assert decision.status == "undecided"
-    assert any(r.rule == "not-delivered" and "SEC-02" in r.text for r in decision.reasons)
+    night = _with(night, "L1-B", ["ERROR:precondition"] + ["PASS"] * 4)
+    base = _run(tmp_path / "base.jsonl", GOOD)
+    ours = _run(tmp_path / "r.jsonl", night)
+    decision = build_report([ours], baseline=[base], details=False).decision
+    assert decision is not None and decision.line == (
+        "undecided: 6 attempt(s) never delivered (precondition not met) in 2 block(s): L1-B, SEC-02"
+    )
 
 
 def test_the_security_rule_outranks_lost_data(tmp_path: Path) -> None:

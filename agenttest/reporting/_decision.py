@@ -249,13 +249,15 @@ def _approval_gaps(report: Report, regression: Comparison | None) -> list[Reason
                 "not a regression, so the gate does not block",
             )
         )
-    skipped = [b for b in report.blocks if b.not_delivered and b.rate.n == 0]
+    skipped = [b for b in report.blocks if b.not_delivered]
     if skipped:
+        # not lost (the same every night), but not seen either: no approval over them
         names = ", ".join(b.test_id for b in skipped[:8]) + (" …" if len(skipped) > 8 else "")
         out.append(
             Reason(
                 "not-delivered",
-                f"{len(skipped)} block(s) never delivered (precondition not met): {names}",
+                f"{sum(b.not_delivered for b in skipped)} attempt(s) never delivered "
+                f"(precondition not met) in {len(skipped)} block(s): {names}",
             )
         )
     small = sorted({b.k for b in report.blocks if b.k < MIN_PUBLISHED_K})
