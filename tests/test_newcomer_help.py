@@ -69,7 +69,9 @@ def test_list_help_promises_what_the_table_shows() -> None:
     assert calc.endswith("(aka L1-HESAP-01, HESAP-01)")
 
 
-def test_list_validate_and_report_count_blocks_alike(tmp_path: Path) -> None:
+def test_list_counts_blocks_as_validate_does(tmp_path: Path) -> None:
+    # a parameterised block is one block with its cases counted apart, in `list`, `validate`
+    # and the report alike (the report's count: tests/test_cases.py)
     battery = str(ROOT / "batteries")
     listed = run_cli("list", battery)
     validated = run_cli("validate", battery)
