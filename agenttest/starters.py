@@ -120,7 +120,11 @@ STARTERS: dict[str, str] = {"agent": _AGENT, "overlay": _OVERLAY, "block": _BLOC
 def starter_text(kind: str) -> str:
     """The commented starting file of ``kind`` (one of :data:`KINDS`)."""
     if kind not in STARTERS:
-        raise UsageError(f"`init` writes one of {', '.join(KINDS)}; got `{kind}`")
+        from agenttest._util.convert import suggest
+
+        raise UsageError(
+            f"`init` writes one of {', '.join(KINDS)}; got `{kind}`{suggest(kind, KINDS)}"
+        )
     return STARTERS[kind]
 
 

@@ -89,5 +89,8 @@ def test_init_never_writes_over_a_file_unless_forced(tmp_path: Path, kind: str) 
 def test_init_of_an_unknown_kind_names_the_kinds(tmp_path: Path) -> None:
     done = run_cli("init", "agnet", cwd=tmp_path)
     assert done.returncode == 2
-    assert "`init` writes one of agent, overlay, block, batch; got `agnet`" in done.stderr
+    assert (
+        "`init` writes one of agent, overlay, block, batch; got `agnet` (did you mean `agent`?)"
+        in done.stderr
+    )
     assert list(tmp_path.iterdir()) == []
