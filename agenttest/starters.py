@@ -36,7 +36,8 @@ name: my-agent
 model: my-model                    # used in run file names and reports
 base_url: http://127.0.0.1:8765
 # native: the agenttest protocol (GET /health, POST /v1/turn, POST /v1/reset);
-# openai: an OpenAI-compatible chat-completions server (add an `openai:` section);
+# openai: an OpenAI-compatible chat-completions server (add an `openai:` section with the
+#   tool definitions to offer, and a workspace: examples/agents/openai.yaml has both);
 # rest: any JSON API, mapped with a `rest:` request template and reply paths.
 mode: native
 stream: false                      # ask for streamed replies
