@@ -1,5 +1,6 @@
 """The crash suite: SIGKILL the runner at many random points, resume, count what was lost
-or duplicated (must be zero); and a full disk on a real, tiny filesystem.
+or duplicated (must be zero); the same stops in a ``--parity`` run; and a full disk on a
+real, tiny filesystem.
 
 Set AGENTTEST_SOAK=1 for the long variant (more kills, more attempts).
 """
@@ -12,6 +13,7 @@ import os
 import random
 import signal
 import subprocess
+import threading
 from collections import Counter
 from pathlib import Path
 
@@ -203,3 +205,80 @@ def test_six_runs_started_at_once_into_one_folder_each_get_a_file(tmp_path: Path
     for path in (tmp_path / "out").glob("*.jsonl"):
         records = list(iter_records(path))
         assert isinstance(records[0], RunMeta) and isinstance(records[-1], RunEnd)
+
+
+class _BothAgents:
+    """Counts the turns two agents receive together; fires when the count reaches a target."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.turns = 0
+        self.target = 10**9
+        self.hit = threading.Event()
+
+    def __call__(self, _n: int) -> None:
+        with self.lock:
+            self.turns += 1
+            if self.turns >= self.target:
+                self.hit.set()
+
+
+def test_a_parity_run_stopped_at_random_points_keeps_its_file_whole(tmp_path: Path) -> None:
+    # A --parity run (two agents, one file) killed or interrupted anywhere in either
+    # agent's part: every record whole, no attempt twice, an interrupt's run_end counts both
+    # agents, and the file is never resumed by one agent (issue 32 #12).
+    rng = random.Random(20261205)
+    battery = write_battery(tmp_path / "battery", BLOCKS)
+    turns = _BothAgents()
+    agents = [LoopbackAgent(Behaviour(turn_delay_s=0.03, on_turn=turns)) for _ in range(2)]
+    seen: Counter[str] = Counter()
+    with agents[0], agents[1]:
+        configs = []
+        for name, agent in zip(("one", "two"), agents, strict=True):
+            configs.append(tmp_path / f"{name}.yaml")
+            configs[-1].write_text(agent_yaml(agent.url, name=name), encoding="utf-8")
+        for point in range(6):
+            out = tmp_path / f"out{point}"
+            with turns.lock:
+                turns.turns, turns.target = 0, rng.randint(1, 2 * TURNS - 1)
+                turns.hit.clear()
+            how = signal.SIGINT if point % 2 else signal.SIGKILL
+            proc = spawn(
+                str(battery), "--agent", str(configs[0]), "--agent", str(configs[1]),
+                "--parity", "--out", str(out),
+            )  # fmt: skip
+            if turns.hit.wait(EVENTUALLY_S):
+                os.kill(proc.pid, how)
+            _stdout, stderr = proc.communicate(timeout=EVENTUALLY_S)
+            (path,) = out.glob("*.jsonl")
+            records = list(iter_records(path))
+            attempts = [r for r in records if isinstance(r, Attempt)]
+            keys = Counter((a.agent, a.test_id, a.run) for a in attempts)
+            assert all(n == 1 for n in keys.values()), keys
+            assert {a.agent for a in attempts} <= {"one", "two"}
+            ends = [r for r in records if isinstance(r, RunEnd)]
+            if proc.returncode == 0:
+                seen["completed"] += 1  # the point came after the last turn
+                assert len(ends) == 1 and ends[0].reason == "completed"
+            elif how == signal.SIGINT:
+                seen["interrupted"] += 1
+                assert proc.returncode == 130, stderr
+                assert "a --parity run cannot be resumed: start it again" in stderr
+                assert len(ends) == 1 and records[-1] is ends[0], records[-3:]
+                assert ends[0].parity and ends[0].reason == "interrupted"
+                assert ends[0].attempts["planned"] == 2 * len(PLANNED)
+                assert ends[0].attempts["recorded"] == len(attempts)
+            else:
+                seen["killed"] += 1
+                assert proc.returncode == -signal.SIGKILL
+            before = path.read_bytes()
+            resumed = run_cli("run", "--resume", str(path), "--allow-temp", "--quiet")
+            assert resumed.returncode == 2, resumed.stderr
+            assert "is a --parity run (one, two): it cannot be resumed" in resumed.stderr
+            assert path.read_bytes() == before
+    report_count(
+        "crash suite",
+        "--parity: 6 stops at random points (seeded): "
+        + ", ".join(f"{n} {what}" for what, n in sorted(seen.items())),
+    )
+    assert seen["interrupted"] + seen["killed"] >= 4  # the points fell inside the runs

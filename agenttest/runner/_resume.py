@@ -15,6 +15,7 @@ from agenttest.blocks import Battery, load_battery
 from agenttest.errors import UsageError
 from agenttest.results import BatteryInfo, RunMeta, Selection
 
+from ._parity import refuse_resume
 from ._plan import make_plan, read_state, select_blocks
 from ._session import RunRequest, Session, abs_path, agent_config, tested
 
@@ -71,6 +72,9 @@ def _shown(value: Any) -> str:
 def plan_resume(req: RunRequest, path: Path) -> Session:
     state = read_state(path)
     meta = state.meta
+    refused = refuse_resume(meta, path)
+    if refused is not None:
+        raise UsageError(refused)
     battery_meta = meta.battery or BatteryInfo()
     selection = meta.selection or Selection()
     # checked first: a file edited to move the example agent is refused before anything runs

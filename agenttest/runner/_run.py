@@ -18,7 +18,7 @@ from typing import Any
 
 from agenttest.agents import AgentConfig, Launch, launch_for, require_model
 from agenttest.blocks import block_needs
-from agenttest.errors import Interrupted, UsageError
+from agenttest.errors import AgentUnavailable, Interrupted, UsageError
 from agenttest.results import (
     Record,
     RunEnd,
@@ -32,7 +32,7 @@ from ._agents import RunAgent, run_agent, start_all
 from ._attempt import StopRequested, StopSignals, now_iso, resolve_judge
 from ._drive import drive
 from ._hosted import start_hosts
-from ._parity import LabelledWriter, labels
+from ._parity import LabelledWriter, ParityEnd, labels
 from ._plan import PlanItem, counts, needs_run
 from ._progress import Progress
 from ._resume import plan_resume
@@ -137,10 +137,11 @@ def run(
                 strict=req.strict,
                 hosts=tested[0].hosts,
             )
+        ending = ParityEnd(len(tested))
         for i, (name, one_agent) in enumerate(
             zip(names, tested, strict=True) if req.parity else ()
         ):
-            label = LabelledWriter(writer, name, last=i == len(tested) - 1)
+            label = LabelledWriter(writer, name, ending, last=i == len(tested) - 1)
             one = session if i == 0 else dataclasses.replace(session, latest={})
             drive(
                 one,
@@ -154,13 +155,20 @@ def run(
             )
     except StopRequested as exc:
         # Stopped before _drive could end the file (starting, or between two statements of
-        # its set-up; a parity run's first agent): the file still gets its run_end.
+        # its set-up): the file still gets its run_end.
         if open_file is not None and not open_file.ended:
             with stop.shielded():
                 open_file.append(_start_up_end(session))
-        raise Interrupted(
-            f"interrupted by {exc.name}; continue with: agenttest run --resume {session.path}"
-        ) from None
+        raise Interrupted(f"interrupted by {exc.name}; {_again(req, session)}") from None
+    except AgentUnavailable as exc:
+        if req.parity:  # not resumable: say what to do instead
+            told = re.sub(
+                r"(then )?continue with:? agenttest run --resume \S+( --retry-errors)?",
+                "",
+                str(exc),
+            )
+            raise AgentUnavailable(told.rstrip(" ;,.") + "; " + _again(req, session)) from None
+        raise
     finally:
         if open_file is not None:
             open_file.close()
@@ -192,6 +200,13 @@ class _EndingWriter(RunWriter):
         super().append(record)
         if isinstance(record, RunEnd):
             self.ended = True
+
+
+def _again(req: RunRequest, session: Session) -> str:
+    """How to go on after a stop: resume, or (a --parity run) start again."""
+    if req.parity:
+        return "a --parity run cannot be resumed: start it again"
+    return f"continue with: agenttest run --resume {session.path}"
 
 
 def _start_up_end(session: Session) -> RunEnd:
