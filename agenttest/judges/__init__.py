@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agenttest.errors import UsageError
+from agenttest.judges._acts import decline_cues
 from agenttest.judges._base import (
     Judge,
     JudgeRequest,
@@ -39,6 +40,7 @@ __all__ = [
     "KindCalibration",
     "available_judges",
     "check_pairs",
+    "decline_cues",
     "error_result",
     "get_judge",
     "install_model_command",

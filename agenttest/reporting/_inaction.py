@@ -30,7 +30,7 @@ def pass_kind(rec: Attempt) -> Kind:
     """How an attempt that passed got there (meaningful for a PASS only)."""
     if any(t.tool_calls or t.hosted_calls for t in rec.turns):
         return "acted"
-    from agenttest.judges._acts import decline_cues  # the cue vocabulary: loaded when needed
+    from agenttest.judges import decline_cues  # the cue vocabulary: loaded when needed
 
     replies = [t.response for t in rec.turns if t.response]
     return "refusal" if any(decline_cues(r) for r in replies) else "inaction"
