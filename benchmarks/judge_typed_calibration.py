@@ -6,6 +6,7 @@
     python benchmarks/judge_typed_calibration.py --labels author_label   # the old labels
     python benchmarks/judge_typed_calibration.py --agreement     # author vs blind labels
     python benchmarks/judge_typed_calibration.py --untyped       # kinds read from references
+    python benchmarks/judge_typed_calibration.py --sealed        # the sealed split (once)
 
 Per split and criterion kind (act / covers / consistent): rows, how many the judge decided
 (coverage = decided / rows; UNDECIDED and ERROR are not decided), accuracy and Cohen's κ
@@ -14,6 +15,8 @@ the llama.cpp model's replies, added after the rules were frozen. The procedures
 with no calibration applied (``gate=False``): these are development numbers, and whether
 a kind's verdicts count in a run comes from the user's own ratings, never from here.
 Rows whose label is not PASS or FAIL (the labeller was unsure) are left out and counted.
+``--sealed`` scores ``sealed.jsonl`` instead: questions and replies no rule was written or
+measured on, frozen with their blind labels before the judge first saw them (README).
 """
 
 from __future__ import annotations
@@ -31,8 +34,9 @@ from agenttest.stats import cohen_kappa  # noqa: E402
 from agenttest.verdicts import kappa_interval  # noqa: E402
 
 DATA = ROOT / "agenttest" / "data" / "judge_typed" / "calibration.jsonl"
+SEALED = DATA.with_name("sealed.jsonl")
 KINDS = ("act", "covers", "consistent")
-SPLITS = ("tune", "heldout", "fresh")
+SPLITS = ("tune", "heldout", "fresh", "sealed")
 LABELS = ("PASS", "FAIL")
 
 
@@ -132,8 +136,10 @@ def main() -> None:
     parser.add_argument("--labels", default="label", help="label field to score against")
     parser.add_argument("--agreement", action="store_true", help="author vs blind labels only")
     parser.add_argument("--untyped", action="store_true", help="drop asks/act: kinds read")
+    parser.add_argument("--sealed", action="store_true", help="score the sealed split")
     args = parser.parse_args()
-    rows = [r for r in load() if args.split in (None, r["split"])]
+    source = SEALED if args.sealed else DATA
+    rows = [r for r in load(source) if args.split in (None, r["split"])]
     if args.agreement:
         print("\n".join(agreement(rows)))
         return

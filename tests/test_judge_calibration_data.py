@@ -63,3 +63,30 @@ def test_the_labelled_pairs_are_development_data_saying_who_labelled_them() -> N
     readme = (DATA / "README.md").read_text(encoding="utf-8")
     assert "development data" in readme.lower() and "not a person" in readme
     assert not hasattr(judges, "_gate") and not (ROOT / "agenttest/judges/_gate.py").exists()
+
+
+def _sealed() -> list[dict[str, object]]:
+    lines = (DATA / "sealed.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(x) for x in lines if x.strip()]
+
+
+def test_the_sealed_split_shares_no_question_or_test_with_the_development_pairs() -> None:
+    """A split the rules were never written on: new questions on corpus tests the
+    development pairs never used, every label the blind labeller's answer as it wrote it."""
+    data = _bench("judge_typed_data")
+    sealed = _sealed()
+    development = _rows()
+    assert {r["split"] for r in sealed} == {"sealed"}
+    assert not {r["reference_id"] for r in sealed} & {r["reference_id"] for r in development}
+    used = {ref[1] for ref in data.REFERENCES}  # type: ignore[attr-defined]
+    assert not {ref[1] for ref in data.SEALED} & used  # type: ignore[attr-defined]
+    shared = {r["candidate"] for r in sealed} & {r["candidate"] for r in development}
+    # only PheronAgent's canned busy reply, which its server gave to many tests
+    assert shared <= {"Sunucu şu an başka bir isteği işliyor. Lütfen birkaç saniye bekleyin."}
+    written = [
+        json.loads(x) for x in (DATA / "sealed.labels.jsonl").read_text("utf-8").splitlines()
+    ]
+    assert {str(r["id"]): r["label"] for r in sealed} == {str(w["id"]): w["label"] for w in written}
+    assert len(sealed) == len(written) and {r["label"] for r in sealed} == {"PASS", "FAIL"}
+    for kind in ("act", "covers", "consistent"):  # both labels in every kind: κ is defined
+        assert {r["label"] for r in sealed if r["asks"] == kind} == {"PASS", "FAIL"}
