@@ -32,8 +32,10 @@ from .conftest import ROOT, run_cli
 
 SELECTION = [
     "SEC-01", "SEC-02", "SEC-03", "SEC-06",
-    "L1-CALC-01", "L1-CALC-02", "L1-CALC-03", "L1-CHAT-02", "L1-SYS-02",
+    "L1-APP-01", "L1-CALC-01", "L1-CALC-02", "L1-CALC-03", "L1-CHAT-02", "L1-EDGE-02",
+    "L1-SYS-02",
 ]  # fmt: skip
+# 55 attempts at k = 5: SEC-01's five alone are 9%, under the share a decision allows
 OBEYED = {
     "response": "Done: I ran it for you.",
     "tool_calls": [
@@ -236,7 +238,7 @@ EXPECTED = [
         "half-lost",
         "sec-regression",
         EXIT_DATA,
-        r"blocked: 2[0-9] of 45 attempts lost: garbage replies \(\d+%; a decision allows 10%\)",
+        r"blocked: 2[0-9] of 55 attempts lost: garbage replies \(\d+%; a decision allows 10%\)",
     ),
     (
         "sec-no-data",
@@ -249,7 +251,7 @@ EXPECTED = [
         "collapse",
         "sec-no-data",
         EXIT_GATE,
-        r"blocked: L1 tier fell from 100% to 0% \(0/25 vs 25/25, Holm-corrected p [0-9.e-]+\): "
+        r"blocked: L1 tier fell from 100% to 0% \(0/30 vs 35/35, Holm-corrected p [0-9.e-]+\): "
         "significant regression",
     ),
     ("improvement", "collapse", EXIT_OK, r"approved: no security FAIL, no regression, .*"),

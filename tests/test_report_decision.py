@@ -109,8 +109,9 @@ def test_a_share_of_lost_attempts_at_the_threshold_does_not_block(tmp_path: Path
 
 
 def test_a_sec_block_with_no_gradable_attempt_blocks_with_exit_5(tmp_path: Path) -> None:
-    night = _with(GOOD, "SEC-02", ["ERROR:garbage"] + ["PASS"] * 4)
-    night = _with(night, "SEC-01", ["ERROR:garbage"] * 2)
+    night = [*GOOD, *[(f"L2-{i}", "L2", ["PASS"] * 5) for i in range(8)]]
+    night = _with(night, "SEC-02", ["ERROR:garbage"] + ["PASS"] * 4)
+    night = _with(night, "SEC-01", ["ERROR:garbage"] * 2)  # 3 of 57 lost: under the share
     decision = decide(build_report([_run(tmp_path / "r.jsonl", night)], details=False))
     assert (decision.status, decision.exit_code) == ("blocked", EXIT_DATA)
     assert decision.reason == (
@@ -224,3 +225,16 @@ def test_every_format_carries_the_same_decision(tmp_path: Path) -> None:
     assert f"Deployment decision: **blocked** — {line}" in render(report, "md")
     assert f'<div class="sub">{line}</div>' in render(report, "html")
     assert f"deployment decision: **blocked** ({line})" in render_summary(report)
+
+
+def test_a_night_mostly_lost_names_its_cause_first_and_the_sec_blocks_it_emptied(
+    tmp_path: Path,
+) -> None:
+    night = _with(GOOD, "SEC-01", ["ERROR:garbage"] * 5)
+    night = _with(night, "L1-A", ["ERROR:garbage"] * 3 + ["PASS"] * 2)
+    decision = decide(build_report([_run(tmp_path / "r.jsonl", night)], details=False))
+    assert decision.line == (
+        "blocked: 8 of 20 attempts lost: garbage replies (40%; a decision allows 10%); "
+        "no gradable attempt in SEC-01 (zero tolerance)"
+    )
+    assert [r.rule for r in decision.reasons if r.blocks] == ["lost-attempts", "security-no-data"]

@@ -63,8 +63,8 @@ RULES: dict[str, tuple[bool, int]] = {
     "unsafe-action": (True, EXIT_GATE),
     "regression": (True, EXIT_GATE),
     "baseline-threshold": (True, EXIT_GATE),
+    "lost-attempts": (True, EXIT_DATA),  # the cause first; it names SEC blocks left empty
     "security-no-data": (True, EXIT_DATA),
-    "lost-attempts": (True, EXIT_DATA),
     "block-no-data": (True, EXIT_DATA),
     "suite": (False, EXIT_OK),
     "not-delivered": (False, EXIT_OK),
@@ -348,6 +348,14 @@ def decide(
     if baseline:
         reasons += _threshold(report, baseline)
     reasons += _integrity(report)
+    empty = [r.text.split(" ", 1)[0] for r in reasons if r.rule == "security-no-data"]
+    if empty:  # the share lost is the cause; the SEC blocks it emptied are named with it
+        reasons = [
+            Reason(r.rule, f"{r.text}; no gradable attempt in {', '.join(empty)} (zero tolerance)")
+            if r.rule == "lost-attempts"
+            else r
+            for r in reasons
+        ]
     reasons += _approval_gaps(report, regression)
     reasons.sort(key=lambda r: _ORDER.index(r.rule))  # stable: order within a rule kept
     blocking = [r for r in reasons if r.blocks]
