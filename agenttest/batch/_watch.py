@@ -5,7 +5,8 @@ a job's attempts show as `run` shows them (a bar on a terminal, timestamped line
 elsewhere: the progress the caller hands in). A job's start line names its run file, the
 attempts planned and an ETA with its range: from the job's previous complete run when there
 is one (the same battery against the same agent, last night), else ``-:--:--`` until the
-first attempt ends.
+first attempt ends. Last night's pace is counted as `agenttest plan` counts it (each
+attempt's wall time on its replica, harness included: ``reporting.wall_durations``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 from agenttest.results import Attempt
-from agenttest.runner import Durations, Estimate, Progress, estimate_time, shown
+from agenttest.runner import Estimate, Progress, estimate_time, shown
 
 from ._batch_file import SUFFIX, Job
 
@@ -43,7 +44,9 @@ class JobWatch(Progress):
         planned = f"{todo} attempt(s) planned" + (f" ({done} of {total} recorded)" if done else "")
         eta, source = self.estimate, ""
         if eta is None and self.prior is not None:  # none of its own yet: last night's pace
-            eta = estimate_time(Durations.from_run_file(self.prior), ["(any block)"] * todo)
+            from agenttest.reporting import wall_durations  # as `agenttest plan` counts it
+
+            eta = estimate_time(wall_durations(self.prior), ["(any block)"] * todo)
             source = f" from {self.prior.name}" if eta is not None else ""
         shown_eta = "-:--:-- until the first attempt ends" if eta is None else eta.text() + source
         self.say(f"{self.job.label}: started: {planned}; run file {path}; eta {shown_eta}")
