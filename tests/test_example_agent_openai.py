@@ -52,6 +52,7 @@ class FakeModel(ThreadingHTTPServer):
         self.requests: list[dict[str, Any]] = []
         self.headers_seen: list[dict[str, str]] = []
         self.models_status = 200  # what GET /v1/models answers (the agent's readiness)
+        self.hold: threading.Event | None = None  # the second request waits for it
         self.thread = threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True)
 
     @property
@@ -78,6 +79,8 @@ class _FakeHandler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.requests.append(body)
         self.server.headers_seen.append(dict(self.headers))
+        if self.server.hold is not None and len(self.server.requests) == 2:
+            self.server.hold.wait(EVENTUALLY_S)
         if self.path != "/v1/chat/completions":
             status, reply = 404, {"error": "wrong path"}
         elif self.server.script:
@@ -355,3 +358,44 @@ def test_token_counts_that_are_not_counts_count_nothing(
     assert body["response"] == "fine"
     counted = 2 if isinstance(usage, dict) else 0
     assert body["usage"] == {"prompt_tokens": 0, "completion_tokens": counted, "requests": 1}
+
+
+def test_a_streamed_turn_shows_each_call_as_it_runs_and_the_answer_as_it_arrives(
+    fake_model: Any, tmp_path: Path
+) -> None:
+    # issue 31: --stream replayed the whole turn after it ended; now the events are live: the
+    # first call is on the stream while the model is still being asked for its next step
+    model = fake_model([
+        (200, assistant(calls=[tool_call("c1", "calculator", {"expression": "2+3"})])),
+        (200, assistant("It is 5.")),
+    ])  # fmt: skip
+    model.hold = threading.Event()
+    seen: list[tuple[str, int]] = []  # (event type, model requests answered when it came)
+    with agent_for(model, tmp_path) as srv, httpx.stream(
+        "POST", srv.url + "/v1/turn", json={"session_id": "s", "message": "2+3?", "stream": True},
+        timeout=EVENTUALLY_S,
+    ) as reply:  # fmt: skip
+        for line in reply.iter_lines():
+            if not line.startswith("data: "):
+                continue
+            event = json.loads(line.removeprefix("data: "))
+            seen.append((event["type"], len(model.requests)))
+            final = event.get("reply") or {}
+            if event["type"] == "tool_call":
+                model.hold.set()  # only now may the model answer its second request
+    kinds = [kind for kind, _ in seen]
+    assert kinds == ["tool_call", "text", "final"], seen
+    # the call reached the stream before the model was asked again (not a replay at the end)
+    assert seen[0] == ("tool_call", 1)
+    assert final["response"] == "It is 5." and final["model_steps"][1]["text"] == "It is 5."
+
+
+def test_a_streamed_model_failure_is_an_error_event(fake_model: Any, tmp_path: Path) -> None:
+    model = fake_model([(500, {"error": "boom"})])
+    with agent_for(model, tmp_path) as srv, httpx.stream(
+        "POST", srv.url + "/v1/turn", json={"session_id": "s", "message": "hi", "stream": True},
+        timeout=EVENTUALLY_S,
+    ) as reply:  # fmt: skip
+        events = [json.loads(x[6:]) for x in reply.iter_lines() if x.startswith("data: ")]
+    (event,) = events
+    assert event["type"] == "error" and "500" in event["message"]

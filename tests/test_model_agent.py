@@ -497,6 +497,9 @@ def test_every_model_response_is_recorded_per_step(tmp_path: Path, stream: bool)
         ("Let me compute that.", [("calculator", {"expression": "1850*0.18"})], "tool_calls"),
         ("", [], "length"),
     ]
+    if stream:  # live: the call as it ran, then the final event; no text, so no first text
+        assert turn.timeline is not None and turn.timeline.order == ["tool_call", "final"]
+        assert turn.timeline.first_text_ms is None and turn.stream_text == ""
     # the model's words are evidence for a person: never trace lines a marker could match
     assert "Let me compute" not in turn.trace
     html = render(build_report([path], battery=None, viewer=True), "html")

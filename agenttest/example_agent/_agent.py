@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,6 +100,9 @@ def _one_line(text: str, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[:limit] + "..."
 
 
+#: Sends one event of a live stream (``{"type": "tool_call" | "choices" | "text", ...}``).
+Emit = Callable[[dict[str, Any]], None]
+
 #: One tool run: status, text, extra trace lines, and what a hosted tool sent (if guarded).
 _Ran = tuple[str, str, list[str], str | None]
 
@@ -115,6 +119,7 @@ class Turn:
         self.turkish = False  # the brain sets it; confirmations are asked in that language
         self.choices: list[dict[str, str]] | None = None  # offered with a question
         self.steps: list[dict[str, Any]] = []  # a model brain's responses, one per request
+        self.emit: Emit | None = None  # a live stream's events, when the brain streams
 
     def mark(self, event: str, detail: str = "") -> None:
         self.lines.append(f"{event} {_one_line(detail)}".rstrip())
@@ -240,6 +245,8 @@ class Turn:
             self.mark("RESULT", f"{name} ok")
             result = text if received is None else received  # what came back, unguarded
         self.calls.append(CallRecord(name, arguments, status == "ok", result))
+        if self.emit is not None:  # streamed live: the call is on the stream as it ends
+            self.emit({"type": "tool_call", "tool_call": msgspec.to_builtins(self.calls[-1])})
         return Outcome(status, text)
 
 
@@ -340,10 +347,11 @@ class Agent:
         cleared = self.ctx.memory.reset() if memory else None
         return forgot, cleared
 
-    def turn(self, session_id: str, message: str) -> TurnResult:
+    def turn(self, session_id: str, message: str, emit: Emit | None = None) -> TurnResult:
         session = self.session(session_id)
         session.turns += 1
         turn = Turn(self.ctx, session)
+        turn.emit = emit
         response = self._answer_pending(turn, session, message)
         if response is None:
             response = self.brain.respond(turn, session, message)

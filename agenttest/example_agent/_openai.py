@@ -22,6 +22,7 @@ from agenttest._util.lenient import lenient
 from ._agent import BrainError, CallRecord, Outcome, Session, Turn
 from ._guard import is_turkish
 from ._hosted import HostUnreachable
+from ._stream_face import say
 from ._tools import openai_tools
 
 SYSTEM_PROMPT = (
@@ -108,6 +109,7 @@ class OpenAIBrain:
     """Function-calling loop over an OpenAI-compatible ``/chat/completions`` endpoint."""
 
     name = "openai"
+    live = True  # streams as it goes (Turn.emit): the server need not replay the turn
 
     def __init__(
         self,
@@ -180,6 +182,7 @@ class OpenAIBrain:
                 content = answer.message.content or ""
                 if not answer.calls:
                     messages.append({"role": "assistant", "content": content})
+                    say(turn, content)
                     return content
                 # content "" rather than null: OpenAI accepts both, llama.cpp's server
                 # (llama-cpp-python) rejects an assistant message whose content is null
@@ -192,6 +195,7 @@ class OpenAIBrain:
                                      "content": result})  # fmt: skip
             final = GAVE_UP.format(steps=self.max_steps)
             messages.append({"role": "assistant", "content": final})
+            say(turn, final)
             return final
         finally:
             spec = turn.spec(first_tool) if first_tool else None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import queue
 import random
 import re
 import shutil
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from ._agent import Agent, BrainError
+from ._agent import Agent, BrainError, TurnResult
 from ._faults import CRASH_EXIT_CODE, Faults
 from ._hosted import HostUnreachable
 from ._requests import (
@@ -38,7 +39,7 @@ from ._requests import (
     read,
 )
 from ._sandbox import Blocked
-from ._stream_face import completion, native_events, openai_events
+from ._stream_face import completion, live_events, native_events, openai_events, sse
 from ._tools import openai_tools
 
 MAX_BODY = 1_000_000
@@ -307,6 +308,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if faults.latency_s and server.stopping.wait(faults.latency_s):
             return
+        stream = request.streamed or "text/event-stream" in (self.headers.get("Accept") or "")
+        if stream and model is None and getattr(server.agent.brain, "live", False):
+            self._live(request)
+            return
         try:
             result = server.agent.turn(request.session_id, request.message)
         except BrainError as exc:
@@ -316,7 +321,6 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(500, f"internal error: {type(exc).__name__}: {exc}")
             return
         server.answered += 1
-        stream = request.streamed or "text/event-stream" in (self.headers.get("Accept") or "")
         if server.chance(faults.garbage_probability):
             self._send(200, None, raw=b"<<garbage>> \x00\xff not json {")
         elif model is not None:
@@ -328,7 +332,45 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(native_events(result, late_choices=faults.late_choices))
         else:
             self._send(200, result.as_json())
-        if faults.crash_after is not None and server.answered >= faults.crash_after:
+        self._maybe_crash()
+
+    def _maybe_crash(self) -> None:
+        faults = self.server.faults
+        if faults.crash_after is not None and self.server.answered >= faults.crash_after:
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(CRASH_EXIT_CODE)
+
+    def _live(self, request: TurnRequest) -> None:
+        """A native stream written as the turn goes (a model-driven brain): each call as it
+        ends and the answer as the model sends it, then the final event — or an error event
+        when the model fails after the stream began (issue 31)."""
+        server = self.server
+        events: queue.Queue[bytes | None] = queue.Queue()
+        said: set[str] = set()
+        ended: list[TurnResult | str] = []
+
+        def emit(event: dict[str, Any]) -> None:
+            said.add(str(event.get("type")))
+            events.put(sse(event))
+
+        def work() -> None:
+            try:
+                ended.append(server.agent.turn(request.session_id, request.message, emit))
+            except BrainError as exc:
+                ended.append(str(exc))
+            except Exception as exc:  # the agent must answer, even about its own bug
+                ended.append(f"internal error: {type(exc).__name__}: {exc}")
+            finally:
+                events.put(None)
+
+        def stream() -> Iterator[bytes]:
+            while (event := events.get()) is not None:
+                yield event
+            if not isinstance(ended[0], str):
+                server.answered += 1
+            yield from live_events(ended[0], "choices" in said)
+
+        threading.Thread(target=work, name="live-turn", daemon=True).start()
+        self._stream(stream())
+        self._maybe_crash()

@@ -4,7 +4,9 @@ OpenAI-style chat-completion chunks, written as HTTP/1.1 chunked transfer.
 The rules brain decides a whole turn at once, so the stream is a faithful replay in the
 order a streaming agent produces it: the tool calls as they ran, the choices with their
 question, the text word by word, then the final event carrying the whole reply (the same
-JSON the agent sends without streaming).
+JSON the agent sends without streaming). A model-driven brain streams live instead
+(:func:`say`, :attr:`Turn.emit`): each call as it ends, the answer as the model sends it,
+then the final event.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from ._agent import TurnResult
+from ._agent import Turn, TurnResult, confirm_choices
 
 _PIECE = re.compile(r"\S+\s*|\s+")
 
@@ -26,6 +28,35 @@ def _pieces(text: str, words: int = 3) -> list[str]:
     """The text in deltas of a few words (whitespace kept, so joining restores it)."""
     parts = _PIECE.findall(text)
     return ["".join(parts[i : i + words]) for i in range(0, len(parts), words)]
+
+
+def say(turn: Turn, text: str) -> None:
+    """On a live stream, the answer as it arrives: the choices first when the turn asks for
+    a confirmation (a late offer is a regression the battery catches), then the text."""
+    if turn.emit is None:
+        return
+    if turn.session.pending is not None and turn.choices is None:
+        turn.choices = confirm_choices(turn.session.pending.turkish)
+    if turn.choices:
+        turn.emit({"type": "choices", "choices": turn.choices})
+    for piece in _pieces(text):
+        turn.emit({"type": "text", "delta": piece})
+
+
+def live_events(result: TurnResult | str, said_choices: bool) -> Iterator[bytes]:
+    """The end of a live stream: the choices if not yet offered, the final event; or the
+    error event when the turn failed (``result`` is then why)."""
+    if isinstance(result, str):
+        yield _sse({"type": "error", "message": result})
+        return
+    if result.choices and not said_choices:
+        yield _sse({"type": "choices", "choices": result.choices})
+    yield _sse({"type": "final", "reply": result.as_json()})
+
+
+def sse(data: Any) -> bytes:
+    """One SSE event (a live stream's, as its turn emits it)."""
+    return _sse(data)
 
 
 def _sse(data: Any, event: str | None = None) -> bytes:
