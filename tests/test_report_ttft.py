@@ -94,3 +94,12 @@ def test_a_turn_with_no_text_has_no_time_to_first_text(tmp_path: Path) -> None:
     html = render(build_report([path], battery=None), "html")
     row = '<td>L1-CHAT-02</td><td class="num">0</td>' + '<td class="num">n/a</td>' * 3
     assert row + '<td class="num">25 ms</td><td class="num">2</td>' in html
+
+
+def test_only_silent_turns_give_n_a_and_no_empty_histogram(tmp_path: Path) -> None:
+    path = run_file(tmp_path, [("L1-CHAT-02", 1, [silent(20)])])
+    md = render(build_report([path], battery=None), "md")
+    assert "| L1-CHAT-02 | 0 | n/a | n/a | n/a | 20 ms | 1 |" in md
+    assert "| Time to first text | Turns |" not in md
+    html = render(build_report([path], battery=None), "html")
+    assert "<th>Time to first text</th>" not in html and 'id="ttft"' in html

@@ -191,7 +191,8 @@ def render_ttft_markdown(section: TtftSection | None) -> str:
             f"| {r.test_id} | {r.turns} | {shown(r.p50_ms)} | {shown(r.p95_ms)} | "
             f"{shown(r.max_ms)} | {final} | {r.no_text} |"
         )
-    lines += ["", "| Time to first text | Turns |", "|---|---:|"]
+    if section.histogram:  # none when every streamed turn had no text
+        lines += ["", "| Time to first text | Turns |", "|---|---:|"]
     for lo, hi, count in section.histogram:
         span = f"≥ {duration(lo)}" if hi is None else f"{duration(lo)} – < {duration(hi)}"
         lines.append(f"| {span} | {count} |")
