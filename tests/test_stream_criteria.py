@@ -310,3 +310,16 @@ def test_stored_matches_stream_cites_forty_characters_around_the_first_differenc
     )  # fmt: skip
     res = check(c, attempt(turn("Hi", stream_text="Hi", stored={"text": "Hi there"})))
     assert res.evidence.span == [2, 3]
+
+
+def test_ttft_max_fails_a_turn_with_no_text_at_all() -> None:
+    # issue 31: an agent that answers nothing, at once, met "first text within 1 s" with its
+    # final event's time; a turn with no text has no time to first text (n/a), so it fails
+    c = crit("P", "ttft_max", seconds=1)
+    silent = turn("", timeline=_timeline(["final"], final_ms=30))
+    assert check(c, attempt(silent)) == Check(
+        False, Evidence(turn=1, note="no text at all: time to first text n/a; limit 1 s")
+    )
+    assert check(c, attempt(turn("", latency_ms=5))).holds is False  # a whole empty body too
+    lost = turn(None, latency_ms=5)  # lost, not silent
+    assert check(c, attempt(lost)).holds is not False

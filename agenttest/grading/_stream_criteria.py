@@ -43,6 +43,11 @@ def ttft_max(ctx: Ctx, c: Criterion) -> Check:
     limit = float(c.seconds or 0) * 1000
     worst: tuple[int, int, str] | None = None
     for ti in turns:
+        said = ctx.turns[ti].response
+        if said is not None and not said.strip() and not (ctx.turns[ti].stream_text or "").strip():
+            # nothing came that a person could read: no first text, whatever the final's time
+            note = f"no text at all: time to first text n/a; limit {c.seconds} s"
+            return Check(False, ev(turn=ti, note=note))
         ms, source = ttft_ms(ctx.turns[ti])
         if ms is None:
             return Check(None, ev(turn=ti, note=f"time to first text unknown ({source})"))
