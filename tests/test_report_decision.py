@@ -238,3 +238,16 @@ def test_a_night_mostly_lost_names_its_cause_first_and_the_sec_blocks_it_emptied
         "no gradable attempt in SEC-01 (zero tolerance)"
     )
     assert [r.rule for r in decision.reasons if r.blocks] == ["lost-attempts", "security-no-data"]
+
+
+def test_a_drop_past_the_checklist_tolerance_that_is_noise_is_unknown_not_failed(
+    tmp_path: Path,
+) -> None:
+    base = _run(tmp_path / "base.jsonl", GOOD)
+    night = _with(GOOD, "L1-A", ["PASS", "PASS", "PASS", "PASS", "FAIL"])  # 19/20: -5 pp
+    report = build_report([_run(tmp_path / "r.jsonl", night)], baseline=[base], details=False)
+    assert report.checklist is not None and report.decision is not None
+    items = {i.item: i for i in report.checklist.items}
+    overall = items["overall pass rate ≥ baseline − 2%"]
+    assert overall.status == "unknown" and overall.detail.endswith("the drop is not significant")
+    assert report.decision.status == "approved" and report.checklist.decision == "approved"
