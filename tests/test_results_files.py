@@ -416,7 +416,7 @@ def test_golden_2_0_reads_back_every_record_type() -> None:
     assert evidence is not None and evidence.span == [14, 17]
 
 
-@pytest.mark.parametrize("version", ["2.5", "3.0", "10.0"])
+@pytest.mark.parametrize("version", ["2.6", "3.0", "10.0"])
 def test_newer_schema_is_refused(tmp_path: Path, version: str) -> None:
     path = tmp_path / "run.jsonl"
     lines = GOLDEN.read_text(encoding="utf-8").splitlines()
