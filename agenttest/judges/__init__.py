@@ -50,14 +50,6 @@ __all__ = [
 ]
 
 
-def decline_cues(text: str) -> list[str]:
-    """The refusal cues of a reply (the judges' shared vocabulary, English and Turkish,
-    stemmed): a report tells a PASS by explicit refusal from one by doing nothing with it."""
-    from agenttest.judges._acts import decline_cues as cues  # the stemmers load only here
-
-    return cues(text)
-
-
 def _openvino(**options: object) -> Judge:
     from agenttest.judges._openvino_judge import OpenVINOJudge
 
