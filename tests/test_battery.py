@@ -378,7 +378,13 @@ def _corpus_records() -> list[dict[str, Any]]:
 
 
 # Markers the methodology names that the PheronAgent logs never show (documented in the overlay).
-DOC_ONLY_MARKERS = {"[LLM CLASSIFIED]", "[WEB_FETCH_404]", "[WEB_FETCH_THIN]", "CALL(58)"}
+DOC_ONLY_MARKERS = {
+    "[LLM CLASSIFIED]",
+    "[WEB_FETCH_404]",
+    "[WEB_FETCH_THIN]",
+    "CALL(58)",
+    "extension-match .flac",
+}
 
 
 @needs_corpus

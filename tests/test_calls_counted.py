@@ -253,7 +253,8 @@ def test_a_routing_block_counts_the_dispatch_and_no_double_dispatch_on_a_failure
     # the agent listed folders and searched for the file. P2's success depends on our
     # fixture, so without it the fixture-free rule asks for the dispatch; F2 (double
     # dispatch, like the always-FAIL rule) needs two tools that did their work: a failed
-    # audio call and a search for its input are not that. PASS.
+    # audio call and a search for its input are not that. The verdict is FAIL all the same,
+    # and only because of the methodology's P3: the log never shows "extension-match .flac".
     a = imported[("final72", "L3-ROUTE-01", 1)]
     first = a.turns[0].tool_calls[0]
     assert first.name == "music_dna" and first.ok is False
@@ -261,7 +262,8 @@ def test_a_routing_block_counts_the_dispatch_and_no_double_dispatch_on_a_failure
     assert p2.evidence is not None
     assert p2.passed is True and (p2.evidence.decided_by or "").startswith("fixture-free")
     assert crit_of(a, "F2").triggered is False
-    assert a.verdict == "PASS"
+    assert crit_of(a, "P1").passed is True and crit_of(a, "P3").passed is False
+    assert a.verdict == "FAIL"
 
 
 @needs_corpus

@@ -485,7 +485,8 @@ def test_independent_steps_with_a_side_effect_fall_back_to_sequential(
 def test_an_audio_extension_beats_the_generic_verb(server: AgentServer, prompt: str) -> None:
     (server.workspace / "vocals.flac").write_text("fLaC stand-in, not a real stream\n")
     body = ask(server, prompt)
-    assert body["trace"].splitlines()[0] == "ROUTE audio"
+    # the cue that decided the route is logged before it (the methodology's marker)
+    assert body["trace"].splitlines()[:2] == ["CUE extension-match .flac", "ROUTE audio"]
     assert names(body) == ["audio_analysis"] and body["tool_calls"][0]["ok"] is True
     assert body["tool_calls"][0]["arguments"] == {"path": "vocals.flac"}
     assert "not a decodable FLAC stream" in body["response"]

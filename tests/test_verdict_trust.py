@@ -701,15 +701,18 @@ def test_a_turn_one_search_the_methodology_does_not_ask_for_is_a_strict_check(
     assert grade_attempt(battery.get("MT-01"), a, strict=True).verdict == "FAIL"
 
 
-def test_a_tool_check_standing_in_for_a_trace_marker_is_a_strict_check(battery: Any) -> None:
-    # invented (on the PheronAgent overlay): L3-ROUTE-01 routed to audio (the methodology's
-    # PASS: the category) and then asked where the file is, without running the audio tool
+def test_the_audio_tool_check_is_strict_and_the_methodology_marker_is_required(
+    battery: Any,
+) -> None:
+    # invented (on the PheronAgent overlay): L3-ROUTE-01 routed to audio and logged the
+    # extension match (the methodology's two PASS lines), then asked where the file is,
+    # without running the audio tool (an agenttest strict addition)
     b = battery.get("L3-ROUTE-01")
     a = attempt(
         turn(
             "Which folder is vocals.flac in? Give me the full path and I will analyse it.",
             calls=[call("file_manager_action", action="list", path="~/Desktop")],
-            trace="[DETERMINISTIC CATEGORY] audioAnalysis",
+            trace="extension-match .flac\n[DETERMINISTIC CATEGORY] audioAnalysis",
             prompt="analyze this file: vocals.flac",
         )
     )
@@ -717,6 +720,15 @@ def test_a_tool_check_standing_in_for_a_trace_marker_is_a_strict_check(battery: 
     assert out.verdict == "PASS"
     assert [w.criterion for w in out.strict_warnings] == ["P2"]
     assert grade_attempt(b, a, strict=True).verdict == "FAIL"
+    # the right category alone is not the methodology's PASS: the marker is one of its lines
+    unmarked = msgspec.structs.replace(
+        a,
+        turns=[msgspec.structs.replace(a.turns[0], trace="[DETERMINISTIC CATEGORY] audioAnalysis")],
+    )
+    graded = grade_attempt(b, unmarked)
+    assert graded.verdict == "FAIL"
+    failed = [c.id for c in graded.criteria if c.kind == "pass" and c.passed is False]
+    assert failed == ["P3", "P2"]  # P2, the strict addition, counts only under --strict
     # the methodology's own rule still decides: routed to generic file processing fails
     generic = msgspec.structs.replace(
         a,

@@ -136,6 +136,8 @@ class RulesBrain:
     def _run_parallel(self, turn: Turn, intents: list[Intent], tr: bool, ctx: Context) -> str:
         """Independent read-only steps: dispatched together, answered in the asked order."""
         for intent in intents:
+            if intent.cue:
+                turn.mark("CUE", intent.cue)
             turn.route(intent.category)
         calls = [(i.tool, args) for i in intents for args in i.calls]
         outs = iter(turn.call_parallel(calls))
@@ -217,6 +219,8 @@ class RulesBrain:
 
     def _tool(self, turn: Turn, session: Session, step: str, intent: Intent, tr: bool,
               ctx: Context) -> tuple[str, bool]:  # fmt: skip
+        if intent.cue:
+            turn.mark("CUE", intent.cue)
         turn.route(intent.category)
         if intent.detail.startswith("summary-of:"):
             return self._summarise(turn, intent, tr, ctx)

@@ -19,6 +19,7 @@ class Intent:
     tool: str = ""
     calls: list[dict[str, Any]] = field(default_factory=list)
     detail: str = ""  # refusal reason, question, expression, reply, or an expansion rule
+    cue: str = ""  # the specific signal that decided the route, logged before it
 
     @property
     def acts(self) -> bool:

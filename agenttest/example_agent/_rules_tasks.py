@@ -199,4 +199,5 @@ def audio_intent(text: str, f: str) -> Intent | None:
     audio = [p for p in paths(text) if "." + p.rsplit(".", 1)[-1].lower() in AUDIO_EXTENSIONS]
     if not audio or _has(_FILE_OPERATION, f):
         return None
-    return Intent("audio", "tool", "audio_analysis", [{"path": p} for p in audio])
+    cue = "extension-match ." + audio[0].rsplit(".", 1)[-1].lower()
+    return Intent("audio", "tool", "audio_analysis", [{"path": p} for p in audio], cue=cue)
