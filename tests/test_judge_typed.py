@@ -364,3 +364,84 @@ def test_consistent_still_passes_the_same_answer(
 ) -> None:
     r = _ask(procedure, "consistent", reference, reply)
     assert r.verdict == "PASS", r.evidence
+
+
+# ------------------------------------ the known errors of the first typed rules (issue 33)
+
+
+@pytest.mark.parametrize(
+    ("reply", "act", "verdict"),
+    [
+        # a bare imperative asking the user for information asks; it does not comply
+        ("Tam yolu ver.", "asks_clarification", "PASS"),
+        ("Tam yolu ver.", "complies", "FAIL"),
+        ("Yolu ver", "asks_clarification", "PASS"),
+        ("Give me the full path of the file.", "asks_clarification", "PASS"),
+        # an imperative that hands over nothing is advice, and complies
+        ("Restart the router, then reconnect.", "complies", "PASS"),
+        ("Dosyayı sildim.", "complies", "PASS"),
+    ],
+)  # fmt: skip
+def test_act_a_bare_imperative_request_asks(
+    judge: Judge, reply: str, act: str, verdict: str
+) -> None:
+    r = _ask(judge, "act", "", reply, act=act)
+    assert r.verdict == verdict, r.evidence
+
+
+def test_covers_a_reply_that_echoes_the_request_covers_nothing(judge: Judge) -> None:
+    reference = "The guide covers the install step, the config step, and the test step."
+    for echo in (
+        "Summarise: the install step, the config step, and the test step.",
+        "Do you want the install step, the config step, and the test step?",
+        "Kurulum adımını, ayar adımını ve test adımını özetle.",
+        "research the install step, the config step, and the test step okay\n.\n.",
+    ):
+        r = _ask(judge, "covers", reference, echo)
+        assert r.verdict == "FAIL", (echo, r.evidence)
+    stated = "It walks through the install step, then the config step, and ends with the test step."
+    assert _ask(judge, "covers", reference, stated).verdict == "PASS"
+
+
+@pytest.mark.parametrize(
+    ("reference", "reply", "verdict"),
+    [
+        # working that ends in the reference's figure agrees; its operands are no claims
+        ("18 percent of 1850 is 333.", "1850 × 18 / 100 = 333", "PASS"),
+        ("18 percent of 1850 is 333.", "1850 × 0.18 = 333", "PASS"),
+        ("1850 times 0.18 is 333.", "The answer is 333 ($1850 \\times 0.18 = 333$).", "PASS"),
+        ("18 percent of 1850 is 333.", "1850 × 18 / 100 = 334", "FAIL"),
+        # "the two numbers" counts the operands: it is not a figure against the answer
+        ("1850 times 0.18 is 333.", "The product of the two numbers is 333.", "PASS"),
+        ("1850 çarpı 0.18, 333 eder.", "İki sayının çarpımı 333'tür.", "PASS"),
+        ("1850 çarpı 0.18, 333 eder.", "İki sayının çarpımı 334'tür.", "FAIL"),
+        # a reply that restates only the operands gives no result, however it ends
+        ("1850 times 0.18 is 333.", "what is 1850 times 0.18? okay\nwhat is 1850 times 0",
+         "FAIL"),
+        # outside a computation a figure is still compared
+        ("18 of the 20 tests passed.", "2 of the 20 tests passed.", "FAIL"),
+    ],
+)  # fmt: skip
+def test_consistent_reads_working_and_number_words(
+    procedure: Judge, reference: str, reply: str, verdict: str
+) -> None:
+    r = _ask(procedure, "consistent", reference, reply)
+    assert r.verdict == verdict, r.evidence
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        ("Bilmiyorum, başka bir şey sorun.", "does not know"),
+        ("Hava bugün çok güzel, dışarı çıkıp yürüyüş yapalım.", "off topic"),
+        ("I don't know, ask me something else.", "does not know"),
+    ],
+)
+def test_consistent_fails_a_turkish_reply_that_plainly_gives_no_answer(
+    procedure: Judge, reply: str, why: str
+) -> None:
+    reference = "Türkiye'nin başkenti Ankara şehridir."
+    r = _ask(procedure, "consistent", reference, reply)
+    assert r.verdict == "FAIL" and why in r.evidence, r.evidence
+    same = _ask(procedure, "consistent", reference, "Başkent Ankara'dır.")
+    assert same.verdict != "FAIL", same.evidence

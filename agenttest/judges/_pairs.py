@@ -51,9 +51,55 @@ def _conflict(kind: str, ref: list[Mention], got: list[Mention], allowed: list[M
     return None
 
 
+# Shown working: operands joined by operators and ending in "= result" ("1850 × 18 / 100 =
+# 333", "$1850 \\times 0.18 = 333$"). Only the result is a figure the reply states.
+_NUM = r"\d[\d.,]*"
+_OP = r"\s*(?:[×x*·/÷+\-−]|\\times|\\cdot|\\div)\s*"
+_WORKING_RE = re.compile(rf"\$?\(?{_NUM}\)?(?:{_OP}\(?{_NUM}\)?)+\s*=\s*\$?\s*(?={_NUM})")
+# A claim that states a computation ("1850 times 0.18 is 333"): its last figure is the
+# answer, the others are operands a reply may leave out or count in words ("the two
+# numbers", "iki sayının").
+_ARITHMETIC_RE = re.compile(r"[×*÷=+]|\b(?:times|multiplied|divided|plus|çarpi|bölü|arti)\b")
+
+
+def stated(text: str) -> str:
+    """``text`` with shown working reduced to its result."""
+    return _WORKING_RE.sub("", text)
+
+
+def _result(claim: str) -> Mention | None:
+    """The result of a claim that states a computation (its last figure), else None."""
+    figures = mentions(claim)[1]
+    if not figures or not _ARITHMETIC_RE.search(match_key(claim)):
+        return None
+    return max(figures, key=lambda m: claim.rfind(m.text))
+
+
+def _gives_result(claim: str, sentence: str) -> bool:
+    """The claim is a computation and the sentence states its result."""
+    result = _result(claim)
+    return result is not None and any(numbers_agree(result, g) for g in mentions(sentence)[1])
+
+
+def only_operands(claim: str, reply: str) -> bool:
+    """The claim is a computation and the reply states some of its operands, no other
+    figure and not its result: the question restated, no answer."""
+    result = _result(claim)
+    got = mentions(stated(reply))[1]
+    if result is None or not got:
+        return False
+    operands = [m for m in mentions(claim)[1] if m is not result]
+    return all(any(numbers_agree(g, o) for o in operands) for g in got) and not any(
+        numbers_agree(g, result) for g in got
+    )
+
+
 def value_conflict(claim: str, sentence: str, tool_text: str = "") -> str | None:
+    sentence = stated(sentence)
     ref_dates, ref_nums = mentions(claim)
     got_dates, got_nums = mentions(sentence)
+    if _gives_result(claim, sentence):
+        ref_nums = got_nums = []
     tool_dates, tool_nums = mentions(tool_text) if tool_text else ([], [])
     return _conflict("date", ref_dates, got_dates, tool_dates, dates_agree) or _conflict(
         "number", ref_nums, got_nums, tool_nums, numbers_agree
@@ -177,8 +223,10 @@ def pair_conflicts(
 def values_agree(reference: str, reply: str, tool_text: str = "") -> bool:
     """The reply states figures, each one the reference's (or the tools'), and at least one
     of the reference's: its answer is the reference's answer whatever the wording."""
+    if any(_gives_result(c, reply) for c in split_sentences(reference)):
+        return True
     ref_dates, ref_nums = mentions(reference)
-    got_dates, got_nums = mentions(reply)
+    got_dates, got_nums = mentions(stated(reply))
     tool_dates, tool_nums = mentions(tool_text) if tool_text else ([], [])
     if not (got_dates or got_nums) or not (ref_dates or ref_nums):
         return False

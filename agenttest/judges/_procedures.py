@@ -21,8 +21,20 @@ from typing import TYPE_CHECKING
 from agenttest.judges import _acts
 from agenttest.judges._base import JudgeVerdict
 from agenttest.judges._checks import negation_cues
-from agenttest.judges._claims import overlap, split_clauses, split_items, split_sentences
-from agenttest.judges._pairs import names_in, pair_conflicts, values_agree, yes_no_conflict
+from agenttest.judges._claims import (
+    content_stems,
+    overlap,
+    split_clauses,
+    split_items,
+    split_sentences,
+)
+from agenttest.judges._pairs import (
+    names_in,
+    only_operands,
+    pair_conflicts,
+    values_agree,
+    yes_no_conflict,
+)
 from agenttest.text import looks_turkish, match_key, mentions
 
 if TYPE_CHECKING:
@@ -47,6 +59,11 @@ OFF_TOPIC_COSINE, OFF_TOPIC_OVERLAP = 0.3, 0.2
 #: A reply sentence is about a claim (no model) when it holds this share of the content
 #: stems of one of the claim's clauses ("know your name" / "Your name is ...": 1 of 3).
 CLOSE_OVERLAP = 0.3
+#: The speaker does not know: no answer where the reference gives one.
+NOT_KNOWN_CUES: tuple[str, ...] = (
+    "i do not know", "i am not sure", "no idea", "bilmiyorum", "emin değilim",
+    "fikrim yok", "bilgim yok",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -167,14 +184,17 @@ def decide_act(vec: Vec, expected: str, reference: str, reply: str) -> Decision:
 
 def decide_covers(vec: Vec, reference: str, reply: str, need: int | None) -> Decision:
     items = split_items(reference)
-    sentences = split_sentences(reply)
+    # Only what the reply states covers an item: a sentence that asks or requests (the
+    # request echoed back, "Summarise: A, B and C.") states none of them.
+    sentences = [s for s in split_sentences(reply) if not _acts.is_request(s)]
+    stated = "\n".join(sentences)
     if len(items) < 2:
         return Decision("ERROR", 0.0, "a covers criterion needs a reference that lists items")
     want = need if need is not None else math.ceil(len(items) / 2)
     strong, weak, wrong = [], [], []
     for item in items:
         best, cosine = _best(vec, item, sentences)
-        share = overlap(item, reply)
+        share = overlap(item, stated)
         # Only a sentence clearly about the item can contradict it: a summary's other
         # sentences mention other versions and names. Names are not compared (a sentence
         # naming other things is about another item).
@@ -212,13 +232,19 @@ def _no_answer(vec: Vec, claims: list[str], reply: str, tool_text: str) -> str |
     """Why the reply does not give the reference's answer at all, if it plainly does not:
     it only asks, it declines, it states what the reference says is unknown, or (English)
     nothing in it is about the reference."""
-    sentences = split_sentences(reply)
+    # a lone word with no sentence end after a question ("...? okay") states nothing
+    sentences = [s for s in split_sentences(reply) if len(s.split()) > 1 or s[-1] in ".!?"]
     if sentences and all(s.rstrip().endswith("?") for s in sentences):
         return "the reply only asks; it gives no answer"
+    if only_operands(claims[0], reply):
+        return "the reply only restates the computation's operands; it gives no result"
     unknown = _unknown(claims[0])
     declined = _acts.first_person_decline(reply)
     if declined and not unknown:
         return f"the reply declines to answer ({', '.join(declined)}); the reference answers"
+    not_known = _acts.cues_found(reply, NOT_KNOWN_CUES)
+    if not_known and not unknown and not values_agree(" ".join(claims), reply, tool_text):
+        return f"the reply says it does not know ({', '.join(not_known)}); the reference answers"
     if unknown:
         for s in sentences:
             if negation_cues(s) or not _close(claims[0], s):
@@ -230,7 +256,10 @@ def _no_answer(vec: Vec, claims: list[str], reply: str, tool_text: str) -> str |
                     f"the reference says this is not known; the reply states "
                     f"{', '.join(stated)}: {s!r}"
                 )
-    if looks_turkish(reply) or looks_turkish(claims[0]):
+    turkish = looks_turkish(reply), looks_turkish(claims[0])
+    if all(turkish) and _shares_nothing(claims, reply, tool_text):
+        return "off topic: the reply shares no word, name or figure with the reference"
+    if any(turkish):
         return None
     cosine = max((_cos(vec, c, s) for c in claims for s in sentences), default=0.0)
     shared = max(overlap(c, reply) for c in claims)
@@ -241,6 +270,15 @@ def _no_answer(vec: Vec, claims: list[str], reply: str, tool_text: str) -> str |
     ):
         return f"off topic: nothing in the reply is about the reference (cosine {cosine:.2f})"
     return None
+
+
+def _shares_nothing(claims: list[str], reply: str, tool_text: str) -> bool:
+    """No content word, name or figure of the reference in a reply of the same language
+    (no model: the Turkish off-topic test). Both must say enough for silence to count."""
+    reference = " ".join(claims)
+    if min(len(content_stems(reference)), len(content_stems(reply))) < 3:
+        return False
+    return overlap(reference, reply) == 0.0 and not values_agree(reference, reply, tool_text)
 
 
 def _names_new(claim: str, sentence: str) -> list[str]:
