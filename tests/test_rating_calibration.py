@@ -87,10 +87,10 @@ def test_for_calibration_puts_the_least_rated_kind_first_and_alternates_verdicts
 # -- the workflow, end to end: run, grade, rate (a scripted person), grade again ----------
 
 
-def _run_example(out: Path) -> Path:
+def _run_example(out: Path, *extra: str) -> Path:
     result = run_cli(
         "run", str(ROOT / "batteries"), "--agent", "example", "--only", "L4-LIVE-03",
-        "--k", "1", "--out", str(out), "--allow-temp", "--quiet", "--judge", "openvino",
+        "--k", "1", "--out", str(out), "--allow-temp", "--quiet", "--judge", "openvino", *extra,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     return Path(result.stdout.strip())
@@ -161,3 +161,33 @@ def test_rating_twenty_attempts_makes_the_judges_verdicts_count(
         "consistent: PASS counted, judge calibrated for `consistent` on 25 attempt(s) rated "
         "by a person (13 PASS, 12 FAIL), κ 1.00"
     ), counted
+
+    # A new run takes the same people's ratings with `run --calibrate-from`: its judge's
+    # verdicts count from the first attempt, on the same evidence as `grade`'s.
+    again = _run_example(tmp_path / "again", "--calibrate-from", str(path))
+    passed, text = _judge_criteria(again)[1]
+    assert passed is True, text
+    assert "PASS counted, judge calibrated for `consistent` on 25 attempt(s)" in text, text
+
+
+@pytest.mark.parametrize(
+    ("extra", "why"),
+    [
+        (("--calibrate-from", "no-such-run.jsonl"), "--calibrate-from no-such-run.jsonl: no such"),
+        (("--judge", "none", "--calibrate-from", "{ratings}"), "--judge none takes no calibration"),
+    ],
+)
+def test_run_calibrate_from_refuses_what_it_cannot_use(
+    tmp_path: Path, extra: tuple[str, ...], why: str
+) -> None:
+    ratings = tmp_path / "rated.jsonl"
+    ratings.write_text("", encoding="utf-8")
+    out = tmp_path / "out"
+    result = run_cli(
+        "run", str(ROOT / "batteries"), "--agent", "example", "--only", "L4-LIVE-03",
+        "--k", "1", "--out", str(out), "--allow-temp", "--quiet",
+        *(e.format(ratings=ratings) for e in extra),
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert why in result.stderr
+    assert not out.exists() or not any(out.iterdir())  # nothing written

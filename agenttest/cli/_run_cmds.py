@@ -61,6 +61,13 @@ def run(
         "is installed), a judge name, or `none` (JUDGE criteria stay ungraded until "
         "`agenttest grade --judge`).",
     ),
+    calibrate_from: list[Path] = typer.Option(
+        [],
+        "--calibrate-from",
+        help="Run files whose human ratings (`agenttest rate`) calibrate the openvino judge "
+        "for this run, as `agenttest grade --calibrate-from`: a kind of JUDGE criterion "
+        "counts only when people rated enough of it there (docs/judges.md).",
+    ),
     until_decided: bool = typer.Option(
         False,
         "--until-decided",
@@ -184,6 +191,7 @@ def run(
         quiet=quiet,
         example_args=tuple(shlex.split(example_args)),
         judge=judge,
+        calibrate_from=tuple(calibrate_from),
         until_decided=until_decided,
         replicas=replicas,
         baseline=baseline,

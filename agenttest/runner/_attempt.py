@@ -10,7 +10,7 @@ from __future__ import annotations
 import signal
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -93,19 +93,28 @@ class StopSignals:
             self._shield -= 1
 
 
-def resolve_judge(name: str | None, note: Callable[[str], None]) -> Any:
+def resolve_judge(
+    name: str | None, note: Callable[[str], None], calibrate_from: Sequence[Path] = ()
+) -> Any:
     """The judge for JUDGE criteria. `auto` uses the on-device judge when its model is
     installed and otherwise says how to install it; `none` leaves JUDGE criteria ungraded
-    (their attempts are ERROR until `agenttest grade --judge ...`)."""
+    (their attempts are ERROR until `agenttest grade --judge ...`). ``calibrate_from``: run
+    files whose human ratings calibrate the openvino judge, as `grade --calibrate-from`."""
     if name is None or name == "none":
         return None
     from agenttest.errors import JudgeUnavailable
     from agenttest.judges import get_judge
 
+    options: dict[str, object] = {}
+    if calibrate_from:
+        from agenttest.rating import judge_calibration
+
+        options["calibration"] = judge_calibration(calibrate_from, "openvino")
     if name != "auto":
-        return get_judge(name)  # an explicit choice that cannot run is a usage error (exit 2)
+        # an explicit choice that cannot run is a usage error (exit 2)
+        return get_judge(name, **options)
     try:
-        return get_judge("openvino")
+        return get_judge("openvino", **options)
     except JudgeUnavailable as exc:
         note(f"JUDGE criteria stay ungraded: {exc}")
         return None

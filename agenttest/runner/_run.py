@@ -66,7 +66,10 @@ def run(
     progress = progress or Progress()  # the library is silent; the CLI hands in its own
     # An explicit judge is built before any file, so a bad choice writes nothing; `auto` only
     # loads the on-device model when a planned block has a JUDGE criterion (it never fails).
-    judge = None if req.judge == "auto" else resolve_judge(req.judge, progress.note)
+    check_calibration_files(req)
+    judge = (
+        None if req.judge == "auto" else resolve_judge(req.judge, progress.note, req.calibrate_from)
+    )
     writer: RunWriter
     if req.resume is not None:
         path = req.resume
@@ -82,7 +85,7 @@ def run(
     else:
         session = plan_new(req)
     if req.judge == "auto" and _needs_judge(session.plan):
-        judge = resolve_judge("auto", progress.note)
+        judge = resolve_judge("auto", progress.note, req.calibrate_from)
     stop = StopSignals()
     stop.install()
     open_file: _EndingWriter | None = writer if req.resume is not None else None  # type: ignore[assignment]
@@ -222,6 +225,21 @@ def _start_up_end(session: Session) -> RunEnd:
         },
         reason="interrupted",
     )
+
+
+def check_calibration_files(req: RunRequest) -> None:
+    """``--calibrate-from`` names run files and calibrates the openvino judge only: say so
+    before anything is written."""
+    if not req.calibrate_from:
+        return
+    if req.judge not in ("auto", "openvino"):
+        raise UsageError(
+            f"--calibrate-from calibrates the openvino judge; --judge {req.judge} takes no "
+            "calibration"
+        )
+    for path in req.calibrate_from:
+        if not Path(path).is_file():
+            raise UsageError(f"--calibrate-from {path}: no such run file")
 
 
 def _needs_judge(plan: list[PlanItem]) -> bool:

@@ -67,6 +67,8 @@ class RunRequest:
     stream: bool = False  # ask the agent for streamed replies, whatever its config says
     parity: Sequence[str] = ()  # --parity: more agents that run the same plan, same file
     hosted_tools: bool = False  # --agent example: host its tools over MCP (free ports)
+    # run files whose human ratings decide which kinds of the openvino judge count here
+    calibrate_from: Sequence[Path] = ()
 
 
 @dataclass(kw_only=True)
