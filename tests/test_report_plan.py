@@ -3,6 +3,7 @@ power (checked by enumeration with scipy) and the k that catches a named fall.""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,20 @@ def test_a_fall_that_is_not_one_is_refused(bad: str) -> None:
 def test_the_documented_plan_is_what_plan_prints() -> None:
     session = documented_session("reports.md", "$ agenttest plan batteries --only")
     assert replay(session, ROOT) == session
+
+
+def test_a_baseline_file_sets_the_rates_and_its_five_attempts(tmp_path: Path) -> None:
+    base = _baseline_run(
+        tmp_path / "base.jsonl", {"L1-CALC-01": (5, 5), "L1-CHAT-01": (3, 5), "L2-A": (0, 5)}
+    )
+    out = tmp_path / "baseline.json"
+    assert run_cli("baseline", str(base), "-o", str(out)).returncode == 0
+    args = ("plan", str(BATTERY), "--only", "L1-CALC-01,L1-CHAT-01", "--k", "3", "--json")
+    planned = json.loads(run_cli(*args, "--baseline", str(out)).stdout)
+    rows = {r["name"]: r for r in planned["rows"]}
+    # against the file's five attempts per block, at L1's measured 80% (not L2's 0%)
+    assert (rows["L1"]["against"], rows["L1"]["rate"]) == (10, 0.8)
+    assert (rows["overall"]["against"], rows["overall"]["rate"]) == (10, 0.8)
+    assert planned["estimate"] is None  # a baseline file holds no durations
+    night = json.loads(run_cli(*args, "--baseline", str(base)).stdout)
+    assert {r["name"]: r["against"] for r in night["rows"]} == {"L1": 6, "overall": 6}

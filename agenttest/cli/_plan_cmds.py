@@ -50,6 +50,7 @@ def print_plan(
         gate_plan,
         is_baseline_file,
         plan_text,
+        read_baseline,
         to_plain,
         wall_durations,
     )
@@ -67,11 +68,13 @@ def print_plan(
     battery = load_battery([str(p) for p in paths], overlay=str(overlay) if overlay else None)
     chosen = select_blocks(battery, split_list(only), split_list(tiers))
     planned = [PlannedBlock(b.id, b.tier, k or b.k) for b in chosen]
-    side = durations = None
-    if baseline is not None:
-        side, _ = baseline_side([baseline], None, False)
-        if not is_baseline_file(baseline):
-            durations = wall_durations(baseline)
+    measured = read_baseline(baseline) if baseline and is_baseline_file(baseline) else None
+    if measured is not None:
+        # the night is compared with the §2.2 baseline's attempts, not with a night like it
+        against = against or measured.attempts_required
+    run_file = baseline if baseline is not None and measured is None else None
+    side = measured if run_file is None else baseline_side([run_file], None, False)[0]
+    durations = wall_durations(run_file) if run_file is not None else None
     count = replicas or _agent_replicas(agent)
     result = gate_plan(
         planned,
@@ -123,7 +126,7 @@ def plan(
         None,
         "--against",
         help="Baseline attempts per block the night is compared with (default: the same k, "
-        "the night before; 5 against a §2.2 baseline file).",
+        "the night before; with a baseline file from `agenttest baseline`, its 5).",
     ),
     alpha: float = typer.Option(0.05, "--alpha", help="The gate's family-wise error rate."),
     detect: str | None = typer.Option(

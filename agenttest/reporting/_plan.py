@@ -204,6 +204,10 @@ def gate_plan(
         )
     tier_rates, overall_rate = _rates(baseline)
     names = sorted({b.tier for b in blocks}, key=tier_key)
+    # the overall row: the selected tiers' baseline, pooled (else the whole baseline's)
+    measured = [tier_rates[name] for name in names if name in tier_rates]
+    if sum(n for _, n in measured):
+        overall_rate = (sum(p for p, _ in measured), sum(n for _, n in measured))
     family = len(names) + 1  # the stratified rows' Holm family: every tier and overall
 
     def row(name: str, chosen: Sequence[PlannedBlock]) -> PowerRow:
