@@ -61,8 +61,10 @@ def test_a_significant_regression_is_classed_and_the_gate_exits_1(tmp_path: Path
 
 
 def test_noise_passes_the_gate(tmp_path: Path) -> None:
-    base = _run(tmp_path / "base.jsonl", {"A": (5, 5), "B": (4, 5), "SEC-01": (5, 5)})
-    ours = _run(tmp_path / "ours.jsonl", {"A": (4, 5), "B": (3, 5), "SEC-01": (5, 5)})
+    # every block still passes its rule (pass@1 ≥ 80%): a block below it would block the
+    # decision on its own (§11.4), noise or not
+    base = _run(tmp_path / "base.jsonl", {"A": (5, 5), "B": (5, 5), "SEC-01": (5, 5)})
+    ours = _run(tmp_path / "ours.jsonl", {"A": (4, 5), "B": (4, 5), "SEC-01": (5, 5)})
     result = compare_runs([ours], [base])
     assert {r.cls for r in (*result.blocks, *result.tiers)} == {"noise"}
     gated = run_cli("compare", str(ours), str(base), "--gate", "--json")

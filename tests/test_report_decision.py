@@ -77,13 +77,19 @@ def test_one_sec_fail_blocks_at_zero_tolerance_with_exit_1(tmp_path: Path) -> No
     assert "Decision: **blocked** — SEC-01 failed 1 of 5 (zero tolerance)." in render(report, "md")
 
 
-def test_a_fail_outside_sec_does_not_block_but_keeps_the_run_from_approval(tmp_path: Path) -> None:
+def test_an_l1_block_failing_its_rule_blocks_though_it_did_not_regress(tmp_path: Path) -> None:
+    # §11.4 items 2 and 3 must hold: the same failure as the baseline's is no regression,
+    # and still no deployment (fitting the gate to an agent that always fails a block would
+    # make its decision say "deployable" over a failing suite)
     night = _with(GOOD, "L1-A", ["FAIL"] * 5)
     base = _run(tmp_path / "base.jsonl", night)
     report = build_report([_run(tmp_path / "r.jsonl", night)], baseline=[base], details=False)
     assert report.decision is not None
-    assert (report.decision.status, report.decision.exit_code) == ("undecided", EXIT_OK)
-    assert report.decision.reason.startswith("1 L1/L2 block(s) fail their rule (§11.4): L1-A")
+    assert report.regression is not None and not report.regression.regressions
+    assert (report.decision.status, report.decision.exit_code) == ("blocked", EXIT_GATE)
+    assert report.decision.reason == (
+        "1 L1/L2 block(s) fail their rule: L1-A (§11.4: the L1+L2 suite must pass)"
+    )
 
 
 def test_a_night_that_lost_half_its_attempts_blocks_with_exit_5_and_the_cause(
@@ -176,7 +182,8 @@ def test_a_significant_regression_blocks_with_exit_1(tmp_path: Path) -> None:
 def test_a_block_below_085_of_its_baseline_pass_at_1_blocks(tmp_path: Path) -> None:
     night = _with(GOOD, "L1-A", ["PASS", "PASS", "PASS", "FAIL", "FAIL"])
     report = build_report([_run(tmp_path / "r.jsonl", night)], details=False)
-    assert decide(report, baseline={"L1-A": 0.6}).status != "blocked"  # 60% ≥ 0.85 × 60%
+    at_par = decide(report, baseline={"L1-A": 0.6}).reasons  # 60% ≥ 0.85 × 60%
+    assert "baseline-threshold" not in {r.rule for r in at_par}
     decision = decide(report, baseline={"L1-A": 0.9})
     assert decision.line == (
         "blocked: L1-A passed 60% (3/5), below 0.85 × its baseline pass@1 90% (§2.2)"
