@@ -78,6 +78,7 @@
   }
 
   function verdictText(v) {
+    if (v === "NOT_APPLICABLE") { return "not applicable"; }  /* wraps between words */
     return v === "AWAITING" ? "awaiting calibration" : v;
   }
 

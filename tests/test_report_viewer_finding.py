@@ -289,3 +289,30 @@ def test_the_per_block_table_sorts_by_a_column_too(tmp_path: Path) -> None:
         b.js("document.querySelectorAll('#block-table thead th button')[0].click()")
         b.js("document.querySelectorAll('#block-table thead th button')[0].click()")
         assert blocks() == ["L2-D", "L1-C", "L1-B", "L1-A"]
+
+
+def test_a_verdict_reads_whole_on_one_line(tmp_path: Path) -> None:
+    # "UNDECIDE / D" broke across two lines in a 6.5em column; not applicable wraps between
+    # its words instead of showing NOT_APPLICABLE
+    records = [
+        meta("run-v", [], tester="alice"),
+        attempt("L1-A", 1, "UNDECIDED", response="maybe"),
+        attempt("L1-B", 1, "NOT_APPLICABLE", response=""),
+        run_end(),
+    ]
+    run = write(tmp_path / "run.jsonl", records)
+    page = tmp_path / "report.html"
+    page.write_text(render(build_report([run], viewer=True), "html"), encoding="utf-8")
+    with Browser(1280, 900) as b:
+        b.open(page.as_uri())
+        cells = b.js(
+            """Array.from(document.querySelectorAll('#v-rows tr.attempt')).map(tr => {
+                 const td = tr.children[2], range = document.createRange();
+                 range.selectNodeContents(td);
+                 const lines = new Set(Array.from(range.getClientRects()).map(r => r.top));
+                 return [td.textContent, lines.size];
+               })"""
+        )
+        lines = {text: n for text, n in cells}
+        assert set(lines) == {"UNDECIDED", "not applicable"}
+        assert lines["UNDECIDED"] == 1  # two lines here would be a word cut in two
