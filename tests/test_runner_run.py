@@ -407,7 +407,9 @@ def test_auto_judge_is_loaded_only_for_blocks_that_need_one(
     import agenttest.runner._run as run_module
 
     loads: list[str | None] = []
-    monkeypatch.setattr(run_module, "resolve_judge", lambda name, note: loads.append(name))
+    monkeypatch.setattr(
+        run_module, "resolve_judge", lambda name, note, calibrate_from=(): loads.append(name)
+    )
     with LoopbackAgent() as agent:
         start_run(tmp_path / "plain", agent.url, {"L1-A-01": (1, 1)})
         assert loads == []  # no JUDGE criterion: the model is never loaded
