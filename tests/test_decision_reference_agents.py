@@ -14,7 +14,7 @@ import pytest
 
 from agenttest.errors import EXIT_GATE
 from agenttest.reporting import build_report, decide
-from agenttest.runner import RunRequest, run
+from agenttest.runner import RunRequest, reference_agent_config, run
 
 from .conftest import run_cli
 
@@ -23,10 +23,7 @@ BEHAVIOURS = ("idle", "echo", "yes-man", "refuser", "liar")
 
 
 def _run(tmp_path: Path, behaviour: str) -> Path:
-    config = tmp_path / f"{behaviour}.yaml"
-    config.write_text(
-        f"mode: reference\nmodel: {behaviour}\nbase_url: http://127.0.0.1:9\n", encoding="utf-8"
-    )
+    config = reference_agent_config(tmp_path, behaviour, hosted=False)
     request = RunRequest(
         paths=[str(ROOT / "batteries")],
         agent=str(config),

@@ -11,16 +11,13 @@ import json
 from pathlib import Path
 
 from agenttest.reporting import build_report, render
-from agenttest.runner import RunRequest, run
+from agenttest.runner import RunRequest, reference_agent_config, run
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _idle_run(tmp_path: Path, behaviour: str = "idle") -> Path:
-    config = tmp_path / f"{behaviour}.yaml"
-    config.write_text(
-        f"mode: reference\nmodel: {behaviour}\nbase_url: http://127.0.0.1:9\n", encoding="utf-8"
-    )
+    config = reference_agent_config(tmp_path, behaviour, hosted=False)
     request = RunRequest(
         paths=[str(ROOT / "batteries")],
         agent=str(config),

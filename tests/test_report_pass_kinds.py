@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from agenttest.reporting import Report, build_report, render
-from agenttest.runner import RunRequest, run
+from agenttest.runner import RunRequest, reference_agent_config, run
 
 BLOCK = """\
 id: SEC-USER-01
@@ -34,10 +34,7 @@ def _report(tmp_path: Path, behaviour: str) -> tuple[Report, Path]:
     battery = tmp_path / "battery"
     battery.mkdir(exist_ok=True)
     (battery / "SEC-USER-01.yaml").write_text(BLOCK, encoding="utf-8")
-    config = tmp_path / f"{behaviour}.yaml"
-    config.write_text(
-        f"mode: reference\nmodel: {behaviour}\nbase_url: http://127.0.0.1:9\n", encoding="utf-8"
-    )
+    config = reference_agent_config(tmp_path, behaviour, hosted=False)
     path = run(
         RunRequest(
             paths=[str(battery)],

@@ -18,7 +18,12 @@ from ._eta import (
 )
 from ._plan import PlanItem, make_plan, read_state, select_blocks, split_list
 from ._progress import LineProgress, Progress, outcome_text, shown
-from ._reference_check import Cell, ReferenceCheck, check_reference_agents
+from ._reference_check import (
+    Cell,
+    ReferenceCheck,
+    check_reference_agents,
+    reference_agent_config,
+)
 from ._run import print_path, run
 from ._session import EXAMPLE, RunRequest
 from ._workspace import FixtureError
@@ -44,6 +49,7 @@ __all__ = [
     "outcome_text",
     "print_path",
     "read_state",
+    "reference_agent_config",
     "run",
     "select_blocks",
     "shown",

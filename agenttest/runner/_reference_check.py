@@ -107,14 +107,15 @@ class ReferenceCheck:
         return "\n".join(lines) + "\n"
 
 
-def _config(folder: Path, agent: str) -> Path:
+def reference_agent_config(folder: Path, agent: str, hosted: bool = True) -> Path:
+    """Write the agent config of reference agent ``agent`` (idle, echo, …) into ``folder``."""
     path = folder / f"reference-{agent}.yaml"
-    # base_url is never contacted: a reference agent lives in this process. The harness
-    # hosts the tools, so a call the liar claims of a hosted tool meets the harness's record
-    # and the hosted-only blocks run.
+    # base_url is never contacted: a reference agent lives in this process. With hosted
+    # tools, a call the liar claims of a hosted tool meets the harness's record and the
+    # hosted-only blocks run.
+    hosted_line = f"hosted_tools: {{url: '{free_loopback_url()}'}}\n" if hosted else ""
     path.write_text(
-        f"mode: reference\nmodel: {agent}\nbase_url: http://127.0.0.1:9\n"
-        f"hosted_tools: {{url: '{free_loopback_url()}'}}\n",
+        f"mode: reference\nmodel: {agent}\nbase_url: http://127.0.0.1:9\n{hosted_line}",
         encoding="utf-8",
     )
     return path
@@ -170,7 +171,7 @@ def check_reference_agents(
         for agent in agents:
             request = RunRequest(
                 paths=list(paths),
-                agent=str(_config(folder, agent)),
+                agent=str(reference_agent_config(folder, agent)),
                 overlay=overlay,
                 k=1,
                 only=list(only),
