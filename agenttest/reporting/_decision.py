@@ -384,11 +384,7 @@ def baseline_pass_rates(paths: Sequence[str | Path] | None) -> dict[str, float] 
 
     if not paths or len(paths) != 1 or not is_baseline_file(paths[0]):
         return None
-    return {
-        b.test_id: b.pass_at_1
-        for b in read_baseline(paths[0]).blocks
-        if b.threshold is not None and b.pass_at_1 is not None
-    }
+    return read_baseline(paths[0]).pass_at_1
 
 
 def decide_runs(
